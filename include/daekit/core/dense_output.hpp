@@ -1,0 +1,25 @@
+// Dense output as a polynomial in Newton form over one step [t_left, t_right]:
+//   p(theta) = d_0 + (theta - x_0)(d_1 + (theta - x_1)(d_2 + ... (theta - x_{m-1}) d_m)),
+//   theta = (t - t_right) / h,  h = t_right - t_left,
+// which every method here can produce (a collocation polynomial for Radau IIA, an
+// interpolation polynomial through back values for BDF). Evaluation allocates nothing.
+#pragma once
+
+#include <vector>
+
+#include "daekit/core/types.hpp"
+
+namespace daekit {
+
+struct DenseSegment {
+  double t_left = 0.0;
+  double t_right = 0.0;
+  std::vector<double> nodes;  ///< x_0 .. x_{m-1} in theta units
+  Matrix coeffs;              ///< n x (m + 1): column k holds d_k
+
+  /// p at time t (meant for t in [t_left, t_right]; extrapolates outside).
+  void evaluate(double t, VecOut out) const;
+  Vector evaluate(double t) const;
+};
+
+}  // namespace daekit

@@ -1,0 +1,66 @@
+// Basic types shared by every layer of daekit: vectors, matrices, the status of a solve and
+// its statistics. Nothing here knows about a particular DAE form or method.
+#pragma once
+
+#include <Eigen/Dense>
+#include <stdexcept>
+#include <string>
+
+namespace daekit {
+
+using Vector = Eigen::VectorXd;
+using Matrix = Eigen::MatrixXd;
+/// Read-only vector argument of a user callback (no copy for Eigen vectors and blocks).
+using VecIn = Eigen::Ref<const Eigen::VectorXd>;
+/// Writable vector argument of a user callback (the solver owns the storage).
+using VecOut = Eigen::Ref<Eigen::VectorXd>;
+/// Writable matrix argument of a user callback (the solver owns the storage).
+using MatOut = Eigen::Ref<Eigen::MatrixXd>;
+
+/// Outcome of a solve. Everything except Success comes with a message in Result::message.
+enum class Status {
+  Success,                    ///< reached t_end (or stopped by the user callback on request)
+  UserStop,                   ///< a callback asked to stop before t_end
+  MaxStepsExceeded,           ///< Options::max_steps reached
+  StepSizeTooSmall,           ///< h fell below round-off level relative to t
+  RepeatedNewtonFailure,      ///< Newton did not converge even for tiny steps
+  SingularMatrix,             ///< iteration matrix singular, shrinking h did not help
+  NonFiniteFunction,          ///< user function kept returning NaN/Inf
+  InconsistentInitialValues,  ///< constraints not satisfied at t0
+  InvalidInput,               ///< sizes or options wrong (detected before integration)
+};
+
+/// Short stable identifier of a status, e.g. "success", "max_steps_exceeded" (used in JSON).
+const char* to_string(Status status);
+
+/// Counters reported by every method (the SUNDIALS / RADAU5 statistics).
+struct Stats {
+  long nfev = 0;      ///< evaluations of the right-hand side / residual by the method
+  long nfev_jac = 0;  ///< evaluations spent on finite-difference Jacobians
+  long njac = 0;      ///< Jacobian evaluations
+  long nlu = 0;       ///< LU factorisations of the iteration matrix (a real+complex pair is 1)
+  long nsol = 0;      ///< forward/backward substitutions (a real+complex pair is 1)
+  long nsteps = 0;    ///< step attempts
+  long naccept = 0;   ///< accepted steps
+  long nreject = 0;   ///< steps rejected by the error test
+  long nnewton = 0;   ///< Newton iterations in total
+  long nnewton_fail = 0;  ///< Newton failures (divergence / too slow / too many iterations)
+};
+
+/// Thrown for programming errors found before the integration starts (wrong sizes, bad
+/// options). Numerical trouble during the integration never throws: it ends in a Status.
+class InvalidArgument : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Numerical failure outside a step (e.g. NaN from f at t0): the integrator turns it into a
+/// Result with `status`; it never reaches the user.
+class NumericalFailure : public std::runtime_error {
+ public:
+  NumericalFailure(Status status, const std::string& message)
+      : std::runtime_error(message), status(status) {}
+  Status status;
+};
+
+}  // namespace daekit

@@ -1,0 +1,36 @@
+// ImplicitDae: the fully implicit DASSL / IDA form
+//
+//     F(t, y, y') = 0,   y(t0) = y0, y'(t0) = yp0,
+//
+// with a tag per component saying whether it is differential (y_i' appears in F) or algebraic.
+// Newton-type methods for this form iterate with the matrix dF/dy + (alpha / h) dF/dy'
+// (NOTES-004.md ch. 4). The BDF solver of daekit works on this form; a MassMatrixDae
+// M y' = f(t, y) converts to it by F = M y' - f(t, y).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "daekit/problem/mass_matrix_dae.hpp"
+
+namespace daekit {
+
+struct ImplicitDae {
+  using Residual = std::function<void(double t, VecIn y, VecIn yp, VecOut out)>;
+  using Jacobian = std::function<void(double t, VecIn y, VecIn yp, MatOut out)>;
+
+  int n = 0;
+  Residual F;                      ///< residual F(t, y, y') (required)
+  Jacobian dF_dy;                  ///< optional analytic dF/dy
+  Jacobian dF_dyp;                 ///< optional analytic dF/dy'
+  std::vector<bool> differential;  ///< true for differential components; empty = all true
+  std::string name = "user problem";
+
+  void validate() const;
+};
+
+/// F(t, y, y') = M y' - f(t, y); components whose column of M is zero are tagged algebraic.
+ImplicitDae to_implicit_form(const MassMatrixDae& dae);
+
+}  // namespace daekit

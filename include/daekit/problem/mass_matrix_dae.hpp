@@ -1,0 +1,57 @@
+// MassMatrixDae: the RADAU5 problem form
+//
+//     M y' = f(t, y),   y(t0) = y0,
+//
+// with a constant, possibly singular n x n mass matrix M. Rows of M that are zero are algebraic
+// equations 0 = f_i(t, y). Each component carries its index (1, 2 or 3) in the sense of
+// Hairer-Wanner II, VII.6 (the RADAU5 convention): for a mechanical system positions are index 1,
+// velocities index 2, accelerations and multipliers index 3. Methods use the tags to scale the
+// error of higher-index components (index-2 components by h, index-3 components by h^2).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "daekit/core/types.hpp"
+
+namespace daekit {
+
+/// Residuals of the constraints of a constrained (mechanical) problem at one point: position
+/// level g(q), velocity level G(q) v and, when known, acceleration level (max-norms).
+struct ConstraintResiduals {
+  double position = 0.0;
+  double velocity = 0.0;
+  double acceleration = 0.0;
+};
+
+struct MassMatrixDae {
+  /// f(t, y) written into `out` (size n).
+  using Rhs = std::function<void(double t, VecIn y, VecOut out)>;
+  /// df/dy written into `out` (n x n, zero-initialised by the caller).
+  using Jacobian = std::function<void(double t, VecIn y, MatOut out)>;
+  /// Constraint residuals for drift monitoring (optional).
+  using Monitor = std::function<ConstraintResiduals(double t, VecIn y)>;
+
+  int n = 0;                   ///< number of components
+  Rhs f;                       ///< right-hand side (required)
+  Jacobian jacobian;           ///< analytic df/dy (optional: finite differences otherwise)
+  Matrix mass;                 ///< n x n mass matrix; empty means the identity
+  std::vector<int> index;      ///< index tag 1, 2 or 3 per component; empty means all 1
+  Monitor constraint_monitor;  ///< optional: residuals of g, G v (and acceleration level)
+  std::vector<std::string> component_names;  ///< optional names (CSV headers, reports)
+  std::string name = "user problem";
+
+  /// Throws InvalidArgument naming the first thing that is wrong (sizes, tags, missing f).
+  void validate() const;
+  /// True when M is the identity (no mass matrix given).
+  bool has_identity_mass() const { return mass.size() == 0; }
+  /// Index tag of component i (1 if no tags were given).
+  int index_of(int i) const { return index.empty() ? 1 : index[static_cast<size_t>(i)]; }
+  /// Highest index tag.
+  int max_index() const;
+  /// Indices of the rows of M that are identically zero (the algebraic equations).
+  std::vector<int> algebraic_rows() const;
+};
+
+}  // namespace daekit

@@ -1,0 +1,76 @@
+// MechanicalSystem: constrained multibody equations of motion in descriptor form
+//
+//     q' = v,
+//     M(q) v' = f(t, q, v) - G(q)^T lambda,       G = dg/dq,
+//     0 = g(q),
+//
+// (000_da456d5bdd91ee80.txt eq. (2.1) with u = q, NOTES-004.md ch. 9). Differentiating the
+// constraint gives the hidden constraints 0 = G(q) v (velocity level) and
+// 0 = G(q) v' + g_qq(q)(v, v) (acceleration level); consistent initial values satisfy all three.
+//
+// `index3_form` builds the index-3 mass-matrix form used by RADAU5 for Andrews' squeezer in the
+// IVP Test Set: with the accelerations w = v' as extra unknowns,
+//
+//     q' = v,  v' = w,  0 = M(q) w - f(t, q, v) + G(q)^T lambda,  0 = g(q),
+//
+// y = (q, v, w, lambda), index tags (1, 2, 3, 3). When the mass matrix is constant
+// (`constant_mass`), the smaller form y = (q, v, lambda) with mass matrix diag(I, M, 0) is used
+// instead, as for the pendulum (4.1) of paper 000.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "daekit/problem/mass_matrix_dae.hpp"
+
+namespace daekit {
+
+struct MechanicalSystem {
+  using MassFn = std::function<void(double t, VecIn q, MatOut M)>;
+  using ForceFn = std::function<void(double t, VecIn q, VecIn v, VecOut f)>;
+  using ConstraintFn = std::function<void(double t, VecIn q, VecOut g)>;
+  using ConstraintJacobianFn = std::function<void(double t, VecIn q, MatOut G)>;
+  using CurvatureFn = std::function<void(double t, VecIn q, VecIn v, VecOut out)>;
+
+  int nq = 0;             ///< number of positions (= number of velocities)
+  int nlambda = 0;        ///< number of constraints / multipliers
+  MassFn mass;            ///< M(q), nq x nq symmetric positive definite (required)
+  bool constant_mass = false;  ///< M does not depend on q or t
+  ForceFn force;          ///< applied forces f(t, q, v) (required)
+  ConstraintFn g;         ///< position constraints g(q) (required)
+  ConstraintJacobianFn G;  ///< G = dg/dq (optional: finite differences otherwise)
+  CurvatureFn curvature;  ///< g_qq(q)(v, v) = (d/dq (G(q) v)) v (optional: finite differences)
+  std::string name = "mechanical system";
+
+  void validate() const;
+
+  // Evaluation helpers (use the analytic parts when given, finite differences otherwise).
+  void eval_G(double t, VecIn q, MatOut G_out) const;
+  void eval_curvature(double t, VecIn q, VecIn v, VecOut out) const;
+  ConstraintResiduals residuals(double t, VecIn q, VecIn v, VecIn vdot) const;
+};
+
+/// Consistent accelerations and multipliers for given (q, v): solves the saddle-point system
+///   [M  G^T] [w     ]   [f(t, q, v)    ]
+///   [G   0 ] [lambda] = [-g_qq(q)(v, v)]
+/// Throws InvalidArgument if G is rank deficient (naming the constraint) or M is singular.
+struct AccelerationAndMultipliers {
+  Vector w;
+  Vector lambda;
+};
+AccelerationAndMultipliers consistent_acceleration(const MechanicalSystem& sys, double t,
+                                                   const Vector& q, const Vector& v);
+
+/// Checks g(q0) = 0 and G(q0) v0 = 0 to within `tol` (max-norm); throws InvalidArgument that
+/// names the violated constraint and the size of the violation.
+void check_consistent_positions(const MechanicalSystem& sys, double t, const Vector& q,
+                                const Vector& v, double tol);
+
+/// The index-3 mass-matrix form (see above), with drift monitor.
+MassMatrixDae index3_form(const MechanicalSystem& sys);
+
+/// Initial vector of `index3_form` from (q0, v0): fills w and lambda consistently.
+Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vector& q0,
+                             const Vector& v0);
+
+}  // namespace daekit

@@ -1,0 +1,32 @@
+// SemiExplicitDae: the Hessenberg / semi-explicit form
+//
+//     y' = f(t, y, z),      0 = g(t, y, z)          (index 1 when g_z is invertible),
+//     y' = f(t, y, z),      0 = g(t, y)             (index 2 when g_y f_z is invertible),
+//
+// see NOTES-004.md ch. 1. `to_mass_matrix_form` stacks x = (y, z) into M x' = F(t, x) with
+// M = diag(I, 0), tagging z with `algebraic_index` so that RADAU5-type methods scale it right.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "daekit/problem/mass_matrix_dae.hpp"
+
+namespace daekit {
+
+struct SemiExplicitDae {
+  using Part = std::function<void(double t, VecIn y, VecIn z, VecOut out)>;
+  int ny = 0;              ///< number of differential components y
+  int nz = 0;              ///< number of algebraic components z
+  Part f;                  ///< y' = f(t, y, z), output size ny
+  Part g;                  ///< 0 = g(t, y, z), output size nz
+  int algebraic_index = 1;  ///< 1 (g_z invertible) or 2 (g independent of z)
+  std::string name = "user problem";
+
+  void validate() const;
+};
+
+/// The equivalent MassMatrixDae in x = (y, z) (finite-difference Jacobian).
+MassMatrixDae to_mass_matrix_form(const SemiExplicitDae& dae);
+
+}  // namespace daekit

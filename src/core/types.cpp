@@ -1,0 +1,29 @@
+#include "daekit/core/types.hpp"
+
+namespace daekit {
+
+const char* to_string(Status status) {
+  switch (status) {
+    case Status::Success:
+      return "success";
+    case Status::UserStop:
+      return "user_stop";
+    case Status::MaxStepsExceeded:
+      return "max_steps_exceeded";
+    case Status::StepSizeTooSmall:
+      return "step_size_too_small";
+    case Status::RepeatedNewtonFailure:
+      return "newton_failure";
+    case Status::SingularMatrix:
+      return "singular_matrix";
+    case Status::NonFiniteFunction:
+      return "non_finite_function";
+    case Status::InconsistentInitialValues:
+      return "inconsistent_initial_values";
+    case Status::InvalidInput:
+      return "invalid_input";
+  }
+  return "unknown";
+}
+
+}  // namespace daekit

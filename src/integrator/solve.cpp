@@ -1,0 +1,236 @@
+#include "daekit/integrator/solve.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <sstream>
+
+#include "daekit/integrator/step_controller.hpp"
+
+namespace daekit {
+
+namespace {
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(4);
+  os << x;
+  return os.str();
+}
+
+void merge_method_stats(Stats& s, const Stats& m) {
+  s.nfev = m.nfev;
+  s.nfev_jac = m.nfev_jac;
+  s.njac = m.njac;
+  s.nlu = m.nlu;
+  s.nsol = m.nsol;
+  s.nnewton = m.nnewton;
+  s.nnewton_fail = m.nnewton_fail;
+}
+
+void record_residual(Result& r, const MassMatrixDae* prob, double t, const Vector& y, bool store) {
+  if (!prob || !prob->constraint_monitor) return;
+  const ConstraintResiduals c = prob->constraint_monitor(t, y);
+  r.max_residual.position = std::max(r.max_residual.position, c.position);
+  r.max_residual.velocity = std::max(r.max_residual.velocity, c.velocity);
+  r.max_residual.acceleration = std::max(r.max_residual.acceleration, c.acceleration);
+  if (store) r.residual_steps.push_back(c);
+}
+
+}  // namespace
+
+std::string check_initial_values(const MassMatrixDae& dae, double t0, const Vector& y0,
+                                 double tol) {
+  Vector f(dae.n);
+  dae.f(t0, y0, f);
+  for (int i : dae.algebraic_rows()) {
+    if (!std::isfinite(f[i]))
+      return "algebraic equation " + std::to_string(i) + " is not finite at t0";
+    if (std::abs(f[i]) > tol)
+      return "algebraic equation " + std::to_string(i) + " (zero row of M) is violated at t0: " +
+             "|f_" + std::to_string(i) + "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " + fmt(tol);
+  }
+  if (dae.constraint_monitor) {
+    const ConstraintResiduals c = dae.constraint_monitor(t0, y0);
+    if (!(c.position <= tol))
+      return "position constraint g(q) = 0 is violated at t0 by " + fmt(c.position) + " > " +
+             fmt(tol);
+    if (!(c.velocity <= tol))
+      return "velocity constraint G(q) v = 0 is violated at t0 by " + fmt(c.velocity) + " > " +
+             fmt(tol);
+  }
+  return {};
+}
+
+Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end,
+                 const Vector& y0, const Options& opt) {
+  const std::clock_t clock_start = std::clock();
+  Result r;
+  r.method = st.name();
+  r.problem = prob ? prob->name : std::string("user problem");
+  const int n = static_cast<int>(y0.size());
+  opt.validate(n);
+  if (!std::isfinite(t0) || !std::isfinite(t_end))
+    throw InvalidArgument("solve: t0 and t_end must be finite");
+  if (t_end == t0) throw InvalidArgument("solve: t_end equals t0 (" + fmt(t0) + "): empty interval");
+  if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
+  const double dir = t_end > t0 ? 1.0 : -1.0;
+  for (double to : opt.output_times)
+    if (dir * (to - t0) < 0 || dir * (to - t_end) > 0)
+      throw InvalidArgument("options: output time " + fmt(to) + " lies outside [t0, t_end]");
+  std::vector<double> out_times = opt.output_times;
+  std::sort(out_times.begin(), out_times.end(),
+            [dir](double a, double b) { return dir * a < dir * b; });
+
+  auto finish = [&](Status status, std::string message) {
+    r.status = status;
+    r.message = std::move(message);
+    r.t = st.t();
+    r.y = st.y();
+    merge_method_stats(r.stats, st.stats());
+    r.cpu_seconds = static_cast<double>(std::clock() - clock_start) / CLOCKS_PER_SEC;
+    return r;
+  };
+
+  if (prob && opt.check_consistency && prob->max_index() >= 2) {
+    std::string msg = check_initial_values(*prob, t0, y0, opt.consistency_tol);
+    if (!msg.empty()) {
+      r.status = Status::InconsistentInitialValues;
+      r.message = "inconsistent initial values: " + msg;
+      r.t = t0;
+      r.y = y0;
+      return r;
+    }
+  }
+
+  Tolerances tol;
+  tol.rtol = opt.rtol;
+  tol.atol = opt.atol_vector.size() ? opt.atol_vector : Vector::Constant(n, opt.atol);
+  try {
+    st.start(t0, y0, tol);
+  } catch (const NumericalFailure& e) {
+    r.status = e.status;
+    r.message = e.what();
+    r.t = t0;
+    r.y = y0;
+    return r;
+  }
+
+  const double span = std::abs(t_end - t0);
+  const double hmax = opt.hmax > 0 ? std::min(opt.hmax, span) : span;
+  double h = dir * std::min(opt.h0 > 0 ? opt.h0 : 1e-6, hmax);
+  size_t next_out = 0;
+  auto emit_outputs_upto = [&](double t_reached, bool at_start) {
+    while (next_out < out_times.size() &&
+           (at_start ? out_times[next_out] == t0 : dir * (out_times[next_out] - t_reached) <= 0)) {
+      r.t_out.push_back(out_times[next_out]);
+      if (at_start) {
+        r.y_out.push_back(y0);
+      } else {
+        Vector yo(n);
+        st.dense(out_times[next_out], yo);
+        r.y_out.push_back(std::move(yo));
+      }
+      ++next_out;
+    }
+  };
+  emit_outputs_upto(t0, true);
+  if (opt.store_steps) {
+    r.t_steps.push_back(t0);
+    r.y_steps.push_back(y0);
+  }
+  record_residual(r, prob, t0, y0, opt.store_steps);
+  r.has_constraints = prob && prob->constraint_monitor;
+
+  StepController controller(opt.safety, opt.max_increase, opt.max_decrease,
+                            opt.predictive_controller);
+  const int k = st.error_order();
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  bool last_rejected = false;
+  std::string last_failure;
+  int consecutive_failures = 0, singular_failures = 0;
+  Stats& s = r.stats;
+
+  for (;;) {
+    const double t = st.t();
+    bool last = false;
+    if (dir * (t + h - t_end) >= 0.0) {
+      h = t_end - t;
+      last = true;
+    }
+    if (s.nsteps >= opt.max_steps)
+      return finish(Status::MaxStepsExceeded,
+                    "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t));
+    if (0.1 * std::abs(h) <= std::abs(t) * eps || h == 0.0)
+      return finish(Status::StepSizeTooSmall,
+                    "step size " + fmt(h) + " underflows at t = " + fmt(t) +
+                        (last_failure.empty() ? std::string(" (the solution may blow up)")
+                                              : " after: " + last_failure));
+    ++s.nsteps;
+    const StepAttempt a = st.attempt(h);
+    if (a.outcome == AttemptOutcome::Converged) {
+      consecutive_failures = singular_failures = 0;
+      last_failure.clear();
+      if (a.err < 1.0) {
+        st.accept();
+        ++s.naccept;
+        double h_new = controller.propose(h, a.err, k, a.safety_scale, true);
+        if (last_rejected) h_new = dir * std::min(std::abs(h_new), std::abs(h));
+        h_new = dir * std::min(std::abs(h_new), hmax);
+        last_rejected = false;
+        const double t_new = last ? t_end : st.t();
+        emit_outputs_upto(t_new, false);
+        if (opt.store_steps) {
+          r.t_steps.push_back(st.t());
+          r.y_steps.push_back(st.y());
+        }
+        if (opt.store_dense) r.segments.push_back(st.segment());
+        record_residual(r, prob, st.t(), st.y(), opt.store_steps);
+        if (opt.progress) opt.progress((st.t() - t0) / (t_end - t0));
+        if (opt.step_callback) {
+          StepInfo info{st.t(), h, &st.y(), s.naccept};
+          if (!opt.step_callback(info))
+            return finish(Status::UserStop, "stopped by the step callback at t = " + fmt(st.t()));
+        }
+        if (last) return finish(Status::Success, "");
+        h = st.adjust_step(h, h_new);
+      } else {
+        ++s.nreject;
+        h = s.naccept == 0 ? 0.1 * h : controller.propose(h, a.err, k, a.safety_scale, false);
+        last_rejected = true;
+      }
+      continue;
+    }
+    // Newton failure, singular matrix or NaN/Inf: retry with a smaller step.
+    ++consecutive_failures;
+    if (a.outcome == AttemptOutcome::Singular && ++singular_failures >= opt.max_singular_failures)
+      return finish(Status::SingularMatrix,
+                    "iteration matrix singular " + std::to_string(singular_failures) +
+                        " times in a row at t = " + fmt(t) + ": " + a.detail);
+    if (consecutive_failures >= opt.max_consecutive_failures) {
+      const Status status = a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
+                            : a.outcome == AttemptOutcome::Singular
+                                ? Status::SingularMatrix
+                                : Status::RepeatedNewtonFailure;
+      return finish(status, std::to_string(consecutive_failures) +
+                                " failed step attempts in a row at t = " + fmt(t) + ": " +
+                                a.detail);
+    }
+    h *= a.h_factor;
+    last_rejected = true;
+    last_failure = a.detail;
+  }
+}
+
+Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
+             const Radau5Options& method, const Options& options) {
+  dae.validate();
+  if (y0.size() != dae.n)
+    throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
+                          dae.name + "' has n = " + std::to_string(dae.n));
+  auto stepper = make_radau5(dae, method);
+  return integrate(*stepper, &dae, t0, t_end, y0, options);
+}
+
+}  // namespace daekit

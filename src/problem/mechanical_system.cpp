@@ -1,0 +1,226 @@
+#include "daekit/problem/mechanical_system.hpp"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+namespace daekit {
+
+namespace {
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(4);
+  os << x;
+  return os.str();
+}
+
+// Scratch storage shared by the closures of one formulation, so that evaluating f allocates
+// nothing (the closures are therefore not safe to call concurrently).
+struct Workspace {
+  Matrix M, G;
+  Vector f, g, tmp;
+  explicit Workspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), tmp(nq) {}
+};
+
+}  // namespace
+
+void MechanicalSystem::validate() const {
+  const std::string who = "mechanical system '" + name + "': ";
+  if (nq <= 0) throw InvalidArgument(who + "nq must be positive");
+  if (nlambda < 0 || nlambda > nq)
+    throw InvalidArgument(who + "nlambda must lie in [0, nq], got " + std::to_string(nlambda));
+  if (!mass) throw InvalidArgument(who + "mass matrix function not set");
+  if (!force) throw InvalidArgument(who + "force function not set");
+  if (nlambda > 0 && !g) throw InvalidArgument(who + "constraint function g not set");
+}
+
+void MechanicalSystem::eval_G(double t, VecIn q, MatOut G_out) const {
+  if (G) {
+    G(t, q, G_out);
+    return;
+  }
+  // forward differences of g
+  const double eps = std::numeric_limits<double>::epsilon();
+  Vector qq = q, g0(nlambda), g1(nlambda);
+  g(t, q, g0);
+  for (int j = 0; j < nq; ++j) {
+    const double delta = std::sqrt(eps * std::max(1e-5, std::abs(q[j])));
+    qq[j] = q[j] + delta;
+    g(t, qq, g1);
+    G_out.col(j) = (g1 - g0) / delta;
+    qq[j] = q[j];
+  }
+}
+
+void MechanicalSystem::eval_curvature(double t, VecIn q, VecIn v, VecOut out) const {
+  if (curvature) {
+    curvature(t, q, v, out);
+    return;
+  }
+  // central difference of q -> G(q) v along v: (G(q + e v) - G(q - e v)) v / (2 e)
+  const double vn = v.cwiseAbs().maxCoeff();
+  if (vn == 0.0) {
+    out.setZero();
+    return;
+  }
+  const double e = std::cbrt(std::numeric_limits<double>::epsilon()) *
+                   std::max(1.0, q.cwiseAbs().maxCoeff()) / vn;
+  Matrix Gp(nlambda, nq), Gm(nlambda, nq);
+  const Vector qp = q + e * v, qm = q - e * v;
+  eval_G(t, qp, Gp);
+  eval_G(t, qm, Gm);
+  out = (Gp - Gm) * v / (2 * e);
+}
+
+ConstraintResiduals MechanicalSystem::residuals(double t, VecIn q, VecIn v, VecIn vdot) const {
+  ConstraintResiduals r;
+  if (nlambda == 0) return r;
+  Vector gv(nlambda), c(nlambda);
+  Matrix Gm(nlambda, nq);
+  g(t, q, gv);
+  eval_G(t, q, Gm);
+  eval_curvature(t, q, v, c);
+  r.position = gv.cwiseAbs().maxCoeff();
+  r.velocity = (Gm * v).cwiseAbs().maxCoeff();
+  r.acceleration = (Gm * vdot + c).cwiseAbs().maxCoeff();
+  return r;
+}
+
+AccelerationAndMultipliers consistent_acceleration(const MechanicalSystem& sys, double t,
+                                                   const Vector& q, const Vector& v) {
+  sys.validate();
+  const int nq = sys.nq, m = sys.nlambda;
+  Matrix M(nq, nq), G(m, nq);
+  sys.mass(t, q, M);
+  sys.eval_G(t, q, G);
+  // Rank of G row by row: name the first constraint that depends on the previous ones.
+  for (int k = 1; k <= m; ++k) {
+    Eigen::FullPivLU<Matrix> lu(G.topRows(k));
+    lu.setThreshold(1e-10);
+    if (lu.rank() < k)
+      throw InvalidArgument("mechanical system '" + sys.name + "': constraint Jacobian G is rank " +
+                            "deficient at t0: row " + std::to_string(k - 1) +
+                            " (constraint " + std::to_string(k - 1) +
+                            ") depends on the previous rows");
+  }
+  Vector f(nq), c(m);
+  sys.force(t, q, v, f);
+  sys.eval_curvature(t, q, v, c);
+  Matrix K = Matrix::Zero(nq + m, nq + m);
+  K.topLeftCorner(nq, nq) = M;
+  K.topRightCorner(nq, m) = G.transpose();
+  K.bottomLeftCorner(m, nq) = G;
+  Vector rhs(nq + m);
+  rhs << f, -c;
+  Eigen::FullPivLU<Matrix> lu(K);
+  if (!lu.isInvertible())
+    throw InvalidArgument("mechanical system '" + sys.name +
+                          "': the saddle-point matrix [M G^T; G 0] is singular at t0 (M singular "
+                          "on the null space of G)");
+  const Vector x = lu.solve(rhs);
+  return {x.head(nq), x.tail(m)};
+}
+
+void check_consistent_positions(const MechanicalSystem& sys, double t, const Vector& q,
+                                const Vector& v, double tol) {
+  if (sys.nlambda == 0) return;
+  Vector gv(sys.nlambda);
+  Matrix G(sys.nlambda, sys.nq);
+  sys.g(t, q, gv);
+  sys.eval_G(t, q, G);
+  const Vector Gv = G * v;
+  for (int i = 0; i < sys.nlambda; ++i)
+    if (!(std::abs(gv[i]) <= tol))
+      throw InvalidArgument("mechanical system '" + sys.name + "': initial positions violate " +
+                            "constraint " + std::to_string(i) + ": |g_" + std::to_string(i) +
+                            "(q0)| = " + fmt(std::abs(gv[i])) + " > " + fmt(tol));
+  for (int i = 0; i < sys.nlambda; ++i)
+    if (!(std::abs(Gv[i]) <= tol))
+      throw InvalidArgument("mechanical system '" + sys.name + "': initial velocities violate " +
+                            "the velocity constraint " + std::to_string(i) + ": |(G(q0) v0)_" +
+                            std::to_string(i) + "| = " + fmt(std::abs(Gv[i])) + " > " + fmt(tol));
+}
+
+MassMatrixDae index3_form(const MechanicalSystem& sys) {
+  sys.validate();
+  const int nq = sys.nq, m = sys.nlambda;
+  auto ws = std::make_shared<Workspace>(nq, m);
+  MassMatrixDae dae;
+  dae.name = sys.name;
+  if (sys.constant_mass) {
+    // y = (q, v, lambda):  q' = v,  M v' = f - G^T lambda,  0 = g(q)
+    dae.n = 2 * nq + m;
+    Matrix Mc(nq, nq);
+    sys.mass(0.0, Vector::Zero(nq), Mc);
+    dae.mass = Matrix::Zero(dae.n, dae.n);
+    dae.mass.topLeftCorner(nq, nq).setIdentity();
+    dae.mass.block(nq, nq, nq, nq) = Mc;
+    dae.index.assign(dae.n, 1);
+    for (int i = nq; i < 2 * nq; ++i) dae.index[i] = 2;
+    for (int i = 2 * nq; i < dae.n; ++i) dae.index[i] = 3;
+    dae.f = [sys, ws, nq, m](double t, VecIn y, VecOut out) {
+      auto q = y.head(nq), v = y.segment(nq, nq), lambda = y.tail(m);
+      out.head(nq) = v;
+      sys.force(t, q, v, ws->f);
+      sys.eval_G(t, q, ws->G);
+      out.segment(nq, nq) = ws->f - ws->G.transpose() * lambda;
+      sys.g(t, q, ws->g);
+      out.tail(m) = ws->g;
+    };
+    auto Minv = std::make_shared<Eigen::PartialPivLU<Matrix>>(Mc);
+    dae.constraint_monitor = [sys, ws, Minv, nq, m](double t, VecIn y) {
+      auto q = y.head(nq), v = y.segment(nq, nq), lambda = y.tail(m);
+      Vector f(nq);
+      Matrix G(m, nq);
+      sys.force(t, q, v, f);
+      sys.eval_G(t, q, G);
+      const Vector vdot = Minv->solve(f - G.transpose() * lambda);
+      return sys.residuals(t, q, v, vdot);
+    };
+  } else {
+    // y = (q, v, w, lambda):  q' = v,  v' = w,  0 = M(q) w - f + G^T lambda,  0 = g(q)
+    dae.n = 3 * nq + m;
+    dae.mass = Matrix::Zero(dae.n, dae.n);
+    dae.mass.topLeftCorner(2 * nq, 2 * nq).setIdentity();
+    dae.index.assign(dae.n, 3);
+    for (int i = 0; i < nq; ++i) dae.index[i] = 1;
+    for (int i = nq; i < 2 * nq; ++i) dae.index[i] = 2;
+    dae.f = [sys, ws, nq, m](double t, VecIn y, VecOut out) {
+      auto q = y.head(nq), v = y.segment(nq, nq), w = y.segment(2 * nq, nq), lambda = y.tail(m);
+      out.head(nq) = v;
+      out.segment(nq, nq) = w;
+      sys.mass(t, q, ws->M);
+      sys.force(t, q, v, ws->f);
+      sys.eval_G(t, q, ws->G);
+      out.segment(2 * nq, nq).noalias() = ws->M * w;
+      out.segment(2 * nq, nq) -= ws->f;
+      out.segment(2 * nq, nq).noalias() += ws->G.transpose() * lambda;
+      sys.g(t, q, ws->g);
+      out.tail(m) = ws->g;
+    };
+    dae.constraint_monitor = [sys, nq](double t, VecIn y) {
+      return sys.residuals(t, y.head(nq), y.segment(nq, nq), y.segment(2 * nq, nq));
+    };
+  }
+  return dae;
+}
+
+Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vector& q0,
+                             const Vector& v0) {
+  sys.validate();
+  if (q0.size() != sys.nq || v0.size() != sys.nq)
+    throw InvalidArgument("mechanical system '" + sys.name + "': q0 and v0 must have size nq = " +
+                          std::to_string(sys.nq));
+  const AccelerationAndMultipliers a = consistent_acceleration(sys, t0, q0, v0);
+  const int nq = sys.nq, m = sys.nlambda;
+  Vector y(sys.constant_mass ? 2 * nq + m : 3 * nq + m);
+  if (sys.constant_mass)
+    y << q0, v0, a.lambda;
+  else
+    y << q0, v0, a.w, a.lambda;
+  return y;
+}
+
+}  // namespace daekit

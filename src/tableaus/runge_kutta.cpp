@@ -1,0 +1,253 @@
+#include "daekit/tableaus/runge_kutta.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+namespace daekit {
+
+namespace {
+
+// Legendre polynomial P_n on [-1, 1] by the three-term recurrence.
+double legendre(int n, double x) {
+  if (n == 0) return 1.0;
+  double p0 = 1.0, p1 = x;
+  for (int k = 1; k < n; ++k) {
+    const double p2 = ((2.0 * k + 1.0) * x * p1 - k * p0) / (k + 1.0);
+    p0 = p1;
+    p1 = p2;
+  }
+  return p1;
+}
+
+// Zeros of p in the open interval (lo, hi): sign changes on a fine grid, then bisection to
+// round-off. Adequate for the well separated zeros of the low-degree node polynomials here.
+std::vector<double> interior_zeros(const std::function<double(double)>& p, double lo, double hi) {
+  std::vector<double> zeros;
+  const int grid = 4000;
+  double x0 = lo + (hi - lo) * 1e-9, f0 = p(x0);
+  for (int k = 1; k <= grid; ++k) {
+    const double x1 = lo + (hi - lo) * (k == grid ? 1.0 - 1e-9 : static_cast<double>(k) / grid);
+    const double f1 = p(x1);
+    if (f0 == 0.0) {
+      zeros.push_back(x0);
+    } else if (f0 * f1 < 0.0) {
+      double a = x0, b = x1, fa = f0;
+      for (int it = 0; it < 200 && b - a > 0.0; ++it) {
+        const double m = 0.5 * (a + b);
+        if (m <= a || m >= b) break;
+        const double fm = p(m);
+        if (fa * fm <= 0.0) {
+          b = m;
+        } else {
+          a = m;
+          fa = fm;
+        }
+      }
+      zeros.push_back(0.5 * (a + b));
+    }
+    x0 = x1;
+    f0 = f1;
+  }
+  return zeros;
+}
+
+Vector to_vector(const std::vector<double>& v) {
+  Vector out(static_cast<Eigen::Index>(v.size()));
+  for (size_t i = 0; i < v.size(); ++i) out[static_cast<Eigen::Index>(i)] = v[i];
+  return out;
+}
+
+// Quadrature weights b from B(s): sum_i b_i c_i^{k-1} = 1/k.
+Vector quadrature_weights(const Vector& c) {
+  const int s = static_cast<int>(c.size());
+  Matrix V(s, s);
+  Vector rhs(s);
+  for (int k = 0; k < s; ++k) {
+    for (int i = 0; i < s; ++i) V(k, i) = std::pow(c[i], k);
+    rhs[k] = 1.0 / (k + 1);
+  }
+  return V.fullPivLu().solve(rhs);
+}
+
+// Collocation matrix from C(s): sum_j a_ij c_j^{k-1} = c_i^k / k.
+Matrix collocation_matrix(const Vector& c) {
+  const int s = static_cast<int>(c.size());
+  Matrix V(s, s), R(s, s);
+  for (int j = 0; j < s; ++j)
+    for (int k = 0; k < s; ++k) V(j, k) = std::pow(c[j], k);
+  for (int i = 0; i < s; ++i)
+    for (int k = 0; k < s; ++k) R(i, k) = std::pow(c[i], k + 1) / (k + 1);
+  // A V = R  =>  V^T A^T = R^T
+  return V.transpose().fullPivLu().solve(R.transpose()).transpose();
+}
+
+void require_stages(int s, int min_s) {
+  if (s < min_s || s > 9)
+    throw InvalidArgument("tableau: number of stages must be in [" + std::to_string(min_s) +
+                          ", 9], got " + std::to_string(s));
+}
+
+}  // namespace
+
+RungeKuttaTableau radau_iia(int s) {
+  require_stages(s, 1);
+  auto p = [s](double x) { return legendre(s, 2 * x - 1) - legendre(s - 1, 2 * x - 1); };
+  std::vector<double> c = interior_zeros(p, 0.0, 1.0);
+  c.push_back(1.0);
+  RungeKuttaTableau t;
+  t.name = "Radau IIA(" + std::to_string(s) + ")";
+  t.c = to_vector(c);
+  t.b = quadrature_weights(t.c);
+  t.A = collocation_matrix(t.c);
+  t.order = 2 * s - 1;
+  t.stage_order = s;
+  return t;
+}
+
+RungeKuttaTableau radau_ia(int s) {
+  require_stages(s, 1);
+  auto p = [s](double x) { return legendre(s, 2 * x - 1) + legendre(s - 1, 2 * x - 1); };
+  std::vector<double> c{0.0};
+  for (double z : interior_zeros(p, 0.0, 1.0)) c.push_back(z);
+  RungeKuttaTableau t;
+  t.name = "Radau IA(" + std::to_string(s) + ")";
+  t.c = to_vector(c);
+  t.b = quadrature_weights(t.c);
+  // D(s): sum_i b_i c_i^{k-1} a_ij = b_j (1 - c_j^k) / k
+  Matrix W(s, s), R(s, s);
+  for (int k = 0; k < s; ++k) {
+    for (int i = 0; i < s; ++i) W(k, i) = t.b[i] * std::pow(t.c[i], k);
+    for (int j = 0; j < s; ++j) R(k, j) = t.b[j] * (1.0 - std::pow(t.c[j], k + 1)) / (k + 1);
+  }
+  t.A = W.fullPivLu().solve(R);
+  t.order = 2 * s - 1;
+  t.stage_order = s - 1;
+  return t;
+}
+
+RungeKuttaTableau gauss(int s) {
+  require_stages(s, 1);
+  auto p = [s](double x) { return legendre(s, 2 * x - 1); };
+  RungeKuttaTableau t;
+  t.name = "Gauss(" + std::to_string(s) + ")";
+  t.c = to_vector(interior_zeros(p, 0.0, 1.0));
+  t.b = quadrature_weights(t.c);
+  t.A = collocation_matrix(t.c);
+  t.order = 2 * s;
+  t.stage_order = s;
+  return t;
+}
+
+RungeKuttaTableau lobatto_iiia(int s) {
+  require_stages(s, 2);
+  // (1 - x^2) P'_{s-1}(x) is proportional to P_{s-2}(x) - P_s(x).
+  auto p = [s](double x) { return legendre(s, 2 * x - 1) - legendre(s - 2, 2 * x - 1); };
+  std::vector<double> c{0.0};
+  for (double z : interior_zeros(p, 0.0, 1.0)) c.push_back(z);
+  c.push_back(1.0);
+  RungeKuttaTableau t;
+  t.name = "Lobatto IIIA(" + std::to_string(s) + ")";
+  t.c = to_vector(c);
+  t.b = quadrature_weights(t.c);
+  t.A = collocation_matrix(t.c);
+  t.order = 2 * s - 2;
+  t.stage_order = s;
+  return t;
+}
+
+int simplifying_B(const RungeKuttaTableau& t, int max_p, double tol) {
+  int p = 0;
+  for (int k = 1; k <= max_p; ++k) {
+    double sum = 0.0;
+    for (int i = 0; i < t.stages(); ++i) sum += t.b[i] * std::pow(t.c[i], k - 1);
+    if (std::abs(sum - 1.0 / k) > tol) break;
+    p = k;
+  }
+  return p;
+}
+
+int simplifying_C(const RungeKuttaTableau& t, int max_q, double tol) {
+  const int s = t.stages();
+  int q = 0;
+  for (int k = 1; k <= max_q; ++k) {
+    for (int i = 0; i < s; ++i) {
+      double sum = 0.0;
+      for (int j = 0; j < s; ++j) sum += t.A(i, j) * std::pow(t.c[j], k - 1);
+      if (std::abs(sum - std::pow(t.c[i], k) / k) > tol) return q;
+    }
+    q = k;
+  }
+  return q;
+}
+
+int simplifying_D(const RungeKuttaTableau& t, int max_r, double tol) {
+  const int s = t.stages();
+  int r = 0;
+  for (int k = 1; k <= max_r; ++k) {
+    for (int j = 0; j < s; ++j) {
+      double sum = 0.0;
+      for (int i = 0; i < s; ++i) sum += t.b[i] * std::pow(t.c[i], k - 1) * t.A(i, j);
+      if (std::abs(sum - t.b[j] * (1.0 - std::pow(t.c[j], k)) / k) > tol) return r;
+    }
+    r = k;
+  }
+  return r;
+}
+
+double stability_at_infinity(const RungeKuttaTableau& t) {
+  const Vector ones = Vector::Ones(t.stages());
+  return 1.0 - t.b.dot(t.A.fullPivLu().solve(ones));
+}
+
+std::complex<double> stability_function(const RungeKuttaTableau& t, std::complex<double> z) {
+  const int s = t.stages();
+  using CMatrix = Eigen::MatrixXcd;
+  using CVector = Eigen::VectorXcd;
+  CMatrix I_minus_zA = CMatrix::Identity(s, s) - z * t.A.cast<std::complex<double>>();
+  CVector x = I_minus_zA.fullPivLu().solve(CVector::Ones(s));
+  return 1.0 + z * (t.b.cast<std::complex<double>>().transpose() * x)(0);
+}
+
+TransformedTableau transform_inverse(const RungeKuttaTableau& t) {
+  const int s = t.stages();
+  if (s % 2 == 0) throw InvalidArgument("transform_inverse: needs an odd number of stages");
+  const Matrix Ainv = t.A.inverse();
+  Eigen::EigenSolver<Matrix> es(Ainv);
+  const Eigen::VectorXcd lambda = es.eigenvalues();
+  const Eigen::MatrixXcd V = es.eigenvectors();
+  TransformedTableau tt;
+  tt.T.resize(s, s);
+  tt.alpha.resize((s - 1) / 2);
+  tt.beta.resize((s - 1) / 2);
+  int pair = 0;
+  bool have_real = false;
+  for (int k = 0; k < s; ++k) {
+    const double re = lambda[k].real(), im = lambda[k].imag();
+    if (std::abs(im) < 1e-10 * std::abs(lambda[k])) {
+      if (have_real) throw InvalidArgument("transform_inverse: more than one real eigenvalue");
+      have_real = true;
+      tt.gamma = re;
+      Vector v = V.col(k).real();
+      v /= v.norm();
+      if (v[s - 1] < 0) v = -v;
+      tt.T.col(0) = v;
+    } else if (im > 0) {
+      // A^{-1} (vr + i vi) = (alpha + i beta)(vr + i vi) gives, with T = [vr, -vi], the block
+      // [alpha -beta; beta alpha]. Normalise the eigenvector so its last entry is 1.
+      const Eigen::VectorXcd v = V.col(k) / V(s - 1, k);
+      tt.alpha[pair] = re;
+      tt.beta[pair] = im;
+      tt.T.col(1 + 2 * pair) = v.real();
+      tt.T.col(2 + 2 * pair) = -v.imag();
+      ++pair;
+    }
+  }
+  if (!have_real || pair != (s - 1) / 2)
+    throw InvalidArgument("transform_inverse: eigenvalues of A^{-1} are not 1 real + pairs");
+  tt.T_inverse = tt.T.inverse();
+  return tt;
+}
+
+}  // namespace daekit
