@@ -1,0 +1,60 @@
+// The built-in test problems (DESIGN.md, problems layer): each with its source, consistent
+// initial values, a recommended interval and tolerances and, where one is published, a reference
+// solution. Tests, benchmarks, the CLI and the demo all take problems from here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daekit/problem/mass_matrix_dae.hpp"
+#include "daekit/problem/mechanical_system.hpp"
+
+namespace daekit {
+
+struct ReferenceSolution {
+  double t = 0.0;
+  Vector y;            ///< reference values at t (all n components)
+  std::string source;  ///< where the values come from
+};
+
+struct BuiltinProblem {
+  std::string name;         ///< CLI name, e.g. "andrews"
+  std::string title;        ///< one line
+  std::string description;  ///< a few lines: equations, index, what it tests
+  std::string source;       ///< literature / test-set reference
+  MassMatrixDae dae;
+  double t0 = 0.0;
+  double t_end = 1.0;
+  Vector y0;
+  double h0 = 0.0;      ///< recommended initial step (0 = solver default)
+  double rtol = 1e-6;   ///< recommended tolerances (used by the demo and CLI defaults)
+  double atol = 1e-6;
+  std::optional<ReferenceSolution> reference;
+  std::vector<int> scd_components;   ///< components counted in scd (empty = all)
+  std::vector<int> plot_components;  ///< components the demo plots (empty = all)
+  std::optional<MechanicalSystem> mechanical;  ///< the underlying model, when it is one
+};
+
+/// Names of all built-in problems, in a stable order.
+std::vector<std::string> builtin_problem_names();
+/// The problem called `name`; throws InvalidArgument listing the valid names otherwise.
+BuiltinProblem make_builtin_problem(const std::string& name);
+
+/// Significant correct digits: -log10 of the max over `components` (all if empty) of the
+/// relative error |y_i - ref_i| / |ref_i| (absolute error where ref_i = 0).
+double scd(const Vector& y, const Vector& ref, const std::vector<int>& components = {});
+
+// Factories (one file each in src/problems/).
+BuiltinProblem pendulum_index3();     ///< paper 000 (4.1), 5 variables
+BuiltinProblem pendulum_index2();     ///< velocity constraint instead of g
+BuiltinProblem pendulum_index1();     ///< acceleration constraint (drifts off)
+BuiltinProblem pendulum_long();       ///< index 3 on [0, 1000]
+MechanicalSystem pendulum_mechanical_system();  ///< the pendulum as a MechanicalSystem
+BuiltinProblem van_der_pol();         ///< eps y2' = (1 - y1^2) y2 - y1, eps = 1e-6
+BuiltinProblem robertson();           ///< ROBER, IVP Test Set, t in [0, 1e11]
+BuiltinProblem andrews();             ///< Andrews' squeezer, index 3, 27 variables
+BuiltinProblem transistor_amplifier();  ///< IVP Test Set, index 1, 8 variables
+BuiltinProblem truck_suspension();    ///< NOTES-004.md ch. 9 (9.5)/(9.6)
+
+}  // namespace daekit

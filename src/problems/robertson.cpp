@@ -1,0 +1,51 @@
+// Robertson's chemical kinetics (IVP Test Set, problem ROBER; Hairer-Wanner II, IV.10):
+//   y1' = -0.04 y1 + 1e4 y2 y3
+//   y2' =  0.04 y1 - 1e4 y2 y3 - 3e7 y2^2
+//   y3' =  3e7 y2^2
+// y(0) = (1, 0, 0), t in [0, 1e11]. Stiff ODE with a conservation law y1 + y2 + y3 = 1.
+#include "daekit/problems/registry.hpp"
+
+namespace daekit {
+
+BuiltinProblem robertson() {
+  BuiltinProblem p;
+  p.name = "robertson";
+  p.title = "Robertson chemical kinetics (ROBER), t in [0, 1e11]";
+  p.description =
+      "three species, rate constants 0.04, 1e4, 3e7; stiff; y1 + y2 + y3 = 1 is conserved.";
+  p.source = "IVP Test Set (ROBER); Hairer-Wanner II, IV.10";
+  MassMatrixDae& d = p.dae;
+  d.name = p.name;
+  d.n = 3;
+  d.component_names = {"y1", "y2", "y3"};
+  d.f = [](double, VecIn y, VecOut f) {
+    f[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+    f[2] = 3e7 * y[1] * y[1];
+    f[1] = -f[0] - f[2];
+  };
+  d.jacobian = [](double, VecIn y, MatOut J) {
+    J(0, 0) = -0.04;
+    J(0, 1) = 1e4 * y[2];
+    J(0, 2) = 1e4 * y[1];
+    J(2, 1) = 6e7 * y[1];
+    J(1, 0) = 0.04;
+    J(1, 1) = -1e4 * y[2] - 6e7 * y[1];
+    J(1, 2) = -1e4 * y[1];
+  };
+  p.t0 = 0;
+  p.t_end = 1e11;
+  p.y0 = Vector(3);
+  p.y0 << 1, 0, 0;
+  p.rtol = 1e-6;
+  p.atol = 1e-12;
+  p.h0 = 1e-6;
+  ReferenceSolution ref;
+  ref.t = 1e11;
+  ref.y = Vector(3);
+  ref.y << 0.2083340149701255e-07, 0.8333360770334713e-13, 0.9999999791665050;
+  ref.source = "IVP Test Set, ROBER, y(1e11)";
+  p.reference = ref;
+  return p;
+}
+
+}  // namespace daekit
