@@ -32,6 +32,7 @@ void Options::validate(int n) const {
   if (!(h0 >= 0.0) || !std::isfinite(h0)) bad("h0 must be >= 0 (0 = automatic), got " + num(h0));
   if (!(hmax >= 0.0) || !std::isfinite(hmax))
     bad("hmax must be >= 0 (0 = no limit), got " + num(hmax));
+  if (fixed_step && !(h0 > 0.0)) bad("fixed_step needs a positive h0");
   if (max_steps <= 0) bad("max_steps must be positive, got " + std::to_string(max_steps));
   if (!(safety > 0.0) || !(safety <= 1.0)) bad("safety must lie in (0, 1], got " + num(safety));
   if (!(max_increase >= 1.0)) bad("max_increase must be >= 1, got " + num(max_increase));

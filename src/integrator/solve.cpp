@@ -148,7 +148,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   const int k = st.error_order();
   constexpr double eps = std::numeric_limits<double>::epsilon();
   bool last_rejected = false;
-  std::string last_failure;
+  const char* last_failure = "";
   int consecutive_failures = 0, singular_failures = 0;
   Stats& s = r.stats;
 
@@ -165,14 +165,19 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
     if (0.1 * std::abs(h) <= std::abs(t) * eps || h == 0.0)
       return finish(Status::StepSizeTooSmall,
                     "step size " + fmt(h) + " underflows at t = " + fmt(t) +
-                        (last_failure.empty() ? std::string(" (the solution may blow up)")
-                                              : " after: " + last_failure));
+                        (*last_failure ? std::string(" after: ") + last_failure
+                                       : std::string(" (the solution may blow up)")));
     ++s.nsteps;
     const StepAttempt a = st.attempt(h);
+    if (a.outcome != AttemptOutcome::Converged && opt.fixed_step)
+      return finish(a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
+                                                            : Status::RepeatedNewtonFailure,
+                    std::string("fixed step ") + fmt(h) + " failed at t = " + fmt(t) + ": " +
+                        a.detail);
     if (a.outcome == AttemptOutcome::Converged) {
       consecutive_failures = singular_failures = 0;
-      last_failure.clear();
-      if (a.err < 1.0) {
+      last_failure = "";
+      if (a.err < 1.0 || opt.fixed_step) {
         st.accept();
         ++s.naccept;
         double h_new = controller.propose(h, a.err, k, a.safety_scale, true);
@@ -194,7 +199,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
             return finish(Status::UserStop, "stopped by the step callback at t = " + fmt(st.t()));
         }
         if (last) return finish(Status::Success, "");
-        h = st.adjust_step(h, h_new);
+        h = opt.fixed_step ? dir * opt.h0 : st.adjust_step(h, h_new);
       } else {
         ++s.nreject;
         h = s.naccept == 0 ? 0.1 * h : controller.propose(h, a.err, k, a.safety_scale, false);

@@ -28,10 +28,7 @@ namespace {
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 /// Constants of the 3-stage Radau IIA method derived from its tableau: the transformation of
-/// A^{-1} and the embedded error formula. The embedded method y^ = y_n + h (gamma0 f(t_n, y_n)
-/// + sum_i bh_i f(Y_i)) with gamma0 = 1/gamma has order 3 (sum bh_i c_i^{k-1} + gamma0 [k=1]
-/// = 1/k, k = 1..3); with h F = A^{-1} Z its difference to y_{n+1} is
-/// gamma0 (h f(t_n, y_n) + e^T Z), e = gamma (bh - b)^T A^{-1} (RADAU5's DD1..DD3).
+/// A^{-1} and the weights of the embedded error formula (see runge_kutta.hpp).
 struct RadauConstants {
   double c[3];
   Matrix T, TI;
@@ -46,15 +43,7 @@ struct RadauConstants {
     gamma = tt.gamma;
     alpha = tt.alpha[0];
     beta = tt.beta[0];
-    const double gamma0 = 1.0 / gamma;
-    Matrix V(3, 3);
-    Vector rhs(3);
-    for (int k = 0; k < 3; ++k) {
-      for (int i = 0; i < 3; ++i) V(k, i) = std::pow(c[i], k);
-      rhs[k] = 1.0 / (k + 1) - (k == 0 ? gamma0 : 0.0);
-    }
-    const Vector bhat = V.fullPivLu().solve(rhs);
-    const Vector ev = gamma * (tab.A.transpose().fullPivLu().solve(bhat - tab.b));
+    const Vector ev = embedded_error_weights(tab, gamma);
     for (int i = 0; i < 3; ++i) e[i] = ev[i];
   }
 };
@@ -138,8 +127,7 @@ class Radau5 final : public Stepper {
       if (!factor(h)) {
         lu_valid_ = false;
         need_jac_ = !jac_fresh_;
-        return fail(AttemptOutcome::Singular, 0.5,
-                    "iteration matrix singular at t = " + std::to_string(t_));
+        return fail(AttemptOutcome::Singular, 0.5, "zero pivot in the LU of the iteration matrix");
       }
     }
     compute_scale(h);
@@ -150,12 +138,14 @@ class Radau5 final : public Stepper {
         1.0, (1.0 + 2.0 * opt_.max_newton_iterations) / (newton + 2.0 * opt_.max_newton_iterations));
     res.err = error_estimate(h, after_reject);
     if (!std::isfinite(res.err)) return fail(AttemptOutcome::NonFinite, 0.5, "error not finite");
+    f_new_valid_ = false;
     if (res.err < 1.0) {
       y_new_ = y_ + Z_.col(2);
       eval_f(t_ + h, y_new_, f_new_);
+      f_new_valid_ = true;
       if (!f_new_.allFinite())
         return fail(AttemptOutcome::NonFinite, 0.5,
-                    "f not finite at the step end t = " + std::to_string(t_ + h));
+                    "f returned NaN/Inf at the end of the step");
     } else {
       need_jac_ = !jac_fresh_;  // RADAU5: after a rejection, a fresh Jacobian unless current
     }
@@ -163,6 +153,11 @@ class Radau5 final : public Stepper {
   }
 
   void accept() override {
+    if (!f_new_valid_) {  // accepted without error test (fixed steps)
+      y_new_ = y_ + Z_.col(2);
+      eval_f(t_ + h_, y_new_, f_new_);
+    }
+    f_new_valid_ = false;
     update_dense_output();
     t_ += h_;
     h_last_ = h_;
@@ -214,11 +209,11 @@ class Radau5 final : public Stepper {
     return "?";
   }
 
-  StepAttempt fail(AttemptOutcome outcome, double factor, std::string detail) {
+  StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
     StepAttempt res;
     res.outcome = outcome;
     res.h_factor = factor;
-    res.detail = std::move(detail);
+    res.detail = detail;
     if (outcome != AttemptOutcome::Singular) need_jac_ = !jac_fresh_;
     if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
     return res;
@@ -306,8 +301,8 @@ class Radau5 final : public Stepper {
     int newt = 0;
     for (;;) {
       if (newt >= nit) {
-        res = fail(AttemptOutcome::NewtonFailed, 0.5, "Newton: no convergence in " +
-                                                          std::to_string(nit) + " iterations");
+        res = fail(AttemptOutcome::NewtonFailed, 0.5,
+                   "Newton did not converge within max_newton_iterations");
         return -1;
       }
       for (int i = 0; i < 3; ++i) {
@@ -316,7 +311,7 @@ class Radau5 final : public Stepper {
       }
       if (!F_.allFinite()) {
         res = fail(AttemptOutcome::NonFinite, 0.5,
-                   "f returned NaN/Inf in a stage near t = " + std::to_string(t_));
+                   "f returned NaN/Inf at a stage of the step");
         return -1;
       }
       R_.noalias() = F_ * k_.TI.transpose();
@@ -416,6 +411,7 @@ class Radau5 final : public Stepper {
   std::vector<int> index_;
   double t_ = 0, h_ = 0, h_last_ = 0, h_lu_ = 0;
   double rtol_ = 0, fnewt_ = 0, faccon_ = 1, theta_ = 0;
+  bool f_new_valid_ = false;
   bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true, lu_valid_ = false;
   int attempts_since_accept_ = 0;
   Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, err_vec_, scal_, atol_;

@@ -250,4 +250,16 @@ TransformedTableau transform_inverse(const RungeKuttaTableau& t) {
   return tt;
 }
 
+Vector embedded_error_weights(const RungeKuttaTableau& t, double gamma) {
+  const int s = t.stages();
+  Matrix V(s, s);
+  Vector rhs(s);
+  for (int k = 0; k < s; ++k) {
+    for (int i = 0; i < s; ++i) V(k, i) = std::pow(t.c[i], k);
+    rhs[k] = 1.0 / (k + 1) - (k == 0 ? 1.0 / gamma : 0.0);
+  }
+  const Vector bhat = V.fullPivLu().solve(rhs);
+  return gamma * t.A.transpose().fullPivLu().solve(bhat - t.b);
+}
+
 }  // namespace daekit

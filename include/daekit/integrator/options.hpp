@@ -26,6 +26,9 @@ struct Options {
   double h0 = 0.0;     ///< initial step size; 0 = 1e-6 (RADAU5's default)
   double hmax = 0.0;   ///< largest step size; 0 = |t_end - t0|
   long max_steps = 100000;  ///< step attempts before giving up (Status::MaxStepsExceeded)
+  /// Constant steps of size h0 without error control (convergence-order studies). A step whose
+  /// Newton iteration fails ends the solve with Status::RepeatedNewtonFailure.
+  bool fixed_step = false;
 
   // Step-size controller (Hairer-Wanner II, IV.8): h_new = h / clamp(err^(1/k) / fac, ...),
   // fac = safety * (method's Newton-effort factor); Gustafsson's predictive correction.

@@ -33,7 +33,7 @@ struct StepAttempt {
   double err = 0.0;           ///< scaled error norm (accept if < 1)
   double h_factor = 0.5;      ///< suggested step reduction when not converged
   double safety_scale = 1.0;  ///< multiplies the controller's safety factor (Newton effort)
-  std::string detail;         ///< what went wrong, for messages
+  const char* detail = "";    ///< what went wrong (static text: no allocation in the loop)
 };
 
 class Stepper {

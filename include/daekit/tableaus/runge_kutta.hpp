@@ -56,4 +56,12 @@ struct TransformedTableau {
 };
 TransformedTableau transform_inverse(const RungeKuttaTableau& t);
 
+/// Error weights of the embedded formula of RADAU5 (Hairer-Wanner II, IV.8): the method
+///   y^ = y_n + h (gamma0 f(t_n, y_n) + sum_i bh_i f(Y_i)),  gamma0 = 1 / gamma,
+/// of order s (sum_i bh_i c_i^{k-1} + gamma0 [k = 1] = 1/k, k = 1..s) differs from y_{n+1} by
+/// gamma0 (h f(t_n, y_n) + sum_j e_j Z_j) with e = gamma (bh - b)^T A^{-1} (because
+/// h f(Y) = A^{-1} Z on the stage values Z_i = Y_i - y_n). For Radau IIA(3), e is RADAU5's
+/// (DD1, DD2, DD3) = (-(13 + 7 sqrt6)/3, (-13 + 7 sqrt6)/3, -1/3).
+Vector embedded_error_weights(const RungeKuttaTableau& t, double gamma);
+
 }  // namespace daekit
