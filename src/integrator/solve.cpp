@@ -155,7 +155,8 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   for (;;) {
     const double t = st.t();
     bool last = false;
-    if (dir * (t + h - t_end) >= 0.0) {
+    // last step: reach t_end exactly, and never leave a remainder at round-off level
+    if (dir * (t + h - t_end) >= -1e-10 * std::abs(h)) {
       h = t_end - t;
       last = true;
     }
