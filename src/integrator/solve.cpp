@@ -149,6 +149,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   constexpr double eps = std::numeric_limits<double>::epsilon();
   bool last_rejected = false;
   const char* last_failure = "";
+  bool last_outcome_non_finite = false;
   int consecutive_failures = 0, singular_failures = 0;
   Stats& s = r.stats;
 
@@ -163,6 +164,10 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
     if (s.nsteps >= opt.max_steps)
       return finish(Status::MaxStepsExceeded,
                     "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t));
+    if ((0.1 * std::abs(h) <= std::abs(t) * eps || h == 0.0) && last_outcome_non_finite)
+      return finish(Status::NonFiniteFunction,
+                    std::string("f keeps returning NaN/Inf near t = ") + fmt(t) +
+                        " for every step size down to " + fmt(h) + ": " + last_failure);
     if (0.1 * std::abs(h) <= std::abs(t) * eps || h == 0.0)
       return finish(Status::StepSizeTooSmall,
                     "step size " + fmt(h) + " underflows at t = " + fmt(t) +
@@ -178,6 +183,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
     if (a.outcome == AttemptOutcome::Converged) {
       consecutive_failures = singular_failures = 0;
       last_failure = "";
+      last_outcome_non_finite = false;
       if (a.err < 1.0 || opt.fixed_step) {
         st.accept();
         ++s.naccept;
@@ -226,6 +232,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
     h *= a.h_factor;
     last_rejected = true;
     last_failure = a.detail;
+    last_outcome_non_finite = a.outcome == AttemptOutcome::NonFinite;
   }
 }
 
