@@ -26,4 +26,16 @@ const char* to_string(Status status) {
   return "unknown";
 }
 
+const char* to_string(Projection projection) {
+  switch (projection) {
+    case Projection::None:
+      return "none";
+    case Projection::Velocity:
+      return "velocity";
+    case Projection::Full:
+      return "full";
+  }
+  return "unknown";
+}
+
 }  // namespace daekit

@@ -27,6 +27,7 @@ void merge_method_stats(Stats& s, const Stats& m) {
   s.nsol = m.nsol;
   s.nnewton = m.nnewton;
   s.nnewton_fail = m.nnewton_fail;
+  s.nproject = m.nproject;
 }
 
 void record_residual(Result& r, const MassMatrixDae* prob, double t, const Vector& y, bool store) {

@@ -61,6 +61,10 @@ class Radau5 final : public Stepper {
       : dae_(dae), opt_(options), k_(constants()), n_(dae.n) {
     dae.validate();
     options.validate();
+    if (options.projection != Projection::None && !dae.project)
+      throw InvalidArgument("radau5: projection '" + std::string(to_string(options.projection)) +
+                            "' requested but problem '" + dae.name +
+                            "' has no projector (build it with index3_form(MechanicalSystem))");
     const int n = n_;
     y_.resize(n);
     f0_.resize(n);
@@ -134,18 +138,23 @@ class Radau5 final : public Stepper {
     starting_values(h);
     const int newton = newton_iteration(h, res);
     if (newton < 0) return res;
-    res.safety_scale = std::min(
-        1.0, (1.0 + 2.0 * opt_.max_newton_iterations) / (newton + 2.0 * opt_.max_newton_iterations));
+    res.safety_scale = std::min(1.0, (1.0 + 2.0 * opt_.max_newton_iterations) /
+                                         (newton + 2.0 * opt_.max_newton_iterations));
     res.err = error_estimate(h, after_reject);
     if (!std::isfinite(res.err)) return fail(AttemptOutcome::NonFinite, 0.5, "error not finite");
     f_new_valid_ = false;
     if (res.err < 1.0) {
       y_new_ = y_ + Z_.col(2);
+      if (opt_.projection != Projection::None) {
+        ++stats_.nproject;
+        if (!dae_.project(t_ + h, y_new_, opt_.projection))
+          return fail(AttemptOutcome::NewtonFailed, 0.5,
+                      "projection onto the constraint manifold did not converge");
+      }
       eval_f(t_ + h, y_new_, f_new_);
       f_new_valid_ = true;
       if (!f_new_.allFinite())
-        return fail(AttemptOutcome::NonFinite, 0.5,
-                    "f returned NaN/Inf at the end of the step");
+        return fail(AttemptOutcome::NonFinite, 0.5, "f returned NaN/Inf at the end of the step");
     } else {
       need_jac_ = !jac_fresh_;  // RADAU5: after a rejection, a fresh Jacobian unless current
     }
@@ -155,6 +164,10 @@ class Radau5 final : public Stepper {
   void accept() override {
     if (!f_new_valid_) {  // accepted without error test (fixed steps)
       y_new_ = y_ + Z_.col(2);
+      if (opt_.projection != Projection::None) {
+        ++stats_.nproject;
+        dae_.project(t_ + h_, y_new_, opt_.projection);
+      }
       eval_f(t_ + h_, y_new_, f_new_);
     }
     f_new_valid_ = false;
@@ -310,8 +323,7 @@ class Radau5 final : public Stepper {
         eval_f(t_ + k_.c[i] * h, tmp_, F_.col(i));
       }
       if (!F_.allFinite()) {
-        res = fail(AttemptOutcome::NonFinite, 0.5,
-                   "f returned NaN/Inf at a stage of the step");
+        res = fail(AttemptOutcome::NonFinite, 0.5, "f returned NaN/Inf at a stage of the step");
         return -1;
       }
       R_.noalias() = F_ * k_.TI.transpose();

@@ -101,9 +101,8 @@ AccelerationAndMultipliers consistent_acceleration(const MechanicalSystem& sys, 
     lu.setThreshold(1e-10);
     if (lu.rank() < k)
       throw InvalidArgument("mechanical system '" + sys.name + "': constraint Jacobian G is rank " +
-                            "deficient at t0: row " + std::to_string(k - 1) +
-                            " (constraint " + std::to_string(k - 1) +
-                            ") depends on the previous rows");
+                            "deficient at t0: row " + std::to_string(k - 1) + " (constraint " +
+                            std::to_string(k - 1) + ") depends on the previous rows");
   }
   Vector f(nq), c(m);
   sys.force(t, q, v, f);
@@ -141,6 +140,60 @@ void check_consistent_positions(const MechanicalSystem& sys, double t, const Vec
       throw InvalidArgument("mechanical system '" + sys.name + "': initial velocities violate " +
                             "the velocity constraint " + std::to_string(i) + ": |(G(q0) v0)_" +
                             std::to_string(i) + "| = " + fmt(std::abs(Gv[i])) + " > " + fmt(tol));
+}
+
+ProjectionWorkspace::ProjectionWorkspace(int nq, int nlambda)
+    : M(nq, nq),
+      G(nlambda, nq),
+      MinvGT(nq, nlambda),
+      S(nlambda, nlambda),
+      g(nlambda),
+      mu(nlambda),
+      dq(nq),
+      llt(nq),
+      lu(nlambda) {}
+
+namespace {
+// M(q), G(q), M^{-1} G^T and the LU of G M^{-1} G^T at q.
+bool prepare_projection(const MechanicalSystem& sys, double t, VecIn q, ProjectionWorkspace& ws) {
+  sys.mass(t, q, ws.M);
+  ws.llt.compute(ws.M);
+  if (ws.llt.info() != Eigen::Success) return false;
+  sys.eval_G(t, q, ws.G);
+  ws.MinvGT = ws.G.transpose();
+  ws.llt.solveInPlace(ws.MinvGT);
+  ws.S.noalias() = ws.G * ws.MinvGT;
+  ws.lu.compute(ws.S);
+  return ws.S.allFinite();
+}
+}  // namespace
+
+bool project_mechanical(const MechanicalSystem& sys, double t, VecOut q, VecOut v, Projection level,
+                        ProjectionWorkspace& ws) {
+  if (level == Projection::None || sys.nlambda == 0) return true;
+  if (!prepare_projection(sys, t, q, ws)) return false;
+  if (level == Projection::Full) {
+    const double eps = std::numeric_limits<double>::epsilon();
+    bool converged = false;
+    for (int it = 0; it < 10 && !converged; ++it) {
+      sys.g(t, q, ws.g);
+      ws.mu = ws.lu.solve(ws.g);
+      ws.dq.noalias() = ws.MinvGT * ws.mu;
+      q -= ws.dq;
+      const double dq = ws.dq.cwiseAbs().maxCoeff();
+      converged = dq <= 4 * eps * std::max(1.0, q.cwiseAbs().maxCoeff());
+      if (!std::isfinite(dq)) return false;
+    }
+    if (!converged) {
+      sys.g(t, q, ws.g);  // accept a tiny remaining residual, reject anything else
+      if (!(ws.g.cwiseAbs().maxCoeff() <= 1e-12)) return false;
+    }
+    if (!prepare_projection(sys, t, q, ws)) return false;
+  }
+  ws.g.noalias() = ws.G * v;
+  ws.mu = ws.lu.solve(ws.g);
+  v.noalias() -= ws.MinvGT * ws.mu;
+  return v.allFinite() && q.allFinite();
 }
 
 MassMatrixDae index3_form(const MechanicalSystem& sys) {
@@ -204,6 +257,10 @@ MassMatrixDae index3_form(const MechanicalSystem& sys) {
       return sys.residuals(t, y.head(nq), y.segment(nq, nq), y.segment(2 * nq, nq));
     };
   }
+  auto pws = std::make_shared<ProjectionWorkspace>(nq, m);
+  dae.project = [sys, pws, nq](double t, VecOut y, Projection level) {
+    return project_mechanical(sys, t, y.head(nq), y.segment(nq, nq), level, *pws);
+  };
   return dae;
 }
 
@@ -211,8 +268,8 @@ Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vecto
                              const Vector& v0) {
   sys.validate();
   if (q0.size() != sys.nq || v0.size() != sys.nq)
-    throw InvalidArgument("mechanical system '" + sys.name + "': q0 and v0 must have size nq = " +
-                          std::to_string(sys.nq));
+    throw InvalidArgument("mechanical system '" + sys.name +
+                          "': q0 and v0 must have size nq = " + std::to_string(sys.nq));
   const AccelerationAndMultipliers a = consistent_acceleration(sys, t0, q0, v0);
   const int nq = sys.nq, m = sys.nlambda;
   Vector y(sys.constant_mass ? 2 * nq + m : 3 * nq + m);

@@ -93,6 +93,7 @@ BuiltinProblem pendulum_index3() {
       "index tags (1, 1, 2, 2, 3); t in [0, 20]; monitors d1 = |u|^2 - 1, d2 = 2 u.v.";
   p.dae.name = p.name;
   p.mechanical = pendulum_mechanical_system();
+  p.dae.project = index3_form(*p.mechanical).project;  // same layout (q, v, lambda)
   return p;
 }
 
@@ -126,6 +127,7 @@ BuiltinProblem pendulum_long() {
   p.t_end = 1000;
   p.dae.name = p.name;
   p.mechanical = pendulum_mechanical_system();
+  p.dae.project = index3_form(*p.mechanical).project;  // same layout (q, v, lambda)
   return p;
 }
 

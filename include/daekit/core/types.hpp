@@ -33,18 +33,26 @@ enum class Status {
 /// Short stable identifier of a status, e.g. "success", "max_steps_exceeded" (used in JSON).
 const char* to_string(Status status);
 
+/// Projection after each accepted step onto the constraint manifold (paper 000, Section 2):
+/// Velocity is the reduced projection (2.8) onto the velocity constraint G(q) v = 0 at fixed q
+/// (enough for stiffly accurate methods, whose q already satisfies g(q) = 0); Full is (2.7):
+/// positions onto g(q) = 0, then velocities. Multipliers are never projected.
+enum class Projection { None, Velocity, Full };
+const char* to_string(Projection projection);
+
 /// Counters reported by every method (the SUNDIALS / RADAU5 statistics).
 struct Stats {
-  long nfev = 0;      ///< evaluations of the right-hand side / residual by the method
-  long nfev_jac = 0;  ///< evaluations spent on finite-difference Jacobians
-  long njac = 0;      ///< Jacobian evaluations
-  long nlu = 0;       ///< LU factorisations of the iteration matrix (a real+complex pair is 1)
-  long nsol = 0;      ///< forward/backward substitutions (a real+complex pair is 1)
-  long nsteps = 0;    ///< step attempts
-  long naccept = 0;   ///< accepted steps
-  long nreject = 0;   ///< steps rejected by the error test
-  long nnewton = 0;   ///< Newton iterations in total
+  long nfev = 0;          ///< evaluations of the right-hand side / residual by the method
+  long nfev_jac = 0;      ///< evaluations spent on finite-difference Jacobians
+  long njac = 0;          ///< Jacobian evaluations
+  long nlu = 0;           ///< LU factorisations of the iteration matrix (a real+complex pair is 1)
+  long nsol = 0;          ///< forward/backward substitutions (a real+complex pair is 1)
+  long nsteps = 0;        ///< step attempts
+  long naccept = 0;       ///< accepted steps
+  long nreject = 0;       ///< steps rejected by the error test
+  long nnewton = 0;       ///< Newton iterations in total
   long nnewton_fail = 0;  ///< Newton failures (divergence / too slow / too many iterations)
+  long nproject = 0;      ///< projections onto the constraint manifold
 };
 
 /// Thrown for programming errors found before the integration starts (wrong sizes, bad

@@ -10,6 +10,7 @@
 // order-3 formula e (computed from the tableau), refined once by a second solve at the first
 // step and after a rejection. Index-2 and index-3 components are scaled by h and h^2 in all
 // norms. y_{n+1} = y_n + Z_3 (stiffly accurate). Dense output: the collocation polynomial.
+// Optional projection of y_{n+1} onto the constraint manifold (projected Radau IIA, paper 000).
 #pragma once
 
 #include <memory>
@@ -29,6 +30,10 @@ struct Radau5Options {
   /// RADAU5 internally works with rtol' = 0.1 rtol^(2/3), atol' = rtol' atol / rtol, which
   /// makes the error behave like the tolerance at order 5; set false to use tolerances as given.
   bool transform_tolerances = true;
+  /// Projection after every accepted step (paper 000, (2.7)/(2.8)); needs a problem with a
+  /// projector (e.g. index3_form of a MechanicalSystem). The error estimate is computed before
+  /// the projection; rejected steps are not projected; the projected point starts the next step.
+  Projection projection = Projection::None;
 
   void validate() const;  ///< throws InvalidArgument naming a bad field
 };

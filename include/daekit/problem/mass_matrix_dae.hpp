@@ -32,6 +32,10 @@ struct MassMatrixDae {
   using Jacobian = std::function<void(double t, VecIn y, MatOut out)>;
   /// Constraint residuals for drift monitoring (optional).
   using Monitor = std::function<ConstraintResiduals(double t, VecIn y)>;
+  /// Projects y in place onto the constraint manifold (Projection::Velocity or Full); returns
+  /// false if the projection's Newton iteration fails. Provided by structured forms such as
+  /// index3_form(MechanicalSystem).
+  using Projector = std::function<bool(double t, VecOut y, Projection level)>;
 
   int n = 0;                   ///< number of components
   Rhs f;                       ///< right-hand side (required)
@@ -39,6 +43,7 @@ struct MassMatrixDae {
   Matrix mass;                 ///< n x n mass matrix; empty means the identity
   std::vector<int> index;      ///< index tag 1, 2 or 3 per component; empty means all 1
   Monitor constraint_monitor;  ///< optional: residuals of g, G v (and acceleration level)
+  Projector project;           ///< optional: projection onto g = 0, G v = 0 (paper 000)
   std::vector<std::string> component_names;  ///< optional names (CSV headers, reports)
   std::string name = "user problem";
 

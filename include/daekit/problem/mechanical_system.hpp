@@ -32,14 +32,14 @@ struct MechanicalSystem {
   using ConstraintJacobianFn = std::function<void(double t, VecIn q, MatOut G)>;
   using CurvatureFn = std::function<void(double t, VecIn q, VecIn v, VecOut out)>;
 
-  int nq = 0;             ///< number of positions (= number of velocities)
-  int nlambda = 0;        ///< number of constraints / multipliers
-  MassFn mass;            ///< M(q), nq x nq symmetric positive definite (required)
+  int nq = 0;                  ///< number of positions (= number of velocities)
+  int nlambda = 0;             ///< number of constraints / multipliers
+  MassFn mass;                 ///< M(q), nq x nq symmetric positive definite (required)
   bool constant_mass = false;  ///< M does not depend on q or t
-  ForceFn force;          ///< applied forces f(t, q, v) (required)
-  ConstraintFn g;         ///< position constraints g(q) (required)
-  ConstraintJacobianFn G;  ///< G = dg/dq (optional: finite differences otherwise)
-  CurvatureFn curvature;  ///< g_qq(q)(v, v) = (d/dq (G(q) v)) v (optional: finite differences)
+  ForceFn force;               ///< applied forces f(t, q, v) (required)
+  ConstraintFn g;              ///< position constraints g(q) (required)
+  ConstraintJacobianFn G;      ///< G = dg/dq (optional: finite differences otherwise)
+  CurvatureFn curvature;       ///< g_qq(q)(v, v) = (d/dq (G(q) v)) v (optional: finite differences)
   std::string name = "mechanical system";
 
   void validate() const;
@@ -66,7 +66,25 @@ AccelerationAndMultipliers consistent_acceleration(const MechanicalSystem& sys, 
 void check_consistent_positions(const MechanicalSystem& sys, double t, const Vector& q,
                                 const Vector& v, double tol);
 
-/// The index-3 mass-matrix form (see above), with drift monitor.
+/// Scratch storage of project_mechanical (sized once, reused: no allocation per projection).
+struct ProjectionWorkspace {
+  ProjectionWorkspace(int nq, int nlambda);
+  Matrix M, G, MinvGT, S;
+  Vector g, mu, dq;
+  Eigen::LLT<Matrix> llt;
+  Eigen::PartialPivLU<Matrix> lu;
+};
+
+/// Projection of 000_da456d5bdd91ee80.txt (2.7)/(2.8) for q' = v, where f_v = I and
+/// k_lambda = -M(q)^{-1} G(q)^T:
+///   Full:      q <- q~ - M^{-1} G^T mu1 with g(q) = 0 (simplified Newton, M and G frozen at q~),
+///   then both: v <- v~ - M^{-1} G^T mu2 with G(q) v = 0, i.e. mu2 = (G M^{-1} G^T)^{-1} G v~
+///              (M-orthogonal projection onto the velocity constraint at the new q).
+/// Returns false if the position Newton iteration does not converge or the result is not finite.
+bool project_mechanical(const MechanicalSystem& sys, double t, VecOut q, VecOut v, Projection level,
+                        ProjectionWorkspace& ws);
+
+/// The index-3 mass-matrix form (see above), with drift monitor and projector.
 MassMatrixDae index3_form(const MechanicalSystem& sys);
 
 /// Initial vector of `index3_form` from (q0, v0): fills w and lambda consistently.

@@ -16,10 +16,10 @@ namespace daekit {
 
 struct SemiExplicitDae {
   using Part = std::function<void(double t, VecIn y, VecIn z, VecOut out)>;
-  int ny = 0;              ///< number of differential components y
-  int nz = 0;              ///< number of algebraic components z
-  Part f;                  ///< y' = f(t, y, z), output size ny
-  Part g;                  ///< 0 = g(t, y, z), output size nz
+  int ny = 0;               ///< number of differential components y
+  int nz = 0;               ///< number of algebraic components z
+  Part f;                   ///< y' = f(t, y, z), output size ny
+  Part g;                   ///< 0 = g(t, y, z), output size nz
   int algebraic_index = 1;  ///< 1 (g_z invertible) or 2 (g independent of z)
   std::string name = "user problem";
 
