@@ -14,7 +14,6 @@
 
 #include "daekit/integrator/solve.hpp"
 #include "daekit/problems/registry.hpp"
-#include "reference.hpp"
 
 using namespace daekit;
 
@@ -88,7 +87,6 @@ int main(int argc, char** argv) {
     }
     Vector ref;
     if (p.reference) ref = p.reference->y;
-    if (c.problem == "pendulum") ref = bench::pendulum_reference(p.t_end);
     for (double tol : c.tols) {
       Options o;
       o.rtol = tol;

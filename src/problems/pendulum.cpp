@@ -6,6 +6,7 @@
 // inconsistent factor 2 on lambda; this is the time derivative of d2 with v' from the equations).
 // Index-2 form: the constraint replaced by 0 = u.v; index-1 form: by the acceleration constraint
 // 0 = |v|^2 - 2 lambda |u|^2 - u2 (NOTES-004.md ch. 3, (3.5)-(3.6)).
+#include <algorithm>
 #include <cmath>
 
 #include "daekit/problems/registry.hpp"
@@ -94,6 +95,9 @@ BuiltinProblem pendulum_index3() {
   p.dae.name = p.name;
   p.mechanical = pendulum_mechanical_system();
   p.dae.project = index3_form(*p.mechanical).project;  // same layout (q, v, lambda)
+  static const Vector reference_at_20 = pendulum_reference(20.0);  // computed once (~50 ms)
+  p.reference = ReferenceSolution{20.0, reference_at_20,
+                                  "RK4 (h = 2.5e-5) on the angle ODE phi'' = -sin phi"};
   return p;
 }
 
@@ -129,6 +133,29 @@ BuiltinProblem pendulum_long() {
   p.mechanical = pendulum_mechanical_system();
   p.dae.project = index3_form(*p.mechanical).project;  // same layout (q, v, lambda)
   return p;
+}
+
+Vector pendulum_reference(double t_end) {
+  auto rhs = [](double phi, double omega, double& dphi, double& domega) {
+    dphi = omega;
+    domega = -std::sin(phi);
+  };
+  const int steps = std::max(1, static_cast<int>(std::ceil(std::abs(t_end) / 2.5e-5)));
+  const double h = t_end / steps;
+  double phi = M_PI / 2, omega = 0.0;
+  for (int i = 0; i < steps; ++i) {  // classical RK4
+    double k1p, k1o, k2p, k2o, k3p, k3o, k4p, k4o;
+    rhs(phi, omega, k1p, k1o);
+    rhs(phi + 0.5 * h * k1p, omega + 0.5 * h * k1o, k2p, k2o);
+    rhs(phi + 0.5 * h * k2p, omega + 0.5 * h * k2o, k3p, k3o);
+    rhs(phi + h * k3p, omega + h * k3o, k4p, k4o);
+    phi += h / 6 * (k1p + 2 * k2p + 2 * k3p + k4p);
+    omega += h / 6 * (k1o + 2 * k2o + 2 * k3o + k4o);
+  }
+  Vector y(5);
+  y << std::sin(phi), -std::cos(phi), std::cos(phi) * omega, std::sin(phi) * omega,
+      0.5 * (omega * omega + std::cos(phi));
+  return y;
 }
 
 MechanicalSystem pendulum_mechanical_system() {
