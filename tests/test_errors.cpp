@@ -38,8 +38,7 @@ std::string message_of(F f) {
 
 TEST(Errors, WrongSizes) {
   MassMatrixDae d = decay();
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, Vector::Ones(3)); }).find("size 3"),
-            std::string::npos);
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, Vector::Ones(3)); }).find("size 3"), std::string::npos);
   d.mass = Matrix::Identity(3, 3);
   EXPECT_NE(message_of([&] { solve(d, 0, 1, Vector::Ones(2)); }).find("mass matrix is 3 x 3"),
             std::string::npos);
@@ -202,8 +201,9 @@ TEST(Errors, MechanicalSystemDiagnostics) {
   Vector q(2), v(2);
   q << 0.8, 0.0;
   v << 0.0, 0.0;
-  EXPECT_NE(message_of([&] { check_consistent_positions(s, 0, q, v, 1e-10); })
-                .find("violate constraint 0"),
+  EXPECT_NE(message_of([&] {
+              check_consistent_positions(s, 0, q, v, 1e-10);
+            }).find("violate constraint 0"),
             std::string::npos);
   // rank-deficient G: a duplicated constraint
   MechanicalSystem twice = s;

@@ -103,10 +103,11 @@ TEST(ProblemForms, PendulumFormulationsAndDrift) {
   Result r2 = solve(pendulum_index2().dae, 0, 20, pendulum_index2().y0, {}, o);
   Result r1 = solve(pendulum_index1().dae, 0, 20, pendulum_index1().y0, {}, o);
   ASSERT_TRUE(r3.ok() && r2.ok() && r1.ok());
-  std::printf("max |d1|, |d2| over [0, 20] at tol 1e-6: index 3: %.1e %.1e, index 2: %.1e %.1e, "
-              "index 1: %.1e %.1e\n",
-              r3.max_residual.position, r3.max_residual.velocity, r2.max_residual.position,
-              r2.max_residual.velocity, r1.max_residual.position, r1.max_residual.velocity);
+  std::printf(
+      "max |d1|, |d2| over [0, 20] at tol 1e-6: index 3: %.1e %.1e, index 2: %.1e %.1e, "
+      "index 1: %.1e %.1e\n",
+      r3.max_residual.position, r3.max_residual.velocity, r2.max_residual.position,
+      r2.max_residual.velocity, r1.max_residual.position, r1.max_residual.velocity);
   EXPECT_LT(r3.max_residual.position, 1e-6);
   EXPECT_LT(r2.max_residual.velocity, 1e-5);  // solved to the Newton tolerance
   EXPECT_GT(r1.max_residual.position, 10 * r3.max_residual.position);

@@ -55,7 +55,8 @@ TEST(Radau5, ObservedOrderFiveAtFixedStep) {
   const MassMatrixDae d = smooth_ode();
   const double T = 2.0;
   std::vector<double> err;
-  for (int steps : {5, 10, 20, 40}) err.push_back(fixed_step_error(d, smooth_exact(0), T, steps, smooth_exact(T)));
+  for (int steps : {5, 10, 20, 40})
+    err.push_back(fixed_step_error(d, smooth_exact(0), T, steps, smooth_exact(T)));
   for (size_t k = 1; k < err.size(); ++k) {
     const double order = std::log2(err[k - 1] / err[k]);
     std::printf("fixed-step errors %.3e -> %.3e: observed order %.2f\n", err[k - 1], err[k], order);
@@ -161,8 +162,8 @@ TEST(Radau5, PendulumCostMatchesPaper000Table1) {
     double tol;
     long fev, jac;
   };
-  const Row table[] = {{1e-6, 2966, 276}, {1e-8, 6217, 570}, {1e-10, 12979, 1124},
-                       {1e-12, 24531, 2225}};
+  const Row table[] = {
+      {1e-6, 2966, 276}, {1e-8, 6217, 570}, {1e-10, 12979, 1124}, {1e-12, 24531, 2225}};
   for (const Row& row : table) {
     Options o;
     o.rtol = o.atol = row.tol;

@@ -49,8 +49,9 @@ std::string check_initial_values(const MassMatrixDae& dae, double t0, const Vect
     if (!std::isfinite(f[i]))
       return "algebraic equation " + std::to_string(i) + " is not finite at t0";
     if (std::abs(f[i]) > tol)
-      return "algebraic equation " + std::to_string(i) + " (zero row of M) is violated at t0: " +
-             "|f_" + std::to_string(i) + "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " + fmt(tol);
+      return "algebraic equation " + std::to_string(i) +
+             " (zero row of M) is violated at t0: " + "|f_" + std::to_string(i) +
+             "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " + fmt(tol);
   }
   if (dae.constraint_monitor) {
     const ConstraintResiduals c = dae.constraint_monitor(t0, y0);
@@ -64,8 +65,8 @@ std::string check_initial_values(const MassMatrixDae& dae, double t0, const Vect
   return {};
 }
 
-Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end,
-                 const Vector& y0, const Options& opt) {
+Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end, const Vector& y0,
+                 const Options& opt) {
   const std::clock_t clock_start = std::clock();
   Result r;
   r.method = st.name();
@@ -74,7 +75,8 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   opt.validate(n);
   if (!std::isfinite(t0) || !std::isfinite(t_end))
     throw InvalidArgument("solve: t0 and t_end must be finite");
-  if (t_end == t0) throw InvalidArgument("solve: t_end equals t0 (" + fmt(t0) + "): empty interval");
+  if (t_end == t0)
+    throw InvalidArgument("solve: t_end equals t0 (" + fmt(t0) + "): empty interval");
   if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
   const double dir = t_end > t0 ? 1.0 : -1.0;
   for (double to : opt.output_times)
@@ -166,9 +168,9 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
       return finish(Status::MaxStepsExceeded,
                     "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t));
     if ((0.1 * std::abs(h) <= std::abs(t) * eps || h == 0.0) && last_outcome_non_finite)
-      return finish(Status::NonFiniteFunction,
-                    std::string("f keeps returning NaN/Inf near t = ") + fmt(t) +
-                        " for every step size down to " + fmt(h) + ": " + last_failure);
+      return finish(Status::NonFiniteFunction, std::string("f keeps returning NaN/Inf near t = ") +
+                                                   fmt(t) + " for every step size down to " +
+                                                   fmt(h) + ": " + last_failure);
     if (0.1 * std::abs(h) <= std::abs(t) * eps || h == 0.0)
       return finish(Status::StepSizeTooSmall,
                     "step size " + fmt(h) + " underflows at t = " + fmt(t) +
@@ -176,11 +178,13 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
                                        : std::string(" (the solution may blow up)")));
     ++s.nsteps;
     const StepAttempt a = st.attempt(h);
+    if (a.outcome != AttemptOutcome::Converged && opt.fixed_step && ++consecutive_failures <= 2)
+      continue;  // retry the same step: the method refreshes its Jacobian after a failure
     if (a.outcome != AttemptOutcome::Converged && opt.fixed_step)
-      return finish(a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
-                                                            : Status::RepeatedNewtonFailure,
-                    std::string("fixed step ") + fmt(h) + " failed at t = " + fmt(t) + ": " +
-                        a.detail);
+      return finish(
+          a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
+                                                 : Status::RepeatedNewtonFailure,
+          std::string("fixed step ") + fmt(h) + " failed at t = " + fmt(t) + ": " + a.detail);
     if (a.outcome == AttemptOutcome::Converged) {
       consecutive_failures = singular_failures = 0;
       last_failure = "";
@@ -222,10 +226,9 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
                     "iteration matrix singular " + std::to_string(singular_failures) +
                         " times in a row at t = " + fmt(t) + ": " + a.detail);
     if (consecutive_failures >= opt.max_consecutive_failures) {
-      const Status status = a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
-                            : a.outcome == AttemptOutcome::Singular
-                                ? Status::SingularMatrix
-                                : Status::RepeatedNewtonFailure;
+      const Status status = a.outcome == AttemptOutcome::NonFinite  ? Status::NonFiniteFunction
+                            : a.outcome == AttemptOutcome::Singular ? Status::SingularMatrix
+                                                                    : Status::RepeatedNewtonFailure;
       return finish(status, std::to_string(consecutive_failures) +
                                 " failed step attempts in a row at t = " + fmt(t) + ": " +
                                 a.detail);

@@ -1,0 +1,115 @@
+// Projected Radau IIA (000_da456d5bdd91ee80.txt, Section 2 and 4): the propagated projection
+// keeps d1 = g(u) and d2 = G(u) v at round-off / Newton-tolerance level without growth, saves
+// evaluations (Table 1), and keeps the orders of Theorem 2.1 at constant steps.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "daekit/integrator/solve.hpp"
+#include "daekit/problems/registry.hpp"
+
+using namespace daekit;
+
+namespace {
+Result run(const BuiltinProblem& p, double t_end, double tol, Projection projection) {
+  Options o;
+  o.rtol = o.atol = tol;
+  o.store_steps = false;
+  o.max_steps = 10000000;
+  Radau5Options m;
+  m.projection = projection;
+  return solve(p.dae, p.t0, t_end, p.y0, m, o);
+}
+}  // namespace
+
+TEST(Projection, PendulumDriftStaysAtRoundOffWithoutGrowth) {
+  const BuiltinProblem p = pendulum_index3();
+  const Result short_run = run(p, 20.0, 1e-6, Projection::Velocity);
+  const Result long_run = run(p, 1000.0, 1e-6, Projection::Velocity);
+  ASSERT_TRUE(short_run.ok() && long_run.ok()) << long_run.message;
+  std::printf(
+      "velocity projection, tol 1e-6: [0, 20] max|d1| %.2e max|d2| %.2e; [0, 1000] "
+      "max|d1| %.2e max|d2| %.2e (%ld steps)\n",
+      short_run.max_residual.position, short_run.max_residual.velocity,
+      long_run.max_residual.position, long_run.max_residual.velocity, long_run.stats.naccept);
+  EXPECT_LT(short_run.max_residual.velocity, 1e-12);
+  EXPECT_LT(long_run.max_residual.velocity, 1e-12);
+  // d1 at the level of the stage Newton tolerance, and no growth over the long run
+  EXPECT_LT(short_run.max_residual.position, 1e-5);
+  EXPECT_LE(long_run.max_residual.position, 10 * short_run.max_residual.position);
+  // the full projection also puts d1 at round-off
+  const Result full = run(p, 1000.0, 1e-6, Projection::Full);
+  ASSERT_TRUE(full.ok());
+  EXPECT_LT(full.max_residual.position, 1e-13);
+  EXPECT_LT(full.max_residual.velocity, 1e-12);
+}
+
+TEST(Projection, WithoutProjectionTheVelocityConstraintDrifts) {
+  const BuiltinProblem p = pendulum_index3();
+  const Result r = run(p, 20.0, 1e-6, Projection::None);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r.max_residual.velocity, 1e-6);  // d2 is not enforced by the index-3 method
+}
+
+// Paper 000, Table 1: with projection the pendulum needs fewer f evaluations at every tolerance.
+TEST(Projection, PendulumSavesEvaluationsAsInTable1) {
+  const BuiltinProblem p = pendulum_index3();
+  const long paper_with[] = {2580, 4996, 9963, 20576};
+  int k = 0;
+  for (double tol : {1e-6, 1e-8, 1e-10, 1e-12}) {
+    const Result none = run(p, 20.0, tol, Projection::None);
+    const Result proj = run(p, 20.0, tol, Projection::Velocity);
+    ASSERT_TRUE(none.ok() && proj.ok());
+    std::printf("tol %.0e: fev %ld / %ld (paper %ld with projection), scd %.2f / %.2f\n", tol,
+                none.stats.nfev, proj.stats.nfev, paper_with[k],
+                scd(none.y, p.reference->y, p.scd_components),
+                scd(proj.y, p.reference->y, p.scd_components));
+    EXPECT_LT(proj.stats.nfev, none.stats.nfev) << tol;
+    EXPECT_NEAR(double(proj.stats.nfev) / paper_with[k], 1.0, 0.25) << tol;
+    EXPECT_GE(scd(proj.y, p.reference->y, p.scd_components),
+              scd(none.y, p.reference->y, p.scd_components) - 0.1);
+    ++k;
+  }
+}
+
+// Theorem 2.1 at constant steps: projected Radau IIA(3) (q = 3, p = 5): u, v at least O(h^3),
+// lambda at least O(h^2).
+TEST(Projection, ConstantStepOrdersOfProjectedRadauIIA) {
+  const BuiltinProblem p = pendulum_index3();
+  const double T = 2.0;
+  const Vector ref = pendulum_reference(T);
+  std::vector<Vector> err;
+  for (int steps : {16, 32, 64, 128}) {
+    Options o;
+    o.fixed_step = true;
+    o.h0 = T / steps;
+    o.rtol = o.atol = 5e-15;  // Newton solved to ~round-off (index-2/3 scaling loosens it)
+    o.store_steps = false;
+    Radau5Options m;
+    m.projection = Projection::Velocity;
+    m.max_newton_iterations = 40;
+    m.transform_tolerances = false;
+    m.newton_tolerance = 0.1;
+    const Result r = solve(p.dae, 0.0, T, p.y0, m, o);
+    ASSERT_TRUE(r.ok()) << r.message;
+    Vector e(3);
+    e << (r.y.head(2) - ref.head(2)).cwiseAbs().maxCoeff(),
+        (r.y.segment(2, 2) - ref.segment(2, 2)).cwiseAbs().maxCoeff(), std::abs(r.y[4] - ref[4]);
+    err.push_back(e);
+  }
+  for (size_t k = 1; k < err.size(); ++k) {
+    const Vector order = (err[k - 1].array() / err[k].array()).log() / std::log(2.0);
+    std::printf("h = %.4f: errors u %.2e v %.2e lambda %.2e; orders %.2f %.2f %.2f\n",
+                T / (16 << k), err[k][0], err[k][1], err[k][2], order[0], order[1], order[2]);
+    EXPECT_GE(order[0], 2.8);
+    EXPECT_GE(order[1], 2.8);
+    EXPECT_GE(order[2], 1.8);
+  }
+}
+
+TEST(Projection, RequestedWithoutProjectorIsAnError) {
+  BuiltinProblem p = pendulum_index2();  // no projector attached
+  Radau5Options m;
+  m.projection = Projection::Velocity;
+  EXPECT_THROW(solve(p.dae, p.t0, p.t_end, p.y0, m), InvalidArgument);
+}
