@@ -78,6 +78,9 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   if (t_end == t0)
     throw InvalidArgument("solve: t_end equals t0 (" + fmt(t0) + "): empty interval");
   if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
+  if (!st.has_error_estimate() && !opt.fixed_step)
+    throw InvalidArgument(std::string("solve: method ") + st.name() +
+                          " has no error estimate; set Options::fixed_step and h0");
   const double dir = t_end > t0 ? 1.0 : -1.0;
   for (double to : opt.output_times)
     if (dir * (to - t0) < 0 || dir * (to - t_end) > 0)

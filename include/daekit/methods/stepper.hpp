@@ -42,6 +42,8 @@ class Stepper {
   virtual const char* name() const = 0;
   /// Exponent k of the error model err ~ C h^k used by the step-size controller.
   virtual int error_order() const = 0;
+  /// False for methods without an error estimate: they run only with Options::fixed_step.
+  virtual bool has_error_estimate() const { return true; }
   /// Prepare to integrate from (t0, y0). Throws InvalidArgument for bad input.
   virtual void start(double t0, const Vector& y0, const Tolerances& tol) = 0;
   /// Attempt a step of size h (signed) from the current point.

@@ -26,7 +26,16 @@ struct SemiExplicitDae {
   void validate() const;
 };
 
-/// The equivalent MassMatrixDae in x = (y, z) (finite-difference Jacobian).
+/// The equivalent MassMatrixDae in x = (y, z) (finite-difference Jacobian). For index 2 it
+/// carries the projector of project_index2.
 MassMatrixDae to_mass_matrix_form(const SemiExplicitDae& dae);
+
+/// Projection (2.6) of 001_6d2dbb58aab0d43f.txt (Ascher-Petzold) for index 2:
+///   y_{n+1} = y~ + f_z(y_{n+1}, z_{n+1}) gamma,   0 = g(y_{n+1}),
+/// z unchanged. Simplified Newton in gamma with f_z and g_y by finite differences, f_z refreshed
+/// once at the projected point. Returns false if it does not converge. (Allocates: meant for
+/// the projected RK studies, not for large systems.)
+bool project_index2(const SemiExplicitDae::Part& f, const SemiExplicitDae::Part& g, int ny, int nz,
+                    double t, VecOut x);
 
 }  // namespace daekit
