@@ -196,88 +196,196 @@ bool project_mechanical(const MechanicalSystem& sys, double t, VecOut q, VecOut 
   return v.allFinite() && q.allFinite();
 }
 
-MassMatrixDae index3_form(const MechanicalSystem& sys) {
+const char* to_string(Formulation f) {
+  switch (f) {
+    case Formulation::Index3:
+      return "index3";
+    case Formulation::Index2:
+      return "index2";
+    case Formulation::Index1:
+      return "index1";
+    case Formulation::GGL:
+      return "ggl";
+  }
+  return "unknown";
+}
+
+Formulation parse_formulation(const std::string& name) {
+  for (Formulation f :
+       {Formulation::Index3, Formulation::Index2, Formulation::Index1, Formulation::GGL})
+    if (name == to_string(f)) return f;
+  throw InvalidArgument("unknown formulation '" + name + "'; choose index3, index2, index1 or ggl");
+}
+
+MechanicalLayout mechanical_layout(const MechanicalSystem& sys, Formulation form) {
+  MechanicalLayout l;
+  l.nq = sys.nq;
+  l.m = sys.nlambda;
+  l.q = 0;
+  l.v = sys.nq;
+  l.w = sys.constant_mass ? -1 : 2 * sys.nq;
+  l.lambda = (sys.constant_mass ? 2 : 3) * sys.nq;
+  l.mu = form == Formulation::GGL ? l.lambda + l.m : -1;
+  l.n = l.lambda + l.m + (form == Formulation::GGL ? l.m : 0);
+  return l;
+}
+
+namespace {
+
+// Index tags (Hairer-Wanner II, VII.6) of the blocks per formulation.
+struct Tags {
+  int q, v, w, lambda, mu;
+};
+Tags tags_of(Formulation form) {
+  switch (form) {
+    case Formulation::Index3:
+      return {1, 2, 3, 3, 0};
+    case Formulation::Index2:
+      return {1, 1, 2, 2, 0};
+    case Formulation::Index1:
+      return {1, 1, 1, 1, 0};
+    case Formulation::GGL:
+      return {1, 1, 2, 2, 2};
+  }
+  return {1, 1, 1, 1, 1};
+}
+
+}  // namespace
+
+MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
   sys.validate();
-  const int nq = sys.nq, m = sys.nlambda;
+  const MechanicalLayout L = mechanical_layout(sys, form);
+  const int nq = L.nq, m = L.m;
   auto ws = std::make_shared<Workspace>(nq, m);
   MassMatrixDae dae;
-  dae.name = sys.name;
+  dae.name = sys.name + " (" + to_string(form) + ")";
+  dae.n = L.n;
+  dae.mass = Matrix::Zero(L.n, L.n);
+  dae.mass.block(L.q, L.q, nq, nq).setIdentity();
+  std::shared_ptr<Eigen::PartialPivLU<Matrix>> Minv;  // constant mass only
   if (sys.constant_mass) {
-    // y = (q, v, lambda):  q' = v,  M v' = f - G^T lambda,  0 = g(q)
-    dae.n = 2 * nq + m;
     Matrix Mc(nq, nq);
     sys.mass(0.0, Vector::Zero(nq), Mc);
-    dae.mass = Matrix::Zero(dae.n, dae.n);
-    dae.mass.topLeftCorner(nq, nq).setIdentity();
-    dae.mass.block(nq, nq, nq, nq) = Mc;
-    dae.index.assign(dae.n, 1);
-    for (int i = nq; i < 2 * nq; ++i) dae.index[i] = 2;
-    for (int i = 2 * nq; i < dae.n; ++i) dae.index[i] = 3;
-    dae.f = [sys, ws, nq, m](double t, VecIn y, VecOut out) {
-      auto q = y.head(nq), v = y.segment(nq, nq), lambda = y.tail(m);
-      out.head(nq) = v;
-      sys.force(t, q, v, ws->f);
-      sys.eval_G(t, q, ws->G);
-      out.segment(nq, nq) = ws->f - ws->G.transpose() * lambda;
-      sys.g(t, q, ws->g);
-      out.tail(m) = ws->g;
-    };
-    auto Minv = std::make_shared<Eigen::PartialPivLU<Matrix>>(Mc);
-    dae.constraint_monitor = [sys, ws, Minv, nq, m](double t, VecIn y) {
-      auto q = y.head(nq), v = y.segment(nq, nq), lambda = y.tail(m);
+    dae.mass.block(L.v, L.v, nq, nq) = Mc;
+    Minv = std::make_shared<Eigen::PartialPivLU<Matrix>>(Mc);
+  } else {
+    dae.mass.block(L.v, L.v, nq, nq).setIdentity();
+  }
+  const Tags tg = tags_of(form);
+  dae.index.assign(L.n, 1);
+  auto tag = [&](int start, int count, int value) {
+    for (int i = start; i < start + count; ++i) dae.index[i] = value;
+  };
+  tag(L.q, nq, tg.q);
+  tag(L.v, nq, tg.v);
+  if (L.w >= 0) tag(L.w, nq, tg.w);
+  tag(L.lambda, m, tg.lambda);
+  if (L.mu >= 0) tag(L.mu, m, tg.mu);
+
+  dae.f = [sys, ws, Minv, L, form](double t, VecIn y, VecOut out) {
+    const int nq = L.nq, m = L.m;
+    auto q = y.segment(L.q, nq);
+    auto v = y.segment(L.v, nq);
+    auto lambda = y.segment(L.lambda, m);
+    sys.force(t, q, v, ws->f);
+    sys.eval_G(t, q, ws->G);
+    // kinematics q' = v  (GGL: q' = v - G^T mu)
+    out.segment(L.q, nq) = v;
+    if (form == Formulation::GGL)
+      out.segment(L.q, nq).noalias() -= ws->G.transpose() * y.segment(L.mu, m);
+    // dynamics
+    if (L.w < 0) {  // M v' = f - G^T lambda
+      out.segment(L.v, nq) = ws->f;
+      out.segment(L.v, nq).noalias() -= ws->G.transpose() * lambda;
+    } else {  // v' = w,  0 = M(q) w - f + G^T lambda
+      auto w = y.segment(L.w, nq);
+      out.segment(L.v, nq) = w;
+      sys.mass(t, q, ws->M);
+      out.segment(L.w, nq).noalias() = ws->M * w;
+      out.segment(L.w, nq) -= ws->f;
+      out.segment(L.w, nq).noalias() += ws->G.transpose() * lambda;
+    }
+    // constraints
+    auto c = out.segment(L.lambda, m);
+    switch (form) {
+      case Formulation::Index3:
+      case Formulation::GGL:
+        sys.g(t, q, ws->g);
+        c = ws->g;
+        break;
+      case Formulation::Index2:
+        c.noalias() = ws->G * v;
+        break;
+      case Formulation::Index1:
+        sys.eval_curvature(t, q, v, ws->g);
+        if (L.w >= 0) {
+          c.noalias() = ws->G * y.segment(L.w, nq);
+        } else {  // v' = M^{-1} (f - G^T lambda)
+          ws->tmp = ws->f;
+          ws->tmp.noalias() -= ws->G.transpose() * lambda;
+          ws->tmp = Minv->solve(ws->tmp);
+          c.noalias() = ws->G * ws->tmp;
+        }
+        c += ws->g;
+        break;
+    }
+    if (form == Formulation::GGL) out.segment(L.mu, m).noalias() = ws->G * v;
+  };
+
+  dae.constraint_monitor = [sys, Minv, L](double t, VecIn y) {
+    const int nq = L.nq, m = L.m;
+    auto q = y.segment(L.q, nq);
+    auto v = y.segment(L.v, nq);
+    Vector vdot(nq);
+    if (L.w >= 0) {
+      vdot = y.segment(L.w, nq);
+    } else {
       Vector f(nq);
       Matrix G(m, nq);
       sys.force(t, q, v, f);
       sys.eval_G(t, q, G);
-      const Vector vdot = Minv->solve(f - G.transpose() * lambda);
-      return sys.residuals(t, q, v, vdot);
-    };
-  } else {
-    // y = (q, v, w, lambda):  q' = v,  v' = w,  0 = M(q) w - f + G^T lambda,  0 = g(q)
-    dae.n = 3 * nq + m;
-    dae.mass = Matrix::Zero(dae.n, dae.n);
-    dae.mass.topLeftCorner(2 * nq, 2 * nq).setIdentity();
-    dae.index.assign(dae.n, 3);
-    for (int i = 0; i < nq; ++i) dae.index[i] = 1;
-    for (int i = nq; i < 2 * nq; ++i) dae.index[i] = 2;
-    dae.f = [sys, ws, nq, m](double t, VecIn y, VecOut out) {
-      auto q = y.head(nq), v = y.segment(nq, nq), w = y.segment(2 * nq, nq), lambda = y.tail(m);
-      out.head(nq) = v;
-      out.segment(nq, nq) = w;
-      sys.mass(t, q, ws->M);
-      sys.force(t, q, v, ws->f);
-      sys.eval_G(t, q, ws->G);
-      out.segment(2 * nq, nq).noalias() = ws->M * w;
-      out.segment(2 * nq, nq) -= ws->f;
-      out.segment(2 * nq, nq).noalias() += ws->G.transpose() * lambda;
-      sys.g(t, q, ws->g);
-      out.tail(m) = ws->g;
-    };
-    dae.constraint_monitor = [sys, nq](double t, VecIn y) {
-      return sys.residuals(t, y.head(nq), y.segment(nq, nq), y.segment(2 * nq, nq));
-    };
-  }
+      vdot = Minv->solve(f - G.transpose() * y.segment(L.lambda, m));
+    }
+    return sys.residuals(t, q, v, vdot);
+  };
   auto pws = std::make_shared<ProjectionWorkspace>(nq, m);
-  dae.project = [sys, pws, nq](double t, VecOut y, Projection level) {
-    return project_mechanical(sys, t, y.head(nq), y.segment(nq, nq), level, *pws);
+  dae.project = [sys, pws, L](double t, VecOut y, Projection level) {
+    return project_mechanical(sys, t, y.segment(L.q, L.nq), y.segment(L.v, L.nq), level, *pws);
   };
   return dae;
 }
 
-Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vector& q0,
-                             const Vector& v0) {
+Vector initial_values(const MechanicalSystem& sys, Formulation form, double t0, const Vector& q0,
+                      const Vector& v0, bool project_velocities) {
   sys.validate();
   if (q0.size() != sys.nq || v0.size() != sys.nq)
     throw InvalidArgument("mechanical system '" + sys.name +
                           "': q0 and v0 must have size nq = " + std::to_string(sys.nq));
-  const AccelerationAndMultipliers a = consistent_acceleration(sys, t0, q0, v0);
-  const int nq = sys.nq, m = sys.nlambda;
-  Vector y(sys.constant_mass ? 2 * nq + m : 3 * nq + m);
-  if (sys.constant_mass)
-    y << q0, v0, a.lambda;
-  else
-    y << q0, v0, a.w, a.lambda;
-  return y;
+  Vector v = v0;
+  if (project_velocities && sys.nlambda > 0) {
+    ProjectionWorkspace ws(sys.nq, sys.nlambda);
+    Vector q = q0;
+    if (!project_mechanical(sys, t0, q, v, Projection::Velocity, ws))
+      throw InvalidArgument("mechanical system '" + sys.name +
+                            "': projecting v0 onto G(q0) v = 0 failed");
+  }
+  const AccelerationAndMultipliers a = consistent_acceleration(sys, t0, q0, v);
+  const MechanicalLayout L = mechanical_layout(sys, form);
+  Vector y = Vector::Zero(L.n);
+  y.segment(L.q, sys.nq) = q0;
+  y.segment(L.v, sys.nq) = v;
+  if (L.w >= 0) y.segment(L.w, sys.nq) = a.w;
+  y.segment(L.lambda, sys.nlambda) = a.lambda;
+  return y;  // GGL: mu = 0 on the exact solution
+}
+
+MassMatrixDae index3_form(const MechanicalSystem& sys) {
+  return formulate(sys, Formulation::Index3);
+}
+
+Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vector& q0,
+                             const Vector& v0) {
+  return initial_values(sys, Formulation::Index3, t0, q0, v0);
 }
 
 }  // namespace daekit

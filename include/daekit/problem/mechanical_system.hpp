@@ -84,10 +84,38 @@ struct ProjectionWorkspace {
 bool project_mechanical(const MechanicalSystem& sys, double t, VecOut q, VecOut v, Projection level,
                         ProjectionWorkspace& ws);
 
-/// The index-3 mass-matrix form (see above), with drift monitor and projector.
+/// The formulations daekit builds from one MechanicalSystem (NOTES-004.md ch. 3 and 9,
+/// Hairer-Wanner II, VII.1):
+///   Index3: 0 = g(q)                           tags q 1, v 2, (w 3), lambda 3
+///   Index2: 0 = G(q) v                         tags q 1, v 1, (w 2), lambda 2   (g drifts)
+///   Index1: 0 = G(q) v' + g_qq(q)(v, v)        all tags 1                      (g, G v drift)
+///   GGL:    q' = v - G^T mu, 0 = g(q), 0 = G(q) v   tags q, v 1, (w 2), lambda, mu 2
+/// (Gear-Gupta-Leimkuhler stabilized index 2: both constraints hold, mu = 0 on solutions).
+enum class Formulation { Index3, Index2, Index1, GGL };
+const char* to_string(Formulation f);
+/// "index3", "index2", "index1" or "ggl"; throws InvalidArgument otherwise.
+Formulation parse_formulation(const std::string& name);
+
+/// Where the blocks sit in y: q, v, w (general mass only, else -1), lambda, mu (GGL only).
+struct MechanicalLayout {
+  int n = 0, nq = 0, m = 0;
+  int q = 0, v = 0, w = -1, lambda = 0, mu = -1;
+};
+MechanicalLayout mechanical_layout(const MechanicalSystem& sys, Formulation form);
+
+/// The mass-matrix DAE of a formulation, with drift monitor (d1, d2, d3) and projector.
+MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form);
+
+/// Consistent initial vector of a formulation from (q0, v0): accelerations and multipliers
+/// from the saddle-point system, mu = 0; with `project_velocities` v0 is first projected onto
+/// G(q0) v = 0. Throws InvalidArgument for a rank-deficient G (naming the constraint).
+Vector initial_values(const MechanicalSystem& sys, Formulation form, double t0, const Vector& q0,
+                      const Vector& v0, bool project_velocities = false);
+
+/// The index-3 form (see above) = formulate(sys, Formulation::Index3).
 MassMatrixDae index3_form(const MechanicalSystem& sys);
 
-/// Initial vector of `index3_form` from (q0, v0): fills w and lambda consistently.
+/// initial_values(sys, Formulation::Index3, t0, q0, v0).
 Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vector& q0,
                              const Vector& v0);
 
