@@ -19,6 +19,7 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"andrews", andrews},
       {"transistor", transistor_amplifier},
       {"truck", truck_suspension},
+      {"moon", [] { return moon_flight(); }},
   };
   return t;
 }
@@ -39,8 +40,7 @@ BuiltinProblem make_builtin_problem(const std::string& name) {
 }
 
 double scd(const Vector& y, const Vector& ref, const std::vector<int>& components) {
-  if (y.size() != ref.size())
-    throw InvalidArgument("scd: solution and reference sizes differ");
+  if (y.size() != ref.size()) throw InvalidArgument("scd: solution and reference sizes differ");
   double worst = 0.0;
   auto visit = [&](int i) {
     const double e = std::abs(y[i] - ref[i]);

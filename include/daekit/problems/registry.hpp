@@ -27,12 +27,12 @@ struct BuiltinProblem {
   double t0 = 0.0;
   double t_end = 1.0;
   Vector y0;
-  double h0 = 0.0;      ///< recommended initial step (0 = solver default)
-  double rtol = 1e-6;   ///< recommended tolerances (used by the demo and CLI defaults)
+  double h0 = 0.0;     ///< recommended initial step (0 = solver default)
+  double rtol = 1e-6;  ///< recommended tolerances (used by the demo and CLI defaults)
   double atol = 1e-6;
   std::optional<ReferenceSolution> reference;
-  std::vector<int> scd_components;   ///< components counted in scd (empty = all)
-  std::vector<int> plot_components;  ///< components the demo plots (empty = all)
+  std::vector<int> scd_components;             ///< components counted in scd (empty = all)
+  std::vector<int> plot_components;            ///< components the demo plots (empty = all)
   std::optional<MechanicalSystem> mechanical;  ///< the underlying model, when it is one
 };
 
@@ -46,20 +46,24 @@ BuiltinProblem make_builtin_problem(const std::string& name);
 double scd(const Vector& y, const Vector& ref, const std::vector<int>& components = {});
 
 // Factories (one file each in src/problems/).
-BuiltinProblem pendulum_index3();     ///< paper 000 (4.1), 5 variables
-BuiltinProblem pendulum_index2();     ///< velocity constraint instead of g
-BuiltinProblem pendulum_index1();     ///< acceleration constraint (drifts off)
-BuiltinProblem pendulum_long();       ///< index 3 on [0, 1000]
+BuiltinProblem pendulum_index3();               ///< paper 000 (4.1), 5 variables
+BuiltinProblem pendulum_index2();               ///< velocity constraint instead of g
+BuiltinProblem pendulum_index1();               ///< acceleration constraint (drifts off)
+BuiltinProblem pendulum_long();                 ///< index 3 on [0, 1000]
 MechanicalSystem pendulum_mechanical_system();  ///< the pendulum as a MechanicalSystem
 /// Reference (u1, u2, v1, v2, lambda)(t) of the pendulum from its underlying ODE in the angle
 /// (u = (sin phi, -cos phi), phi'' = -sin phi, phi(0) = pi/2), classical RK4 at h = 1e-4 with
 /// compensated summation (converged to ~1e-15 on [0, 2]: the same digits as h = 2.5e-5),
 /// lambda = (phi'^2 + cos phi) / 2; independent of the DAE solvers.
 Vector pendulum_reference(double t);
-BuiltinProblem van_der_pol();         ///< eps y2' = (1 - y1^2) y2 - y1, eps = 1e-6
-BuiltinProblem robertson();           ///< ROBER, IVP Test Set, t in [0, 1e11]
-BuiltinProblem andrews();             ///< Andrews' squeezer, index 3, 27 variables
+BuiltinProblem van_der_pol();           ///< eps y2' = (1 - y1^2) y2 - y1, eps = 1e-6
+BuiltinProblem robertson();             ///< ROBER, IVP Test Set, t in [0, 1e11]
+BuiltinProblem andrews();               ///< Andrews' squeezer, index 3, 27 variables
 BuiltinProblem transistor_amplifier();  ///< IVP Test Set, index 1, 8 variables
-BuiltinProblem truck_suspension();    ///< NOTES-004.md ch. 9 (9.5)/(9.6)
+BuiltinProblem truck_suspension();      ///< NOTES-004.md ch. 9 (9.5)/(9.6)
+BuiltinProblem moon_flight();           ///< restricted three-body problem, ch. 8 (y1' = 1.4)
+BuiltinProblem moon_flight(double y1_velocity);  ///< the other starts of ch. 8: 0.5, 1.1, 2.0
+/// Jacobi integral of moon_flight at x = (y1, y2, y1', y2').
+double moon_jacobi_integral(VecIn x);
 
 }  // namespace daekit
