@@ -64,9 +64,13 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<Case> cases = {
-      {"pendulum", {1e-6, 1e-8, 1e-10, 1e-12}, 1.0,
+      {"pendulum",
+       {1e-6, 1e-8, 1e-10, 1e-12},
+       1.0,
        "RADAU5 (paper 000 Tab. 1): nfev 2966/6217/12979/24531, njac 276/570/1124/2225"},
-      {"andrews", {1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-10}, 1.0,
+      {"andrews",
+       {1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-10},
+       1.0,
        "RADAU5 at tol 1e-7: ~2.2 ms, 114 steps (developers' brief)"},
       {"transistor", {1e-4, 1e-6, 1e-8, 1e-10}, 1.0, ""},
       {"vanderpol", {1e-4, 1e-6, 1e-8, 1e-10}, 1.0, ""},
@@ -74,8 +78,8 @@ int main(int argc, char** argv) {
   };
   std::printf("daekit work-precision benchmark (radau5); CPU time = median over repeated runs\n");
   std::printf("rerun: build/bench/daekit_bench%s\n\n", quick ? " --quick" : "");
-  std::printf("%-11s %7s %6s %7s %6s %6s %6s %6s %6s %10s %5s\n", "problem", "tol", "scd",
-              "nfev", "njac", "nlu", "steps", "accept", "reject", "cpu/solve", "runs");
+  std::printf("%-11s %7s %6s %7s %6s %6s %6s %6s %6s %10s %5s\n", "problem", "tol", "scd", "nfev",
+              "njac", "nlu", "steps", "accept", "reject", "cpu/solve", "runs");
   for (const Case& c : cases) {
     if (!only.empty() && only != c.problem) continue;
     BuiltinProblem p;
