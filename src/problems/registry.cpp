@@ -16,6 +16,8 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"pendulum-long", pendulum_long},
       {"vanderpol", van_der_pol},
       {"robertson", robertson},
+      {"robertson-dae", robertson_dae},
+      {"akzo", akzo_nobel},
       {"andrews", andrews},
       {"transistor", transistor_amplifier},
       {"truck", truck_suspension},
