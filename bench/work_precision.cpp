@@ -34,7 +34,7 @@ double median_cpu(const BuiltinProblem& p, const Options& o, double min_time, in
   double total = 0.0;
   while ((total < min_time || times.size() < 3) && times.size() < 1000) {
     const double t0 = cpu_now();
-    Result r = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+    Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
     const double dt = cpu_now() - t0;
     times.push_back(dt);
     total += dt;
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
       o.atol = tol * c.atol_factor;
       o.h0 = p.h0;
       o.store_steps = false;
-      Result r = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+      Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
       int runs = 0;
       const double cpu = r.ok() ? median_cpu(p, o, min_time, &runs) : 0.0;
       const double digits = ref.size() ? scd(r.y, ref, p.scd_components) : 0.0;

@@ -38,7 +38,7 @@ long allocations_in_step_loop(const BuiltinProblem& p, bool analytic_jacobian, l
     last = g_allocations.load();
     return true;
   };
-  Result r = solve(dae, p.t0, p.t_end, p.y0, {}, o);
+  Result r = solve(dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
   EXPECT_TRUE(r.ok()) << r.message;
   *steps = r.stats.nsteps;
   return last - first;

@@ -53,7 +53,7 @@ TEST(Errors, WrongSizes) {
   d = decay();
   Options o;
   o.atol_vector = Vector::Ones(5);
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, Vector::Ones(2), {}, o); }).find("atol_vector"),
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, Vector::Ones(2), Radau5Options{}, o); }).find("atol_vector"),
             std::string::npos);
   MassMatrixDae empty;
   EXPECT_NE(message_of([&] { solve(empty, 0, 1, Vector::Ones(1)); }).find("n must be positive"),
@@ -70,25 +70,25 @@ TEST(Errors, BadTolerancesAndOptions) {
   for (double rtol : {0.0, -1e-6, 1.0, std::numeric_limits<double>::quiet_NaN()}) {
     Options o;
     o.rtol = rtol;
-    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, {}, o); }).find("rtol"), std::string::npos);
+    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, o); }).find("rtol"), std::string::npos);
   }
   for (double atol : {0.0, -1.0, std::numeric_limits<double>::infinity()}) {
     Options o;
     o.atol = atol;
-    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, {}, o); }).find("atol"), std::string::npos);
+    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, o); }).find("atol"), std::string::npos);
   }
   Options o;
   o.atol_vector = Vector::Ones(2);
   o.atol_vector[1] = 0.0;
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, {}, o); }).find("atol_vector[1]"),
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, o); }).find("atol_vector[1]"),
             std::string::npos);
   EXPECT_NE(message_of([&] { solve(d, 1, 1, y0); }).find("t_end equals t0"), std::string::npos);
   Options fixed;
   fixed.fixed_step = true;
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, {}, fixed); }).find("h0"), std::string::npos);
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, fixed); }).find("h0"), std::string::npos);
   Options out;
   out.output_times = {2.0};
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, {}, out); }).find("outside"), std::string::npos);
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, out); }).find("outside"), std::string::npos);
   Radau5Options m;
   m.max_newton_iterations = 0;
   EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, m); }).find("max_newton_iterations"),
@@ -128,7 +128,7 @@ TEST(Errors, TransientNaNIsRecoveredByShrinkingTheStep) {
   Options o;
   o.h0 = 0.5;  // far too large: the first stages overshoot
   o.rtol = o.atol = 1e-8;
-  Result r = solve(d, 0, 1, Vector::Ones(1), {}, o);
+  Result r = solve(d, 0, 1, Vector::Ones(1), Radau5Options{}, o);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_NEAR(r.y[0], std::exp(-50.0), 1e-8);
 }
@@ -153,7 +153,7 @@ TEST(Errors, StepSizeUnderflowAtABlowUp) {
   d.f = [](double, VecIn y, VecOut f) { f[0] = y[0] * y[0]; };
   Options o;
   o.max_steps = 1000000;
-  Result r = solve(d, 0, 2, Vector::Ones(1), {}, o);
+  Result r = solve(d, 0, 2, Vector::Ones(1), Radau5Options{}, o);
   EXPECT_FALSE(r.ok());
   EXPECT_TRUE(r.status == Status::StepSizeTooSmall || r.status == Status::NonFiniteFunction ||
               r.status == Status::RepeatedNewtonFailure)
@@ -168,7 +168,7 @@ TEST(Errors, TooManySteps) {
   const BuiltinProblem p = van_der_pol();
   Options o;
   o.max_steps = 10;
-  Result r = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+  Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
   EXPECT_EQ(r.status, Status::MaxStepsExceeded);
   EXPECT_NE(r.message.find("max_steps = 10"), std::string::npos);
   EXPECT_GT(r.t, p.t0);
@@ -192,7 +192,7 @@ TEST(Errors, InconsistentInitialValuesNameTheConstraint) {
   Options o;
   o.check_consistency = false;
   o.max_steps = 50;
-  r = solve(p.dae, p.t0, p.t_end, y0, {}, o);
+  r = solve(p.dae, p.t0, p.t_end, y0, Radau5Options{}, o);
   EXPECT_NE(r.status, Status::InconsistentInitialValues);
 }
 

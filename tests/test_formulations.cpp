@@ -24,7 +24,7 @@ FormRun run(const MechanicalSystem& sys, Formulation form, double T, double tol)
   Options o;
   o.rtol = o.atol = tol;
   o.store_steps = false;
-  FormRun out{solve(dae, 0.0, T, y0, {}, o), 0, 0};
+  FormRun out{solve(dae, 0.0, T, y0, Radau5Options{}, o), 0, 0};
   const Vector ref = pendulum_reference(T);
   const MechanicalLayout L = mechanical_layout(sys, form);
   out.err_q = (out.r.y.segment(L.q, 2) - ref.head(2)).cwiseAbs().maxCoeff();

@@ -33,7 +33,7 @@ TEST(Invariants, ProjectionKeepsTheJacobiIntegral) {
       worst = std::max(worst, std::abs(moon_jacobi_integral(y) - moon_jacobi_integral(y0)));
     return worst;
   };
-  const Result plain = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+  const Result plain = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
   p.dae.project = coordinate_projector(invariants(
       1, [](VecIn y, VecOut phi) { phi[0] = moon_jacobi_integral(y); }, y0));
   Radau5Options m;
@@ -60,7 +60,7 @@ TEST(Invariants, CoordinateProjectionRemovesIndex1Drift) {
   const Vector y0 = initial_values(sys, Formulation::Index1, 0.0, q0, v0);
   Options o;
   o.rtol = o.atol = 1e-6;
-  const Result drifting = solve(dae, 0.0, 50.0, y0, {}, o);
+  const Result drifting = solve(dae, 0.0, 50.0, y0, Radau5Options{}, o);
   dae.project = coordinate_projector(mechanical_constraints(sys, Formulation::Index1));
   Radau5Options m;
   m.projection = Projection::Full;

@@ -26,7 +26,7 @@ TEST(ProblemForms, SemiExplicitIndex1) {
   EXPECT_EQ(d.algebraic_rows(), std::vector<int>{1});
   Options o;
   o.rtol = o.atol = 1e-10;
-  Result r = solve(d, 0.0, 3.0, Vector::Zero(2), {}, o);
+  Result r = solve(d, 0.0, 3.0, Vector::Zero(2), Radau5Options{}, o);
   ASSERT_TRUE(r.ok()) << r.message;
   const double t = 3.0, exact = 0.5 * (std::sin(t) - std::cos(t) + std::exp(-t));
   EXPECT_NEAR(r.y[0], exact, 1e-9);
@@ -70,9 +70,9 @@ TEST(ProblemForms, MechanicalSystemGeneralMassForm) {
   EXPECT_NEAR(y0[6], 0.0, 1e-7);   // lambda
   Options o;
   o.rtol = o.atol = 1e-8;
-  Result a = solve(d, 0.0, 3.0, y0, {}, o);
+  Result a = solve(d, 0.0, 3.0, y0, Radau5Options{}, o);
   const BuiltinProblem p = pendulum_index3();
-  Result b = solve(p.dae, 0.0, 3.0, p.y0, {}, o);
+  Result b = solve(p.dae, 0.0, 3.0, p.y0, Radau5Options{}, o);
   ASSERT_TRUE(a.ok()) << a.message;
   ASSERT_TRUE(b.ok());
   // both carry a global error of a few 1e-6 at this tolerance (the index-3 multiplier more)
@@ -99,9 +99,9 @@ TEST(ProblemForms, ConsistentAccelerationOfThePendulumInMotion) {
 TEST(ProblemForms, PendulumFormulationsAndDrift) {
   Options o;
   o.rtol = o.atol = 1e-6;
-  Result r3 = solve(pendulum_index3().dae, 0, 20, pendulum_index3().y0, {}, o);
-  Result r2 = solve(pendulum_index2().dae, 0, 20, pendulum_index2().y0, {}, o);
-  Result r1 = solve(pendulum_index1().dae, 0, 20, pendulum_index1().y0, {}, o);
+  Result r3 = solve(pendulum_index3().dae, 0, 20, pendulum_index3().y0, Radau5Options{}, o);
+  Result r2 = solve(pendulum_index2().dae, 0, 20, pendulum_index2().y0, Radau5Options{}, o);
+  Result r1 = solve(pendulum_index1().dae, 0, 20, pendulum_index1().y0, Radau5Options{}, o);
   ASSERT_TRUE(r3.ok() && r2.ok() && r1.ok());
   std::printf(
       "max |d1|, |d2| over [0, 20] at tol 1e-6: index 3: %.1e %.1e, index 2: %.1e %.1e, "

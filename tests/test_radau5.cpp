@@ -75,7 +75,7 @@ TEST(Radau5, DenseOutputIsTheCollocationPolynomial) {
   o.h0 = 0.25;
   o.store_dense = true;
   o.output_times = {0.1, 0.33, 0.5, 0.71, 1.0};
-  Result r = solve(d, 0.0, 1.0, Vector::Zero(1), {}, o);
+  Result r = solve(d, 0.0, 1.0, Vector::Zero(1), Radau5Options{}, o);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.t_out.size(), 5u);
   for (size_t k = 0; k < r.t_out.size(); ++k)
@@ -89,7 +89,7 @@ TEST(Radau5, DenseOutputAccuracyBetweenSteps) {
   Options o;
   o.rtol = o.atol = 1e-9;
   for (int k = 1; k < 40; ++k) o.output_times.push_back(0.1 * k);
-  Result r = solve(d, 0.0, 4.0, smooth_exact(0), {}, o);
+  Result r = solve(d, 0.0, 4.0, smooth_exact(0), Radau5Options{}, o);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.t_out.size(), 39u);
   for (size_t k = 0; k < r.t_out.size(); ++k)
@@ -101,7 +101,7 @@ TEST(Radau5, BackwardIntegration) {
   Options o;
   o.rtol = o.atol = 1e-10;
   o.output_times = {2.5, 1.0};
-  Result r = solve(d, 3.0, 0.0, smooth_exact(3.0), {}, o);
+  Result r = solve(d, 3.0, 0.0, smooth_exact(3.0), Radau5Options{}, o);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_DOUBLE_EQ(r.t, 0.0);
   EXPECT_LT((r.y - smooth_exact(0.0)).cwiseAbs().maxCoeff(), 1e-8);
@@ -115,9 +115,9 @@ TEST(Radau5, AnalyticAndFiniteDifferenceJacobiansAgree) {
   Options o;
   o.rtol = o.atol = 1e-8;
   o.h0 = 1e-6;
-  Result a = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+  Result a = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
   p.dae.jacobian = nullptr;
-  Result b = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+  Result b = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a.stats.nfev_jac, 0);
   EXPECT_EQ(b.stats.nfev_jac, 2 * b.stats.njac);
@@ -135,7 +135,7 @@ void expect_scd_grows(BuiltinProblem p, const std::vector<double>& tols, double 
     o.atol = tol * atol_factor;
     o.h0 = p.h0;
     o.store_steps = false;
-    Result r = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+    Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
     ASSERT_TRUE(r.ok()) << p.name << " tol " << tol << ": " << r.message;
     const double digits = scd(r.y, p.reference->y, p.scd_components);
     std::printf("%-10s tol %.0e  scd %5.2f  steps %5ld  nfev %6ld  njac %4ld\n", p.name.c_str(),
@@ -168,7 +168,7 @@ TEST(Radau5, PendulumCostMatchesPaper000Table1) {
     Options o;
     o.rtol = o.atol = row.tol;
     o.store_steps = false;
-    Result r = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+    Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
     ASSERT_TRUE(r.ok()) << r.message;
     std::printf("pendulum tol %.0e: nfev %ld (paper %ld, ratio %.2f)  njac %ld (paper %ld, %.2f)\n",
                 row.tol, r.stats.nfev, row.fev, double(r.stats.nfev) / row.fev, r.stats.njac,
@@ -191,8 +191,8 @@ TEST(Radau5, PendulumAsMechanicalSystemMatchesDirectForm) {
   EXPECT_LT((y0 - p.y0).cwiseAbs().maxCoeff(), 1e-14);
   Options o;
   o.rtol = o.atol = 1e-8;
-  Result a = solve(p.dae, 0.0, 5.0, p.y0, {}, o);
-  Result b = solve(dae, 0.0, 5.0, y0, {}, o);
+  Result a = solve(p.dae, 0.0, 5.0, p.y0, Radau5Options{}, o);
+  Result b = solve(dae, 0.0, 5.0, y0, Radau5Options{}, o);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_LT((a.y - b.y).cwiseAbs().maxCoeff(), 1e-6);
   EXPECT_TRUE(b.has_constraints);
@@ -201,7 +201,7 @@ TEST(Radau5, PendulumAsMechanicalSystemMatchesDirectForm) {
 TEST(Radau5, StatisticsAreConsistent) {
   const BuiltinProblem p = pendulum_index3();
   Options o;
-  Result r = solve(p.dae, p.t0, p.t_end, p.y0, {}, o);
+  Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
   ASSERT_TRUE(r.ok());
   const Stats& s = r.stats;
   EXPECT_EQ(static_cast<long>(r.t_steps.size()), s.naccept + 1);

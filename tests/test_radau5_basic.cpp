@@ -16,7 +16,7 @@ TEST(Radau5Basic, ExponentialDecay) {
   opt.atol = 1e-10;
   Vector y0(1);
   y0 << 1.0;
-  Result r = solve(dae, 0.0, 2.0, y0, {}, opt);
+  Result r = solve(dae, 0.0, 2.0, y0, Radau5Options{}, opt);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_NEAR(r.y[0], std::exp(-2.0), 1e-8);
 }

@@ -125,7 +125,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
 
   const double span = std::abs(t_end - t0);
   const double hmax = opt.hmax > 0 ? std::min(opt.hmax, span) : span;
-  double h = dir * std::min(opt.h0 > 0 ? opt.h0 : 1e-6, hmax);
+  double h = dir * std::min(opt.h0 > 0 ? opt.h0 : std::abs(st.initial_step(t_end)), hmax);
   size_t next_out = 0;
   auto emit_outputs_upto = [&](double t_reached, bool at_start) {
     while (next_out < out_times.size() &&
@@ -197,7 +197,6 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
         ++s.naccept;
         double h_new = controller.propose(h, a.err, k, a.safety_scale, true);
         if (last_rejected) h_new = dir * std::min(std::abs(h_new), std::abs(h));
-        h_new = dir * std::min(std::abs(h_new), hmax);
         last_rejected = false;
         const double t_new = last ? t_end : st.t();
         emit_outputs_upto(t_new, false);
@@ -215,9 +214,11 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
         }
         if (last) return finish(Status::Success, "");
         h = opt.fixed_step ? dir * opt.h0 : st.adjust_step(h, h_new);
+        h = dir * std::min(std::abs(h), hmax);
       } else {
         ++s.nreject;
-        h = s.naccept == 0 ? 0.1 * h : controller.propose(h, a.err, k, a.safety_scale, false);
+        h = st.step_after_reject(
+            h, s.naccept == 0 ? 0.1 * h : controller.propose(h, a.err, k, a.safety_scale, false));
         last_rejected = true;
       }
       continue;
@@ -243,6 +244,48 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   }
 }
 
+Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
+             const BdfOptions& method, const Options& options) {
+  dae.validate();
+  if (y0.size() != dae.n || yp0.size() != dae.n)
+    throw InvalidArgument("solve: y0 and yp0 must have size n = " + std::to_string(dae.n) +
+                          " for problem '" + dae.name + "'");
+  auto stepper = make_bdf(dae, yp0, method);
+  if (options.check_consistency && y0.allFinite() && yp0.allFinite()) {
+    Vector res(dae.n);
+    dae.F(t0, y0, yp0, res);
+    for (int i = 0; i < dae.n; ++i)
+      if (!(std::abs(res[i]) <= options.consistency_tol)) {
+        Result r;
+        r.method = stepper->name();
+        r.problem = dae.name;
+        r.status = Status::InconsistentInitialValues;
+        r.message =
+            "inconsistent initial values: equation " + std::to_string(i) + " has residual |F_" +
+            std::to_string(i) + "(t0, y0, yp0)| = " + fmt(std::abs(res[i])) + " > " +
+            fmt(options.consistency_tol) + " (compute consistent values with daekit::initialize)";
+        r.t = t0;
+        r.y = y0;
+        return r;
+      }
+  }
+  Result r = integrate(*stepper, nullptr, t0, t_end, y0, options);
+  r.problem = dae.name;
+  return r;
+}
+
+Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
+             const BdfOptions& method, const Options& options) {
+  dae.validate();
+  if (y0.size() != dae.n)
+    throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
+                          dae.name + "' has n = " + std::to_string(dae.n));
+  const ImplicitDae implicit = to_implicit_form(dae);
+  const Vector yp0 = initial_derivative(dae, t0, y0);
+  auto stepper = make_bdf(implicit, yp0, method);
+  return integrate(*stepper, &dae, t0, t_end, y0, options);
+}
+
 Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
              const Radau5Options& method, const Options& options) {
   dae.validate();
@@ -251,6 +294,11 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
                           dae.name + "' has n = " + std::to_string(dae.n));
   auto stepper = make_radau5(dae, method);
   return integrate(*stepper, &dae, t0, t_end, y0, options);
+}
+
+Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
+             const Options& options) {
+  return solve(dae, t0, t_end, y0, Radau5Options{}, options);
 }
 
 }  // namespace daekit

@@ -1,5 +1,10 @@
 #include "daekit/problem/implicit_dae.hpp"
 
+#include <cmath>
+#include <limits>
+
+#include "daekit/problem/finite_difference.hpp"
+
 namespace daekit {
 
 void ImplicitDae::validate() const {
@@ -8,8 +13,8 @@ void ImplicitDae::validate() const {
   if (!F) throw InvalidArgument(who + "the residual F is not set");
   if (!differential.empty() && static_cast<int>(differential.size()) != n)
     throw InvalidArgument(who + "differential tags have size " +
-                          std::to_string(differential.size()) + ", expected n = " +
-                          std::to_string(n));
+                          std::to_string(differential.size()) +
+                          ", expected n = " + std::to_string(n));
 }
 
 ImplicitDae to_implicit_form(const MassMatrixDae& dae) {
@@ -36,6 +41,59 @@ ImplicitDae to_implicit_form(const MassMatrixDae& dae) {
   for (int j = 0; j < dae.n; ++j)
     if (M.col(j).cwiseAbs().maxCoeff() == 0.0) d.differential[j] = false;
   return d;
+}
+
+Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0) {
+  dae.validate();
+  const int n = dae.n;
+  Vector f(n);
+  dae.f(t0, y0, f);
+  if (dae.has_identity_mass()) return f;
+  // differential part: least squares on M y' = f (exact where M is invertible on its range)
+  std::vector<int> diff_rows, alg_rows, diff_cols, alg_cols;
+  for (int i = 0; i < n; ++i) {
+    (dae.mass.row(i).cwiseAbs().maxCoeff() > 0 ? diff_rows : alg_rows).push_back(i);
+    (dae.mass.col(i).cwiseAbs().maxCoeff() > 0 ? diff_cols : alg_cols).push_back(i);
+  }
+  Vector yp = Vector::Zero(n);
+  if (!diff_rows.empty() && !diff_cols.empty()) {
+    Matrix Mdd(diff_rows.size(), diff_cols.size());
+    Vector fd(diff_rows.size());
+    for (size_t a = 0; a < diff_rows.size(); ++a) {
+      fd[a] = f[diff_rows[a]];
+      for (size_t b = 0; b < diff_cols.size(); ++b)
+        Mdd(a, b) = dae.mass(diff_rows[a], diff_cols[b]);
+    }
+    const Vector ypd = Mdd.completeOrthogonalDecomposition().solve(fd);
+    for (size_t b = 0; b < diff_cols.size(); ++b) yp[diff_cols[b]] = ypd[b];
+  }
+  if (alg_rows.empty() || alg_rows.size() != alg_cols.size()) return yp;
+  // algebraic part: 0 = d/dt f_A(t, y) = J_AD y'_D + J_AZ z' + df_A/dt
+  Matrix J(n, n);
+  if (dae.jacobian) {
+    J.setZero();
+    dae.jacobian(t0, y0, J);
+  } else {
+    Vector yw(n), fw(n);
+    forward_difference_jacobian(dae.f, t0, y0, f, J, yw, fw);
+  }
+  const double dt = std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t0));
+  Vector f1(n);
+  dae.f(t0 + dt, y0, f1);
+  const int m = static_cast<int>(alg_rows.size());
+  Matrix JAZ(m, m);
+  Vector rhs(m);
+  for (int a = 0; a < m; ++a) {
+    double r = (f1[alg_rows[a]] - f[alg_rows[a]]) / dt;
+    for (int c : diff_cols) r += J(alg_rows[a], c) * yp[c];
+    rhs[a] = -r;
+    for (int b = 0; b < m; ++b) JAZ(a, b) = J(alg_rows[a], alg_cols[b]);
+  }
+  Eigen::FullPivLU<Matrix> lu(JAZ);
+  if (!lu.isInvertible()) return yp;  // index > 1: leave the algebraic derivatives at 0
+  const Vector z = lu.solve(rhs);
+  for (int b = 0; b < m; ++b) yp[alg_cols[b]] = z[b];
+  return yp;
 }
 
 }  // namespace daekit

@@ -55,6 +55,17 @@ class Stepper {
     (void)h_last;
     return h_proposed;
   }
+  /// Step size to retry with after an error-test rejection of a step of size h, given the
+  /// controller's proposal (methods with their own order/step logic, e.g. BDF, override this).
+  virtual double step_after_reject(double h, double h_proposed) {
+    (void)h;
+    return h_proposed;
+  }
+  /// Initial step size when the user gives none (t_end: end of the interval).
+  virtual double initial_step(double t_end) {
+    (void)t_end;
+    return 1e-6;
+  }
   virtual double t() const = 0;
   virtual const Vector& y() const = 0;
   /// Dense output over the last accepted step (valid after the first accept()).

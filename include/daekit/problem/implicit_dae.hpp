@@ -33,4 +33,10 @@ struct ImplicitDae {
 /// F(t, y, y') = M y' - f(t, y); components whose column of M is zero are tagged algebraic.
 ImplicitDae to_implicit_form(const MassMatrixDae& dae);
 
+/// y'(t0) of M y' = f(t, y) at a consistent y0: the differential part from M y' = f (least
+/// squares on the rows of M that are not zero), the algebraic part (zero columns of M) from the
+/// time derivative of the algebraic equations, J_AZ z' = -(J_AD y'_D + df_A/dt), when J_AZ is
+/// invertible (index 1); otherwise those components are left 0.
+Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0);
+
 }  // namespace daekit

@@ -1,0 +1,42 @@
+// Variable-order (1..5), variable-step BDF for fully implicit DAEs F(t, y, y') = 0 in the
+// fixed-leading-coefficient form of DASSL / IDA (Brenan-Campbell-Petzold, ch. 5; NOTES-004.md
+// ch. 4), chosen over the Nordsieck form of ch. 10 because its interpolation and error
+// estimates stay accurate under frequent step changes and it is the form IDA users know.
+//
+// Modified divided differences phi_j (j = 1..k+1) of the back values give the predictor
+//   y^(0) = sum_j phi*_j,  y'^(0) = sum_j gamma_j phi*_j  (phi*_j = beta_j phi_j),
+// and the corrector solves F(t_{n+1}, y, y'^(0) + cj (y - y^(0))) = 0, cj = -alpha_s / h,
+// alpha_s = -sum_{i=1..k} 1/i, by modified Newton with the matrix dF/dy + cj dF/dy' (kept
+// while cj changes by less than the factor [0.6, 1.67]; the correction is then scaled by
+// 2 / (1 + cj / cj_old)). Error estimate: err = ck |y - y^(0)| with DASSL's ck; the terms
+// sigma_k |.| for orders k-1, k, k+1 choose the next order; step sizes by r = (2 est)^(-1/(k+1)).
+// Dense output of y and y' from the divided differences (DDATRP).
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "daekit/methods/stepper.hpp"
+#include "daekit/problem/implicit_dae.hpp"
+
+namespace daekit {
+
+struct BdfOptions {
+  int max_order = 5;    ///< 1..5
+  int fixed_order = 0;  ///< 0: variable order; k: order held at k once reached
+  /// Leave algebraic components (ImplicitDae::differential == false) out of the error test
+  /// (IDA's suppressalg; recommended for index-2 problems).
+  bool exclude_algebraic_from_error = false;
+  int max_newton_iterations = 4;   ///< DASSL's MAXIT
+  double newton_tolerance = 0.33;  ///< on the estimated error of the Newton iterate (weighted)
+  /// Tests and studies: start at order fixed_order from exact back values y(t0 - j h0).
+  std::function<Vector(double t)> exact_history;
+
+  void validate() const;
+};
+
+/// The BDF stepper for F(t, y, y') = 0 with initial y0 (to start()) and y'(t0) = yp0.
+std::unique_ptr<Stepper> make_bdf(const ImplicitDae& dae, const Vector& yp0,
+                                  const BdfOptions& options);
+
+}  // namespace daekit
