@@ -1,0 +1,40 @@
+// Consistent initial values for F(t, y, y') = 0 (NOTES-004.md ch. 4 and 10; SUNDIALS IDA's
+// IDACalcIC modes):
+//   (a) DifferentialGiven: keep the differential components of y, compute the algebraic
+//       components of y and the derivatives y' of the differential components
+//       (IDA_YA_YDP_INIT); algebraic components' y' do not enter F and are left as given,
+//   (b) DerivativeGiven: keep y', compute all of y (IDA_Y_INIT),
+//   (c) CheckOnly: evaluate F and report the residual per equation.
+// Newton's method with a backtracking line search on |F|^2 / 2; Jacobians analytic when the
+// problem gives them, finite differences otherwise. A singular Jacobian (e.g. a model that is
+// not index 1, or wrong differential/algebraic tags) is reported, naming the dependent unknown.
+#pragma once
+
+#include <string>
+
+#include "daekit/problem/implicit_dae.hpp"
+
+namespace daekit {
+
+enum class InitMode { DifferentialGiven, DerivativeGiven, CheckOnly };
+
+struct InitOptions {
+  double tol = 1e-10;       ///< max |F_i| accepted as consistent
+  int max_iterations = 50;  ///< Newton iterations
+  void validate() const;
+};
+
+struct InitResult {
+  bool ok = false;
+  std::string message;  ///< what failed (empty on success)
+  Vector y, yp;         ///< consistent values (the input where nothing was computed)
+  Vector residual;      ///< F(t0, y, yp) at the returned values
+  int iterations = 0;
+  /// One line per equation: index, residual, and "ok"/"VIOLATED".
+  std::string report() const;
+};
+
+InitResult initialize(const ImplicitDae& dae, double t0, const Vector& y0, const Vector& yp0,
+                      InitMode mode, const InitOptions& options = {});
+
+}  // namespace daekit
