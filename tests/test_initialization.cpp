@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "daekit/integrator/initialization.hpp"
+#include "daekit/problem/initialization.hpp"
 #include "daekit/integrator/solve.hpp"
 #include "daekit/problems/registry.hpp"
 

@@ -22,6 +22,10 @@ const char* to_string(Status status) {
       return "inconsistent_initial_values";
     case Status::InvalidInput:
       return "invalid_input";
+    case Status::TerminalEvent:
+      return "terminal_event";
+    case Status::RestartFailed:
+      return "restart_failed";
   }
   return "unknown";
 }

@@ -17,13 +17,13 @@ std::string num(double x) {
 
 void Options::validate(int n) const {
   constexpr double eps = std::numeric_limits<double>::epsilon();
-  if (!(rtol > 10 * eps) || !(rtol < 1.0))
-    bad("rtol must lie in (10 eps, 1), got " + num(rtol));
-  if (!(atol > 0.0) || !std::isfinite(atol)) bad("atol must be positive and finite, got " + num(atol));
+  if (!(rtol > 10 * eps) || !(rtol < 1.0)) bad("rtol must lie in (10 eps, 1), got " + num(rtol));
+  if (!(atol > 0.0) || !std::isfinite(atol))
+    bad("atol must be positive and finite, got " + num(atol));
   if (atol_vector.size() != 0) {
     if (atol_vector.size() != n)
-      bad("atol_vector has size " + std::to_string(atol_vector.size()) + ", expected n = " +
-          std::to_string(n));
+      bad("atol_vector has size " + std::to_string(atol_vector.size()) +
+          ", expected n = " + std::to_string(n));
     for (int i = 0; i < n; ++i)
       if (!(atol_vector[i] > 0.0) || !std::isfinite(atol_vector[i]))
         bad("atol_vector[" + std::to_string(i) + "] must be positive and finite, got " +
@@ -39,7 +39,11 @@ void Options::validate(int n) const {
   if (!(max_decrease >= 1.0)) bad("max_decrease must be >= 1, got " + num(max_decrease));
   if (max_consecutive_failures < 1) bad("max_consecutive_failures must be >= 1");
   if (max_singular_failures < 1) bad("max_singular_failures must be >= 1");
-  if (!(consistency_tol > 0.0)) bad("consistency_tol must be positive, got " + num(consistency_tol));
+  if (!(consistency_tol > 0.0))
+    bad("consistency_tol must be positive, got " + num(consistency_tol));
+  for (size_t i = 0; i < events.size(); ++i)
+    if (!events[i].r) bad("events[" + std::to_string(i) + "] has no root function r");
+  if (max_events < 1) bad("max_events must be >= 1");
   for (double t : output_times)
     if (!std::isfinite(t)) bad("output_times contains a non-finite value");
 }

@@ -13,7 +13,8 @@ Vector Result::sol(double t) const {
   const double b = std::max(segments.front().t_left, segments.back().t_right);
   const double slack = 1e-12 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
   if (t < a - slack || t > b + slack)
-    throw InvalidArgument("Result::sol: t = " + std::to_string(t) + " outside the integrated range");
+    throw InvalidArgument("Result::sol: t = " + std::to_string(t) +
+                          " outside the integrated range");
   const bool forward = segments.front().t_right >= segments.front().t_left;
   // first segment whose right end is at or beyond t (in the direction of integration)
   auto it = std::lower_bound(segments.begin(), segments.end(), t,

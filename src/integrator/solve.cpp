@@ -39,6 +39,112 @@ void record_residual(Result& r, const MassMatrixDae* prob, double t, const Vecto
   if (store) r.residual_steps.push_back(c);
 }
 
+// What the event check decided for the step just accepted.
+struct EventCut {
+  enum Kind { None, Stop, Restart } kind = None;
+  double t = 0.0;
+  Vector y_before, y_after, yp;
+};
+
+// Root finding for Options::events on the dense output of the last accepted step.
+class EventLocator {
+ public:
+  EventLocator(const std::vector<Event>& events, int n)
+      : events_(events), prev_(events.size(), 0.0), y_(n), yp_(n) {}
+
+  void initialize(const Stepper& st, double t0, const Vector& y0) {
+    (void)st;
+    // y'(t0) is not known to every method here: the switch functions see y' = 0 at t0 only
+    Vector yp0 = Vector::Zero(y0.size());
+    for (size_t i = 0; i < events_.size(); ++i) prev_[i] = events_[i].r(t0, y0, yp0);
+  }
+
+  // Checks the step (t_old, st.t()]; handles Continue events in time order; returns the first
+  // event that stops or restarts (kind None if there is none).
+  EventCut process(const Stepper& st, double t_old, double dir, Result& result) {
+    const double t_new = st.t();
+    st.dense_derivative(t_new, yp_);
+    std::vector<std::pair<double, int>> found;
+    std::vector<double> current(events_.size());
+    for (size_t i = 0; i < events_.size(); ++i) {
+      current[i] = events_[i].r(t_new, st.y(), yp_);
+      const double a = prev_[i], b = current[i];
+      const int d = events_[i].direction;
+      const bool rising = a < 0 && b >= 0, falling = a > 0 && b <= 0;
+      if ((rising && d >= 0) || (falling && d <= 0))
+        found.push_back({locate(st, i, t_old, t_new), i});
+    }
+    for (size_t i = 0; i < events_.size(); ++i) prev_[i] = current[i];
+    std::sort(found.begin(), found.end(),
+              [dir](const auto& x, const auto& y) { return dir * x.first < dir * y.first; });
+    EventCut cut;
+    for (const auto& [te, i] : found) {
+      st.dense(te, y_);
+      st.dense_derivative(te, yp_);
+      EventRecord rec;
+      rec.t = te;
+      rec.index = i;
+      rec.name = events_[i].name;
+      rec.residual = events_[i].r(te, y_, yp_);
+      rec.y = y_;
+      result.events.push_back(rec);
+      Vector y_after = y_;
+      const EventAction action =
+          events_[i].action ? events_[i].action(te, y_after) : EventAction::Continue;
+      if (action == EventAction::Continue) continue;
+      cut.kind = action == EventAction::Stop ? EventCut::Stop : EventCut::Restart;
+      cut.t = te;
+      cut.y_before = y_;
+      cut.y_after = y_after;
+      cut.yp = yp_;
+      break;
+    }
+    return cut;
+  }
+
+  void reset_after_restart(const Stepper& st, const EventCut& cut) {
+    for (size_t i = 0; i < events_.size(); ++i) prev_[i] = events_[i].r(cut.t, st.y(), cut.yp);
+  }
+
+ private:
+  // Illinois iteration on g(t) = r_i(t, p(t), p'(t)) over [a, b] with a sign change; returns a
+  // time on the far side of the root (where g has the sign it has at b), within round-off.
+  double locate(const Stepper& st, size_t i, double a, double b) {
+    auto g = [&](double t) {
+      st.dense(t, y_);
+      st.dense_derivative(t, yp_);
+      return events_[i].r(t, y_, yp_);
+    };
+    double ga = prev_[i], gb = g(b);
+    if (gb == 0.0) return b;
+    const double tol = 4 * std::numeric_limits<double>::epsilon() *
+                       std::max({std::abs(a), std::abs(b), std::abs(b - a)});
+    int side = 0;
+    for (int it = 0; it < 200 && std::abs(b - a) > tol; ++it) {
+      double c = b - gb * (b - a) / (gb - ga);
+      if (!(std::min(a, b) < c && c < std::max(a, b))) c = 0.5 * (a + b);
+      const double gc = g(c);
+      if (gc == 0.0) return c;
+      if ((gc > 0) == (gb > 0)) {  // c on b's side: move b, halve the stale end (Illinois)
+        b = c;
+        gb = gc;
+        if (side == 1) ga *= 0.5;
+        side = 1;
+      } else {
+        a = c;
+        ga = gc;
+        if (side == -1) gb *= 0.5;
+        side = -1;
+      }
+    }
+    return b;
+  }
+
+  const std::vector<Event>& events_;
+  std::vector<double> prev_;
+  Vector y_, yp_;
+};
+
 }  // namespace
 
 std::string check_initial_values(const MassMatrixDae& dae, double t0, const Vector& y0,
@@ -89,7 +195,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   std::sort(out_times.begin(), out_times.end(),
             [dir](double a, double b) { return dir * a < dir * b; });
 
-  auto finish = [&](Status status, std::string message) {
+  auto finish = [&](Status status, std::string message) -> Result& {
     r.status = status;
     r.message = std::move(message);
     r.t = st.t();
@@ -157,6 +263,9 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
   const char* last_failure = "";
   bool last_outcome_non_finite = false;
   int consecutive_failures = 0, singular_failures = 0;
+  long event_count = 0;
+  EventLocator events(opt.events, n);
+  if (!opt.events.empty()) events.initialize(st, t0, y0);
   Stats& s = r.stats;
 
   for (;;) {
@@ -198,6 +307,43 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
         double h_new = controller.propose(h, a.err, k, a.safety_scale, true);
         if (last_rejected) h_new = dir * std::min(std::abs(h_new), std::abs(h));
         last_rejected = false;
+        // state events in (t, t_new]: may cut the step at an event time
+        EventCut cut;
+        if (!opt.events.empty()) {
+          cut = events.process(st, t, dir, r);
+          if (cut.kind != EventCut::None && ++event_count > opt.max_events)
+            return finish(Status::MaxStepsExceeded,
+                          "more than max_events = " + std::to_string(opt.max_events) +
+                              " events (chattering?) at t = " + fmt(cut.t));
+        }
+        if (cut.kind != EventCut::None) {
+          emit_outputs_upto(cut.t, false);
+          if (opt.store_steps) {
+            r.t_steps.push_back(cut.t);
+            r.y_steps.push_back(cut.y_before);
+          }
+          record_residual(r, prob, cut.t, cut.y_before, opt.store_steps);
+          if (cut.kind == EventCut::Stop) {
+            Result& out = finish(Status::TerminalEvent, "terminal event '" + r.events.back().name +
+                                                            "' at t = " + fmt(cut.t));
+            out.t = cut.t;
+            out.y = cut.y_before;
+            return out;
+          }
+          std::string message;
+          if (!st.restart(cut.t, cut.y_after, message))
+            return finish(Status::RestartFailed, "restart after event '" + r.events.back().name +
+                                                     "' at t = " + fmt(cut.t) +
+                                                     " failed: " + message);
+          events.reset_after_restart(st, cut);
+          if (opt.store_steps) {
+            r.t_steps.push_back(st.t());
+            r.y_steps.push_back(st.y());
+          }
+          record_residual(r, prob, st.t(), st.y(), opt.store_steps);
+          h = dir * std::min(std::abs(h), std::abs(st.initial_step(t_end)));
+          continue;
+        }
         const double t_new = last ? t_end : st.t();
         emit_outputs_upto(t_new, false);
         if (opt.store_steps) {
@@ -208,7 +354,7 @@ Result integrate(Stepper& st, const MassMatrixDae* prob, double t0, double t_end
         record_residual(r, prob, st.t(), st.y(), opt.store_steps);
         if (opt.progress) opt.progress((st.t() - t0) / (t_end - t0));
         if (opt.step_callback) {
-          StepInfo info{st.t(), h, &st.y(), s.naccept};
+          StepInfo info{st.t(), h, &st.y(), s.naccept, st.order()};
           if (!opt.step_callback(info))
             return finish(Status::UserStop, "stopped by the step callback at t = " + fmt(st.t()));
         }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "daekit/linalg/dense_lu.hpp"
+#include "daekit/problem/initialization.hpp"
 
 namespace daekit {
 
@@ -60,6 +61,7 @@ class Bdf final : public Stepper {
   }
 
   const char* name() const override { return "bdf"; }
+  int order() const override { return kold_; }
   int error_order() const override { return k_ + 1; }
 
   double initial_step(double t_end) override {
@@ -171,8 +173,23 @@ class Bdf final : public Stepper {
     }
   }
 
+  bool restart(double t, const Vector& y, std::string& message) override {
+    // consistent re-initialisation (differential components kept), then order 1 (as DNA)
+    const InitResult init = initialize(dae_, t, y, yp_, InitMode::DifferentialGiven, {});
+    if (!init.ok) {
+      message = "re-initialisation at the event failed: " + init.message;
+      return false;
+    }
+    yp0_ = init.yp;
+    Tolerances tol;
+    tol.rtol = rtol_;
+    tol.atol = atol_;
+    start(t, init.y, tol);
+    return true;
+  }
+
   /// y'(t) from the same interpolant.
-  void dense_derivative(double t, VecOut out) const {
+  void dense_derivative(double t, VecOut out) const override {
     const double temp1 = t - t_;
     out.setZero();
     double c = 1.0, d = 0.0, gamma = temp1 / psi_[0];

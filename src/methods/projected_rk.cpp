@@ -52,6 +52,7 @@ class ProjectedRk final : public Stepper {
   }
 
   const char* name() const override { return "projected_rk"; }
+  int order() const override { return tab_.order; }
   int error_order() const override { return tab_.order; }
   bool has_error_estimate() const override { return false; }
 
@@ -153,6 +154,12 @@ class ProjectedRk final : public Stepper {
     t_ += h_;
     h_last_ = h_;
     y_.swap(y_new_);
+  }
+
+  bool restart(double t, const Vector& y, std::string& message) override {
+    t_ = t;
+    y_ = y;
+    return dae_.solve_algebraic(t_, y_, message);
   }
 
   double t() const override { return t_; }

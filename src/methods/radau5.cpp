@@ -89,6 +89,7 @@ class Radau5 final : public Stepper {
   }
 
   const char* name() const override { return "radau5"; }
+  int order() const override { return 5; }
   int error_order() const override { return 4; }  // err ~ h^4 as in RADAU5 (quot = err^(1/4))
 
   void start(double t0, const Vector& y0, const Tolerances& tol) override {
@@ -197,6 +198,33 @@ class Radau5 final : public Stepper {
     const double x1 = k_.c[1] - 1.0, x2 = k_.c[0] - 1.0;
     out = cont_.col(0) +
           theta * (cont_.col(1) + (theta - x1) * (cont_.col(2) + (theta - x2) * cont_.col(3)));
+  }
+
+  void dense_derivative(double t, VecOut out) const override {
+    // d/dt of c0 + th (c1 + (th - x1)(c2 + (th - x2) c3)), th = (t - t_n) / h
+    const double th = (t - t_) / h_last_;
+    const double x1 = k_.c[1] - 1.0, x2 = k_.c[0] - 1.0;
+    out = (cont_.col(1) + (2 * th - x1) * cont_.col(2) +
+           (3 * th * th - 2 * th * (x1 + x2) + x1 * x2) * cont_.col(3)) /
+          h_last_;
+  }
+
+  bool restart(double t, const Vector& y, std::string& message) override {
+    t_ = t;
+    y_ = y;
+    if (!dae_.solve_algebraic(t_, y_, message)) return false;
+    eval_f(t_, y_, f0_);
+    if (!f0_.allFinite()) {
+      message = "f is not finite at the restart point";
+      return false;
+    }
+    first_ = true;
+    jac_valid_ = jac_fresh_ = lu_valid_ = false;
+    need_jac_ = true;
+    faccon_ = 1.0;
+    theta_ = opt_.jacobian_reuse_theta;
+    attempts_since_accept_ = 0;
+    return true;
   }
 
   DenseSegment segment() const override {

@@ -1,6 +1,9 @@
 #include "daekit/problem/mass_matrix_dae.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "daekit/problem/finite_difference.hpp"
 
 namespace daekit {
 
@@ -25,8 +28,8 @@ void MassMatrixDae::validate() const {
   }
   if (!component_names.empty() && static_cast<int>(component_names.size()) != n)
     throw InvalidArgument(who + "component_names has size " +
-                          std::to_string(component_names.size()) + ", expected n = " +
-                          std::to_string(n));
+                          std::to_string(component_names.size()) +
+                          ", expected n = " + std::to_string(n));
 }
 
 int MassMatrixDae::max_index() const {
@@ -39,6 +42,54 @@ std::vector<int> MassMatrixDae::algebraic_rows() const {
   for (int i = 0; i < n; ++i)
     if (mass.row(i).cwiseAbs().maxCoeff() == 0.0) rows.push_back(i);
   return rows;
+}
+
+std::vector<int> MassMatrixDae::algebraic_columns() const {
+  std::vector<int> cols;
+  if (mass.size() == 0) return cols;
+  for (int j = 0; j < n; ++j)
+    if (mass.col(j).cwiseAbs().maxCoeff() == 0.0) cols.push_back(j);
+  return cols;
+}
+
+bool MassMatrixDae::solve_algebraic(double t, Vector& y, std::string& message) const {
+  const std::vector<int> rows = algebraic_rows(), cols = algebraic_columns();
+  if (rows.empty() || rows.size() != cols.size()) return true;
+  const int m = static_cast<int>(rows.size());
+  Vector fv(n), yw(n), fw(n), r(m);
+  Matrix J(n, n), JA(m, m);
+  for (int it = 0; it < 20; ++it) {
+    f(t, y, fv);
+    double worst = 0.0;
+    for (int a = 0; a < m; ++a) {
+      r[a] = fv[rows[a]];
+      worst = std::max(worst, std::abs(r[a]));
+    }
+    if (!std::isfinite(worst)) {
+      message = "f not finite while solving the algebraic equations";
+      return false;
+    }
+    if (worst <= 1e-12 * (1.0 + y.cwiseAbs().maxCoeff())) return true;
+    if (jacobian) {
+      J.setZero();
+      jacobian(t, y, J);
+    } else {
+      forward_difference_jacobian(f, t, y, fv, J, yw, fw);
+    }
+    for (int a = 0; a < m; ++a)
+      for (int b = 0; b < m; ++b) JA(a, b) = J(rows[a], cols[b]);
+    Eigen::FullPivLU<Matrix> lu(JA);
+    if (!lu.isInvertible()) {
+      message =
+          "the Jacobian of the algebraic equations with respect to the algebraic "
+          "variables is singular (not index 1)";
+      return false;
+    }
+    const Vector dz = lu.solve(r);
+    for (int b = 0; b < m; ++b) y[cols[b]] -= dz[b];
+  }
+  message = "Newton on the algebraic equations did not converge";
+  return false;
 }
 
 }  // namespace daekit

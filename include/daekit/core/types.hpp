@@ -28,6 +28,8 @@ enum class Status {
   NonFiniteFunction,          ///< user function kept returning NaN/Inf
   InconsistentInitialValues,  ///< constraints not satisfied at t0
   InvalidInput,               ///< sizes or options wrong (detected before integration)
+  TerminalEvent,              ///< stopped at a terminal event (Result::events says which)
+  RestartFailed,              ///< re-initialisation after an event found no consistent values
 };
 
 /// Short stable identifier of a status, e.g. "success", "max_steps_exceeded" (used in JSON).

@@ -8,6 +8,7 @@
 
 #include "daekit/core/dense_output.hpp"
 #include "daekit/core/types.hpp"
+#include "daekit/integrator/options.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 
 namespace daekit {
@@ -23,16 +24,17 @@ struct Result {
 
   std::vector<double> t_steps;  ///< accepted steps (t0 first) if Options::store_steps
   std::vector<Vector> y_steps;
-  std::vector<double> t_out;    ///< Options::output_times that were reached
+  std::vector<double> t_out;  ///< Options::output_times that were reached
   std::vector<Vector> y_out;
 
   std::vector<DenseSegment> segments;  ///< if Options::store_dense
+  std::vector<EventRecord> events;     ///< located events, in order
 
   Stats stats;
   double cpu_seconds = 0.0;
 
-  bool has_constraints = false;       ///< the problem has a constraint monitor
-  ConstraintResiduals max_residual;   ///< max over accepted steps (and t0)
+  bool has_constraints = false;                     ///< the problem has a constraint monitor
+  ConstraintResiduals max_residual;                 ///< max over accepted steps (and t0)
   std::vector<ConstraintResiduals> residual_steps;  ///< per stored step
 
   bool ok() const { return status == Status::Success; }

@@ -1,9 +1,9 @@
 // Radau IIA, 3 stages, order 5 (stage order 3), for M y' = f(t, y): the method of Hairer and
 // Wanner's RADAU5 (Hairer-Wanner II, IV.8 and VI.6).
 //
-// Stage system, Z_i = Y_i - y_n (i = 1..3):   (A^{-1} (x) M) Z = h F(Z),  F_i = f(t_n + c_i h, y_n + Z_i).
-// With T^{-1} A^{-1} T = diag(gamma, [alpha -beta; beta alpha]) and W = (T^{-1} (x) I) Z the
-// simplified Newton iteration splits into one real system with (gamma/h M - J) and one complex
+// Stage system, Z_i = Y_i - y_n (i = 1..3):   (A^{-1} (x) M) Z = h F(Z),  F_i = f(t_n + c_i h, y_n
+// + Z_i). With T^{-1} A^{-1} T = diag(gamma, [alpha -beta; beta alpha]) and W = (T^{-1} (x) I) Z
+// the simplified Newton iteration splits into one real system with (gamma/h M - J) and one complex
 // system with ((alpha + i beta)/h M - J); J = df/dy is frozen over steps while Newton converges
 // fast (contraction theta <= 0.001) and the LU is kept while h stays in the dead band [1, 1.2].
 // Error estimate: err = (gamma/h M - J)^{-1} (f(t_n, y_n) + M (e^T Z)/h) with the embedded
@@ -21,8 +21,8 @@
 namespace daekit {
 
 struct Radau5Options {
-  int max_newton_iterations = 7;       ///< NIT of RADAU5
-  double newton_tolerance = 0.0;       ///< 0: max(10 eps / rtol', min(0.03, sqrt(rtol')))
+  int max_newton_iterations = 7;        ///< NIT of RADAU5
+  double newton_tolerance = 0.0;        ///< 0: max(10 eps / rtol', min(0.03, sqrt(rtol')))
   bool start_newton_from_zero = false;  ///< true: Z = 0 instead of extrapolating
   double jacobian_reuse_theta = 0.001;  ///< keep J when the Newton contraction is below this
   double lu_reuse_low = 1.0;            ///< keep h (and the LU) if h_new/h in [low, high]

@@ -40,6 +40,8 @@ class Stepper {
  public:
   virtual ~Stepper() = default;
   virtual const char* name() const = 0;
+  /// Order of the method for the step just taken (variable-order methods: current order).
+  virtual int order() const = 0;
   /// Exponent k of the error model err ~ C h^k used by the step-size controller.
   virtual int error_order() const = 0;
   /// False for methods without an error estimate: they run only with Options::fixed_step.
@@ -70,6 +72,13 @@ class Stepper {
   virtual const Vector& y() const = 0;
   /// Dense output over the last accepted step (valid after the first accept()).
   virtual void dense(double t, VecOut out) const = 0;
+  /// Derivative of the dense output over the last accepted step (default: central
+  /// difference of dense()).
+  virtual void dense_derivative(double t, VecOut out) const;
+  /// Restart at (t, y) after an event changed the state or the model: make the algebraic part
+  /// consistent where the method can, and start afresh (BDF: order 1). Returns false with a
+  /// message if no consistent state was found.
+  virtual bool restart(double t, const Vector& y, std::string& message) = 0;
   /// Copy of the last step's interpolant (allocates: only used when the user stores it).
   virtual DenseSegment segment() const = 0;
   virtual const Stats& stats() const = 0;

@@ -57,6 +57,13 @@ struct MassMatrixDae {
   int max_index() const;
   /// Indices of the rows of M that are identically zero (the algebraic equations).
   std::vector<int> algebraic_rows() const;
+  /// Indices of the columns of M that are identically zero (the algebraic variables).
+  std::vector<int> algebraic_columns() const;
+  /// Newton on the algebraic equations for the algebraic variables at fixed differential
+  /// ones (index-1 re-initialisation after events). Returns false with a message when the
+  /// algebraic Jacobian is singular or Newton fails; does nothing if there are no algebraic
+  /// equations or their number differs from that of the algebraic variables.
+  bool solve_algebraic(double t, Vector& y, std::string& message) const;
 };
 
 }  // namespace daekit

@@ -61,8 +61,8 @@ BuiltinProblem robertson();             ///< ROBER, IVP Test Set, t in [0, 1e11]
 BuiltinProblem andrews();               ///< Andrews' squeezer, index 3, 27 variables
 BuiltinProblem transistor_amplifier();  ///< IVP Test Set, index 1, 8 variables
 BuiltinProblem truck_suspension();      ///< NOTES-004.md ch. 9 (9.5)/(9.6)
-BuiltinProblem akzo_nobel();          ///< chemical Akzo Nobel, IVP Test Set, index 1, n = 6
-BuiltinProblem robertson_dae();       ///< ROBER with y3 = 1 - y1 - y2 as algebraic equation
+BuiltinProblem akzo_nobel();            ///< chemical Akzo Nobel, IVP Test Set, index 1, n = 6
+BuiltinProblem robertson_dae();         ///< ROBER with y3 = 1 - y1 - y2 as algebraic equation
 BuiltinProblem moon_flight();           ///< restricted three-body problem, ch. 8 (y1' = 1.4)
 BuiltinProblem moon_flight(double y1_velocity);  ///< the other starts of ch. 8: 0.5, 1.1, 2.0
 /// Jacobi integral of moon_flight at x = (y1, y2, y1', y2').

@@ -1,4 +1,4 @@
-#include "daekit/integrator/initialization.hpp"
+#include "daekit/problem/initialization.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -83,9 +83,7 @@ InitResult initialize(const ImplicitDae& dae, double t0, const Vector& y0, const
   // which unknowns: by_y[j] true -> y_j, false -> y'_j
   std::vector<bool> by_y(n, true);
   if (mode == InitMode::DifferentialGiven) {
-    if (dae.differential.empty())
-      throw InvalidArgument("initialize: mode DifferentialGiven needs the differential tags");
-    for (int j = 0; j < n; ++j) by_y[j] = !dae.differential[j];
+    for (int j = 0; j < n; ++j) by_y[j] = !dae.differential.empty() && !dae.differential[j];
   }
   Matrix J(n, n);
   Vector trial_y(n), trial_yp(n), trial_res(n);
