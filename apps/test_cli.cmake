@@ -1,0 +1,108 @@
+# CTest script (cmake -P): exact exit codes and the files written by the daekit command.
+#   -DDAEKIT=<path of the daekit executable>  -DWORK_DIR=<scratch directory>
+cmake_minimum_required(VERSION 3.25)
+if(NOT DAEKIT OR NOT WORK_DIR)
+  message(FATAL_ERROR "usage: cmake -DDAEKIT=... -DWORK_DIR=... -P test_cli.cmake")
+endif()
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+set(failures 0)
+# expect(<exit code> <stdout regex or ""> <stderr regex or ""> args...)
+function(expect code out_re err_re)
+  execute_process(COMMAND "${DAEKIT}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err WORKING_DIRECTORY "${WORK_DIR}")
+  set(ok TRUE)
+  if(NOT rc STREQUAL "${code}")
+    set(ok FALSE)
+    message(SEND_ERROR "daekit ${ARGN}: exit code ${rc}, expected ${code}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+  if(NOT out_re STREQUAL "" AND NOT out MATCHES "${out_re}")
+    set(ok FALSE)
+    message(SEND_ERROR "daekit ${ARGN}: stdout does not match '${out_re}':\n${out}")
+  endif()
+  if(NOT err_re STREQUAL "" AND NOT err MATCHES "${err_re}")
+    set(ok FALSE)
+    message(SEND_ERROR "daekit ${ARGN}: stderr does not match '${err_re}':\n${err}")
+  endif()
+  if(ok)
+    message(STATUS "ok: daekit ${ARGN} -> ${rc}")
+  endif()
+  set(last_stdout "${out}" PARENT_SCOPE)
+endfunction()
+
+expect(0 "Usage:" "" --help)
+expect(0 "Usage:" "" help)
+expect(2 "" "missing command")
+expect(2 "" "unknown command 'frobnicate'; valid commands: list, solve, demo, help" frobnicate)
+expect(0 "pendulum" "" list)
+
+# solve: report and scd on stdout
+expect(0 "status +success.*scd +[0-9]" "" solve vanderpol)
+expect(0 "status +success" "" solve vanderpol --method bdf)
+
+# --json: exactly one object on stdout, the contract's keys present
+expect(0 "^{\n.*\n}\n$" "" solve pendulum --json)
+foreach(key problem method status message t y stats nfev nfev_jac njac nlu nsol nsteps naccept
+            nreject nnewton cpu_seconds rtol atol max_residual position velocity scd)
+  if(NOT last_stdout MATCHES "\"${key}\": ")
+    message(SEND_ERROR "solve pendulum --json: key '${key}' missing:\n${last_stdout}")
+  endif()
+endforeach()
+if(NOT last_stdout MATCHES "\"problem\": \"pendulum\"" OR NOT last_stdout MATCHES "\"method\": \"radau5\"")
+  message(SEND_ERROR "solve pendulum --json: wrong problem/method:\n${last_stdout}")
+endif()
+expect(0 "\"max_residual\": null.*\"scd\": [0-9]" "" solve robertson --json)
+# t_end other than the reference time: no scd
+expect(0 "\"scd\": null" "" solve vanderpol --json --t-end 1)
+# user tolerances are echoed
+expect(0 "\"rtol\": 0.0001,\n  \"atol\": 1e-07" "" solve vanderpol --json --rtol 1e-4 --atol=1e-7)
+
+# failed solve: exit 1, JSON still printed, report on stderr
+expect(1 "\"status\": \"max_steps_exceeded\"" "max_steps_exceeded" solve robertson --max-steps 5 --json)
+expect(1 "status +max_steps_exceeded" "ended with status max_steps_exceeded" solve robertson --max-steps 5)
+
+# usage errors: exit 2 with a message naming the problem/option and the valid choices
+expect(2 "" "unknown problem 'nosuch'; valid problems: pendulum, " solve nosuch)
+expect(2 "" "needs a problem name; valid problems: pendulum" solve)
+expect(2 "" "invalid option for problem 'vanderpol': .*rtol" solve vanderpol --rtol -1)
+expect(2 "" "invalid option for problem 'vanderpol': .*atol" solve vanderpol --atol 0)
+expect(2 "" "option --rtol needs a finite number, got 'x'" solve vanderpol --rtol x)
+expect(2 "" "option --rtol of 'solve' needs a value" solve vanderpol --rtol)
+expect(2 "" "option --max-steps needs an integer" solve vanderpol --max-steps 1.5)
+expect(2 "" "unknown option '--tol' for 'solve'; valid options: --method, " solve vanderpol --tol 1)
+expect(2 "" "unknown method 'rk4'; valid methods: radau5, bdf" solve vanderpol --method rk4)
+expect(2 "" "equals the start time" solve vanderpol --t-end 0)
+
+# --out: header and one row per accepted step, residual columns for constrained problems
+expect(0 "" "" solve pendulum --out pendulum.csv --json)
+string(REGEX MATCH "\"naccept\": ([0-9]+)" m "${last_stdout}")
+set(naccept "${CMAKE_MATCH_1}")
+file(STRINGS "${WORK_DIR}/pendulum.csv" lines)
+list(LENGTH lines nlines)
+list(GET lines 0 header)
+if(NOT header STREQUAL "t,u1,u2,v1,v2,lambda,position_residual,velocity_residual")
+  message(SEND_ERROR "pendulum.csv: header '${header}'")
+endif()
+math(EXPR expected "${naccept} + 2")  # header + t0 + one row per accepted step
+if(NOT nlines EQUAL expected)
+  message(SEND_ERROR "pendulum.csv: ${nlines} lines, expected ${expected} (naccept ${naccept})")
+endif()
+expect(0 "wrote vdp.csv" "" solve vanderpol --out vdp.csv)
+file(STRINGS "${WORK_DIR}/vdp.csv" lines LIMIT_COUNT 1)
+if(NOT lines STREQUAL "t,y1,y2")
+  message(SEND_ERROR "vdp.csv: header '${lines}'")
+endif()
+expect(1 "" "cannot open" solve vanderpol --out no/such/dir/x.csv)
+
+# --plot: a PNG when gnuplot exists, a clear error otherwise
+find_program(GNUPLOT gnuplot)
+if(GNUPLOT)
+  expect(0 "wrote pendulum.png" "" solve pendulum --plot pendulum.png)
+  file(READ "${WORK_DIR}/pendulum.png" magic LIMIT 4 HEX)
+  if(NOT magic STREQUAL "89504e47")
+    message(SEND_ERROR "pendulum.png is not a PNG (${magic})")
+  endif()
+else()
+  expect(1 "" "gnuplot not found" solve pendulum --plot pendulum.png)
+endif()

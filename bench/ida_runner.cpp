@@ -1,0 +1,197 @@
+// SUNDIALS IDA adaptor (see ida_runner.hpp). Written against the SUNDIALS 6 API (SUNContext,
+// IDASetLinearSolver, IDASetJacFn, IDASetErrHandlerFn); bench/ida.cmake builds it only for 6.x.
+#include "ida_runner.hpp"
+
+#include <ida/ida.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <type_traits>
+
+namespace daekit {
+
+static_assert(std::is_same_v<sunrealtype, double>, "ida_runner needs SUNDIALS built with double");
+
+namespace {
+
+struct UserData {
+  const ImplicitDae* dae = nullptr;
+  int n = 0;
+  Matrix jac_yp;               ///< scratch for dF/dy'
+  std::string ida_error;       ///< last error message IDA reported
+  std::string callback_error;  ///< exception thrown by a daekit callback
+};
+
+using ConstMap = Eigen::Map<const Vector>;
+
+int residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector r, void* data) {
+  auto* u = static_cast<UserData*>(data);
+  try {
+    ConstMap ym(N_VGetArrayPointer(y), u->n), ypm(N_VGetArrayPointer(yp), u->n);
+    Eigen::Map<Vector> rm(N_VGetArrayPointer(r), u->n);
+    u->dae->F(t, ym, ypm, rm);
+    return rm.allFinite() ? 0 : 1;  // 1: recoverable, IDA retries with a smaller step
+  } catch (const std::exception& e) {
+    u->callback_error = std::string("residual threw: ") + e.what();
+    return -1;
+  }
+}
+
+int jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J,
+             void* data, N_Vector, N_Vector, N_Vector) {
+  auto* u = static_cast<UserData*>(data);
+  try {
+    ConstMap ym(N_VGetArrayPointer(y), u->n), ypm(N_VGetArrayPointer(yp), u->n);
+    // dense SUNMatrix: column-major, leading dimension = number of rows
+    Eigen::Map<Matrix> Jm(SUNDenseMatrix_Data(J), u->n, u->n);
+    Jm.setZero();
+    u->dae->dF_dy(t, ym, ypm, Jm);
+    u->jac_yp.setZero();
+    u->dae->dF_dyp(t, ym, ypm, u->jac_yp);
+    Jm += cj * u->jac_yp;
+    return Jm.allFinite() ? 0 : 1;
+  } catch (const std::exception& e) {
+    u->callback_error = std::string("Jacobian threw: ") + e.what();
+    return -1;
+  }
+}
+
+void error_handler(int code, const char*, const char* function, char* msg, void* data) {
+  if (code >= 0) return;  // warnings are not failures
+  auto* u = static_cast<UserData*>(data);
+  u->ida_error = std::string(function ? function : "IDA") + ": " + (msg ? msg : "");
+}
+
+std::string flag_name(int flag) {
+  char* s = IDAGetReturnFlagName(flag);  // malloc'ed by IDA
+  std::string name = s ? s : "IDA flag " + std::to_string(flag);
+  std::free(s);
+  return name;
+}
+
+/// Everything SUNDIALS allocates, freed in reverse order of creation.
+struct Resources {
+  SUNContext ctx = nullptr;
+  N_Vector y = nullptr, yp = nullptr, id = nullptr;
+  SUNMatrix A = nullptr;
+  SUNLinearSolver LS = nullptr;
+  void* mem = nullptr;
+  Resources() = default;
+  Resources(const Resources&) = delete;
+  Resources& operator=(const Resources&) = delete;
+  ~Resources() {
+    if (mem) IDAFree(&mem);
+    if (LS) SUNLinSolFree(LS);
+    if (A) SUNMatDestroy(A);
+    if (id) N_VDestroy(id);
+    if (yp) N_VDestroy(yp);
+    if (y) N_VDestroy(y);
+    if (ctx) SUNContext_Free(&ctx);
+  }
+};
+
+}  // namespace
+
+IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
+               double rtol, double atol, double h0, bool analytic_jacobian, long max_steps,
+               bool calc_ic) {
+  dae.validate();
+  const int n = dae.n;
+  if (y0.size() != n || yp0.size() != n)
+    throw InvalidArgument("run_ida: y0 and yp0 must have size n = " + std::to_string(n));
+  if (!(rtol >= 0) || !(atol >= 0) || (rtol == 0 && atol == 0))
+    throw InvalidArgument("run_ida: tolerances must be >= 0 and not both 0");
+  if (t_end == t0) throw InvalidArgument("run_ida: t_end equals t0");
+
+  IdaRun run;
+  run.t = t0;
+  run.y = y0;
+  UserData ud;
+  ud.dae = &dae;
+  ud.n = n;
+  ud.jac_yp = Matrix::Zero(n, n);
+  Resources res;
+  auto check = [&](int flag, const char* call) {
+    if (flag >= 0) return true;
+    run.message = std::string(call) + " returned " + flag_name(flag);
+    return false;
+  };
+  auto check_ptr = [&](const void* p, const char* call) {
+    if (p) return true;
+    run.message = std::string(call) + " failed (out of memory?)";
+    return false;
+  };
+
+  const std::clock_t c0 = std::clock();
+  bool ok = check(SUNContext_Create(nullptr, &res.ctx), "SUNContext_Create") &&
+            check_ptr(res.y = N_VNew_Serial(n, res.ctx), "N_VNew_Serial") &&
+            check_ptr(res.yp = N_VClone(res.y), "N_VClone") &&
+            check_ptr(res.id = N_VClone(res.y), "N_VClone");
+  if (ok) {
+    Eigen::Map<Vector>(N_VGetArrayPointer(res.y), n) = y0;
+    Eigen::Map<Vector>(N_VGetArrayPointer(res.yp), n) = yp0;
+    double* id = N_VGetArrayPointer(res.id);
+    for (int i = 0; i < n; ++i)
+      id[i] = dae.differential.empty() || dae.differential[static_cast<size_t>(i)] ? 1.0 : 0.0;
+    const bool use_jac = analytic_jacobian && dae.dF_dy && dae.dF_dyp;
+    const double direction = t_end > t0 ? 1.0 : -1.0;
+    ok = check_ptr(res.mem = IDACreate(res.ctx), "IDACreate") &&
+         check(IDASetErrHandlerFn(res.mem, error_handler, &ud), "IDASetErrHandlerFn") &&
+         check(IDAInit(res.mem, residual, t0, res.y, res.yp), "IDAInit") &&
+         check(IDASStolerances(res.mem, rtol, atol), "IDASStolerances") &&
+         check(IDASetUserData(res.mem, &ud), "IDASetUserData") &&
+         check(IDASetId(res.mem, res.id), "IDASetId") &&
+         check(IDASetMaxNumSteps(res.mem, max_steps), "IDASetMaxNumSteps") &&
+         (h0 <= 0 || check(IDASetInitStep(res.mem, direction * h0), "IDASetInitStep")) &&
+         check(IDASetStopTime(res.mem, t_end), "IDASetStopTime") &&
+         check_ptr(res.A = SUNDenseMatrix(n, n, res.ctx), "SUNDenseMatrix") &&
+         check_ptr(res.LS = SUNLinSol_Dense(res.y, res.A, res.ctx), "SUNLinSol_Dense") &&
+         check(IDASetLinearSolver(res.mem, res.LS, res.A), "IDASetLinearSolver") &&
+         (!use_jac || check(IDASetJacFn(res.mem, jacobian), "IDASetJacFn")) &&
+         (!calc_ic || check(IDACalcIC(res.mem, IDA_YA_YDP_INIT, t_end), "IDACalcIC"));
+  }
+  if (ok) {
+    sunrealtype tret = t0;
+    const int flag = IDASolve(res.mem, t_end, &tret, res.y, res.yp, IDA_NORMAL);
+    run.t = tret;
+    ok = check(flag, "IDASolve");
+  }
+  run.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+
+  if (res.y) run.y = Eigen::Map<const Vector>(N_VGetArrayPointer(res.y), n);
+  if (res.mem) {
+    long nrevals = 0, nrevals_ls = 0, nsteps = 0, nlinsetups = 0, netf = 0, nni = 0, nncf = 0;
+    long njev = 0;
+    int qlast = 0, qcur = 0;
+    sunrealtype hinused = 0, hlast = 0, hcur = 0, tcur = 0;
+    IDAGetIntegratorStats(res.mem, &nsteps, &nrevals, &nlinsetups, &netf, &qlast, &qcur, &hinused,
+                          &hlast, &hcur, &tcur);
+    IDAGetNumNonlinSolvIters(res.mem, &nni);
+    IDAGetNumNonlinSolvConvFails(res.mem, &nncf);
+    if (res.LS) {
+      IDAGetNumJacEvals(res.mem, &njev);
+      IDAGetNumLinResEvals(res.mem, &nrevals_ls);
+    }
+    run.nsteps = nsteps;
+    run.nre = nrevals + nrevals_ls;
+    run.nre_ls = nrevals_ls;
+    run.njev = njev;
+    run.nlinsetups = nlinsetups;
+    run.netf = netf;
+    run.nncf = nncf;
+    run.nni = nni;
+  }
+  run.ok = ok;
+  if (!ok) {
+    if (!ud.ida_error.empty()) run.message += " (" + ud.ida_error + ")";
+    if (!ud.callback_error.empty()) run.message += " [" + ud.callback_error + "]";
+  }
+  return run;
+}
+
+}  // namespace daekit
