@@ -6,6 +6,7 @@
 //
 //   build/bench/daekit_bdf_vs_ida [--quick] [--problem NAME]
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
       continue;
     }
     const ImplicitDae dae = to_implicit_form(p.dae);
+    std::vector<std::pair<double, double>> ida_points, bdf_points;  // (scd, cpu)
     const Vector yp0 = initial_derivative(p.dae, p.t0, p.y0);
     for (double tol : {1e-4, 1e-6, 1e-8, 1e-10}) {
       const double atol = tol * c.atol_factor;
@@ -105,6 +107,23 @@ int main(int argc, char** argv) {
           ida.njev, 1e3 * ida_cpu, bdf.ok() ? "ok" : "FAIL", digits(bdf.y, bdf.ok()),
           bdf.stats.naccept, bdf.stats.nfev + bdf.stats.nfev_jac, bdf.stats.njac, 1e3 * bdf_cpu,
           bdf_cpu / ida_cpu, rad.ok() ? "ok" : "FAIL", digits(rad.y, rad.ok()), 1e3 * rad_cpu);
+      if (ida.ok) ida_points.push_back({digits(ida.y, true), ida_cpu});
+      if (bdf.ok()) bdf_points.push_back({digits(bdf.y, true), bdf_cpu});
+    }
+    // equal accuracy: BDF time at IDA's scd, by log-linear interpolation along BDF's points
+    std::sort(bdf_points.begin(), bdf_points.end());
+    for (const auto& [d_ida, cpu_ida] : ida_points) {
+      for (size_t j = 1; j < bdf_points.size(); ++j) {
+        const auto [d0, c0] = bdf_points[j - 1];
+        const auto [d1, c1] = bdf_points[j];
+        if (d0 <= d_ida && d_ida <= d1 && d1 > d0) {
+          const double w = (d_ida - d0) / (d1 - d0);
+          const double cpu = std::exp((1 - w) * std::log(c0) + w * std::log(c1));
+          std::printf("%-13s at equal scd %.2f: IDA %.3f ms, daekit BDF %.3f ms, ratio %.2f\n",
+                      c.problem, d_ida, 1e3 * cpu_ida, 1e3 * cpu, cpu / cpu_ida);
+          break;
+        }
+      }
     }
   }
   return 0;
