@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "daekit/integrator/solve.hpp"
+#include "daekit/problems/registry.hpp"
 
 using namespace daekit;
 
@@ -189,6 +190,19 @@ TEST_P(EventsBothMethods, ClampedPiValve) {
     EXPECT_LE(y[2], 1.0 + 5 * o.atol) << y[2] - 1.0;
   }
   EXPECT_EQ(*model.mode, ValveModel::Free);
+}
+
+TEST(Events, BuiltinPiValveProblem) {
+  for (bool bdf : {false, true}) {
+    BuiltinProblem p = make_builtin_problem("pi-valve");
+    p.reset();
+    Options o;
+    o.rtol = o.atol = p.rtol;
+    o.events = p.events;
+    const Result r = run(p.dae, p.t_end, p.y0, o, bdf);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_EQ(r.events.size(), 4u) << (bdf ? "bdf" : "radau5");
+  }
 }
 
 TEST(Events, BdfRestartsAtOrderOne) {

@@ -18,6 +18,8 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"robertson", robertson},
       {"robertson-dae", robertson_dae},
       {"akzo", akzo_nobel},
+      {"pi-valve", pi_valve},
+      {"index3-chain", index3_chain},
       {"andrews", andrews},
       {"transistor", transistor_amplifier},
       {"truck", truck_suspension},

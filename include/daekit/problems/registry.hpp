@@ -3,10 +3,12 @@
 // solution. Tests, benchmarks, the CLI and the demo all take problems from here.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "daekit/integrator/options.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 #include "daekit/problem/mechanical_system.hpp"
 
@@ -34,6 +36,10 @@ struct BuiltinProblem {
   std::vector<int> scd_components;             ///< components counted in scd (empty = all)
   std::vector<int> plot_components;            ///< components the demo plots (empty = all)
   std::optional<MechanicalSystem> mechanical;  ///< the underlying model, when it is one
+  std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
+  /// Resets mode variables captured by the model's functions (models with events); call
+  /// before each solve of the same problem object.
+  std::function<void()> reset;
 };
 
 /// Names of all built-in problems, in a stable order.
@@ -63,6 +69,8 @@ BuiltinProblem transistor_amplifier();  ///< IVP Test Set, index 1, 8 variables
 BuiltinProblem truck_suspension();      ///< NOTES-004.md ch. 9 (9.5)/(9.6)
 BuiltinProblem akzo_nobel();            ///< chemical Akzo Nobel, IVP Test Set, index 1, n = 6
 BuiltinProblem robertson_dae();         ///< ROBER with y3 = 1 - y1 - y2 as algebraic equation
+BuiltinProblem pi_valve();              ///< clamped PI temperature control, ch. 10 (10.13) style
+BuiltinProblem index3_chain();          ///< notes (4.1): y1' = y2, y2' = y3, 0 = y1 - sin x
 BuiltinProblem moon_flight();           ///< restricted three-body problem, ch. 8 (y1' = 1.4)
 BuiltinProblem moon_flight(double y1_velocity);  ///< the other starts of ch. 8: 0.5, 1.1, 2.0
 /// Jacobi integral of moon_flight at x = (y1, y2, y1', y2').
