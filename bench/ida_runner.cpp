@@ -22,6 +22,7 @@ namespace {
 struct UserData {
   const ImplicitDae* dae = nullptr;
   int n = 0;
+  Matrix jac_y;                ///< scratch for dF/dy
   Matrix jac_yp;               ///< scratch for dF/dy'
   std::string ida_error;       ///< last error message IDA reported
   std::string callback_error;  ///< exception thrown by a daekit callback
@@ -49,8 +50,9 @@ int jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector, S
     ConstMap ym(N_VGetArrayPointer(y), u->n), ypm(N_VGetArrayPointer(yp), u->n);
     // dense SUNMatrix: column-major, leading dimension = number of rows
     Eigen::Map<Matrix> Jm(SUNDenseMatrix_Data(J), u->n, u->n);
-    Jm.setZero();
-    u->dae->dF_dy(t, ym, ypm, Jm);
+    u->jac_y.setZero();
+    u->dae->dF_dy(t, ym, ypm, u->jac_y);
+    Jm = u->jac_y;
     u->jac_yp.setZero();
     u->dae->dF_dyp(t, ym, ypm, u->jac_yp);
     Jm += cj * u->jac_yp;
@@ -114,6 +116,7 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
   UserData ud;
   ud.dae = &dae;
   ud.n = n;
+  ud.jac_y = Matrix::Zero(n, n);
   ud.jac_yp = Matrix::Zero(n, n);
   Resources res;
   auto check = [&](int flag, const char* call) {

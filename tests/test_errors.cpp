@@ -53,8 +53,9 @@ TEST(Errors, WrongSizes) {
   d = decay();
   Options o;
   o.atol_vector = Vector::Ones(5);
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, Vector::Ones(2), Radau5Options{}, o); }).find("atol_vector"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of([&] { solve(d, 0, 1, Vector::Ones(2), Radau5Options{}, o); }).find("atol_vector"),
+      std::string::npos);
   MassMatrixDae empty;
   EXPECT_NE(message_of([&] { solve(empty, 0, 1, Vector::Ones(1)); }).find("n must be positive"),
             std::string::npos);
@@ -70,12 +71,14 @@ TEST(Errors, BadTolerancesAndOptions) {
   for (double rtol : {0.0, -1e-6, 1.0, std::numeric_limits<double>::quiet_NaN()}) {
     Options o;
     o.rtol = rtol;
-    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, o); }).find("rtol"), std::string::npos);
+    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, o); }).find("rtol"),
+              std::string::npos);
   }
   for (double atol : {0.0, -1.0, std::numeric_limits<double>::infinity()}) {
     Options o;
     o.atol = atol;
-    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, o); }).find("atol"), std::string::npos);
+    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, o); }).find("atol"),
+              std::string::npos);
   }
   Options o;
   o.atol_vector = Vector::Ones(2);
@@ -85,10 +88,12 @@ TEST(Errors, BadTolerancesAndOptions) {
   EXPECT_NE(message_of([&] { solve(d, 1, 1, y0); }).find("t_end equals t0"), std::string::npos);
   Options fixed;
   fixed.fixed_step = true;
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, fixed); }).find("h0"), std::string::npos);
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, fixed); }).find("h0"),
+            std::string::npos);
   Options out;
   out.output_times = {2.0};
-  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, out); }).find("outside"), std::string::npos);
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, Radau5Options{}, out); }).find("outside"),
+            std::string::npos);
   Radau5Options m;
   m.max_newton_iterations = 0;
   EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, m); }).find("max_newton_iterations"),
@@ -225,4 +230,50 @@ TEST(Errors, SemiExplicitValidation) {
   s.nz = 1;
   s.f = [](double, VecIn, VecIn z, VecOut f) { f[0] = z[0]; };
   EXPECT_NE(message_of([&] { to_mass_matrix_form(s); }).find("g is not set"), std::string::npos);
+}
+
+TEST(Errors, JacobianOfTheWrongSize) {
+  MassMatrixDae d = decay(2);
+  d.jacobian = [](double, VecIn, Matrix& J) { J = Matrix::Identity(3, 3); };
+  const std::string msg = message_of([&] { solve(d, 0, 1, Vector::Ones(2)); });
+  EXPECT_NE(msg.find("3 x 3 matrix, expected 2 x 2"), std::string::npos) << msg;
+  EXPECT_NE(message_of([&] { solve(d, 0, 1, Vector::Ones(2), BdfOptions{}); }).find("expected 2"),
+            std::string::npos);
+  ImplicitDae F;
+  F.n = 2;
+  F.F = [](double, VecIn y, VecIn yp, VecOut r) { r = yp + y; };
+  F.dF_dy = [](double, VecIn, VecIn, Matrix& J) { J = Matrix::Identity(2, 2); };
+  F.dF_dyp = [](double, VecIn, VecIn, Matrix& J) { J.resize(1, 2); };
+  const std::string msg2 = message_of(
+      [&] { solve(F, 0, 1, Vector::Ones(2), -Vector::Ones(2), BdfOptions{}, Options{}); });
+  EXPECT_NE(msg2.find("dF/dy'"), std::string::npos) << msg2;
+}
+
+TEST(Errors, BdfBadInput) {
+  ImplicitDae F;
+  F.n = 1;
+  F.F = [](double t, VecIn y, VecIn yp, VecOut r) {
+    r[0] = t > 0.5 ? std::numeric_limits<double>::quiet_NaN() : yp[0] + y[0];
+  };
+  const Vector y0 = Vector::Ones(1), yp0 = -Vector::Ones(1);
+  const Result nan = solve(F, 0, 1, y0, yp0, BdfOptions{}, Options{});
+  EXPECT_EQ(nan.status, Status::NonFiniteFunction) << nan.message;
+  EXPECT_LE(nan.t, 0.5);
+  Options bad;
+  bad.rtol = -1;
+  EXPECT_NE(message_of([&] { solve(F, 0, 1, y0, yp0, BdfOptions{}, bad); }).find("rtol"),
+            std::string::npos);
+  bad = Options{};
+  bad.atol = 0;
+  EXPECT_NE(message_of([&] { solve(F, 0, 1, y0, yp0, BdfOptions{}, bad); }).find("atol"),
+            std::string::npos);
+  // an unreachable t_end: y' = y^2 blows up at t = 1
+  ImplicitDae blow;
+  blow.n = 1;
+  blow.F = [](double, VecIn y, VecIn yp, VecOut r) { r[0] = yp[0] - y[0] * y[0]; };
+  const Result r = solve(blow, 0, 2, y0, Vector::Ones(1), BdfOptions{}, Options{});
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(r.t, 1.0 + 1e-3);
+  EXPECT_FALSE(r.message.empty());
+  std::printf("BDF beyond a blow-up: %s: %s\n", to_string(r.status), r.message.c_str());
 }

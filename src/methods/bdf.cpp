@@ -75,6 +75,7 @@ class Bdf final : public Stepper {
 
   void start(double t0, const Vector& y0, const Tolerances& tol) override {
     if (y0.size() != n_) throw InvalidArgument("bdf: y0 has the wrong size");
+    dae_.check_jacobians(t0, y0, yp0_);
     t_ = t0;
     y_ = y0;
     yp_ = yp0_;
@@ -106,7 +107,10 @@ class Bdf final : public Stepper {
     // corrector (modified Newton); retried once with a fresh matrix if it used an old one
     for (;;) {
       const bool fresh = ensure_matrix(h);
-      if (!matrix_valid_) return fail(AttemptOutcome::Singular, 0.25, "iteration matrix singular");
+      if (!matrix_valid_)
+        return matrix_nonfinite_
+                   ? fail(AttemptOutcome::NonFinite, 0.25, "F or its Jacobian returned NaN/Inf")
+                   : fail(AttemptOutcome::Singular, 0.25, "iteration matrix singular");
       const int outcome = correct(k);
       if (outcome == 0) break;
       if (outcome == 2) return fail(AttemptOutcome::NonFinite, 0.25, "F returned NaN/Inf");
@@ -335,6 +339,13 @@ class Bdf final : public Stepper {
       dFdyp_.setZero();
       dae_.dF_dy(tn, y_new_, yp_new_, dFdy_);
       dae_.dF_dyp(tn, y_new_, yp_new_, dFdyp_);
+      if (dFdy_.rows() != n_ || dFdy_.cols() != n_ || dFdyp_.rows() != n_ ||
+          dFdyp_.cols() != n_) {  // a callback resized its matrix: refuse the step
+        dFdy_.setZero(n_, n_);
+        dFdyp_.setZero(n_, n_);
+        matrix_valid_ = false;
+        return true;
+      }
       E = dFdy_ + cj_ * dFdyp_;
     } else {
       // DASSL's difference quotient along (e_j, cj e_j)
@@ -360,7 +371,8 @@ class Bdf final : public Stepper {
     ++stats_.nlu;
     cjold_ = cj_;
     s_ = 100.0;
-    matrix_valid_ = E.allFinite() && lu_.factor();
+    matrix_nonfinite_ = !E.allFinite();
+    matrix_valid_ = !matrix_nonfinite_ && lu_.factor();
     return true;
   }
 
@@ -481,7 +493,7 @@ class Bdf final : public Stepper {
   double t_ = 0, h_ = 0, hold_ = 0, h_next_ = 0;
   double rtol_ = 0, cj_ = 0, cjold_ = 0, ck_ = 0, s_ = 100;
   double est_ = 0, terk_ = 0, terkm1_ = 0, erkm1_ = 0;
-  bool matrix_valid_ = false, history_started_ = false;
+  bool matrix_valid_ = false, matrix_nonfinite_ = false, history_started_ = false;
   std::array<double, kMaxOrder + 2> psi_{}, psi_new_{}, alpha_{}, beta_{}, gamma_{}, sigma_{};
   Matrix phi_, phi_star_, dFdy_, dFdyp_;
   Vector y_, yp_, y_new_, yp_new_, y_pred_, e_, delta_, wt_, res0_, ytmp_, yptmp_, atol_, mask_;

@@ -96,6 +96,7 @@ class Radau5 final : public Stepper {
     if (y0.size() != n_)
       throw InvalidArgument("radau5: y0 has size " + std::to_string(y0.size()) +
                             ", the problem has n = " + std::to_string(n_));
+    dae_.check_jacobian(t0, y0);
     t_ = t0;
     y_ = y0;
     if (opt_.transform_tolerances) {
@@ -264,6 +265,11 @@ class Radau5 final : public Stepper {
     if (dae_.jacobian) {
       J_.setZero();
       dae_.jacobian(t_, y_, J_);
+      if (J_.rows() != n_ || J_.cols() != n_) {  // the callback resized it: refuse the step
+        J_.setZero(n_, n_);
+        jac_valid_ = false;
+        return false;
+      }
     } else {
       stats_.nfev_jac += forward_difference_jacobian(dae_.f, t_, y_, f0_, J_, tmp_, tmp2_);
     }

@@ -30,17 +30,32 @@ ImplicitDae to_implicit_form(const MassMatrixDae& dae) {
   };
   if (dae.jacobian) {
     auto jac = dae.jacobian;
-    d.dF_dy = [jac](double t, VecIn y, VecIn, MatOut out) {
+    d.dF_dy = [jac](double t, VecIn y, VecIn, Matrix& out) {
       out.setZero();
       jac(t, y, out);
       out = -out;
     };
   }
-  d.dF_dyp = [M](double, VecIn, VecIn, MatOut out) { out = M; };
+  d.dF_dyp = [M](double, VecIn, VecIn, Matrix& out) { out = M; };
   d.differential.assign(dae.n, true);
   for (int j = 0; j < dae.n; ++j)
     if (M.col(j).cwiseAbs().maxCoeff() == 0.0) d.differential[j] = false;
   return d;
+}
+
+void ImplicitDae::check_jacobians(double t, const Vector& y, const Vector& yp) const {
+  for (const auto* jac : {&dF_dy, &dF_dyp}) {
+    if (!*jac) continue;
+    Matrix J = Matrix::Zero(n, n);
+    (*jac)(t, y, yp, J);
+    const char* which = jac == &dF_dy ? "dF/dy" : "dF/dy'";
+    if (J.rows() != n || J.cols() != n)
+      throw InvalidArgument("problem '" + name + "': the " + which + " callback returned a " +
+                            std::to_string(J.rows()) + " x " + std::to_string(J.cols()) +
+                            " matrix, expected " + std::to_string(n) + " x " + std::to_string(n));
+    if (!J.allFinite())
+      throw InvalidArgument("problem '" + name + "': " + which + " contains NaN/Inf at t0");
+  }
 }
 
 Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0) {

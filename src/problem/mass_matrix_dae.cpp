@@ -32,6 +32,18 @@ void MassMatrixDae::validate() const {
                           ", expected n = " + std::to_string(n));
 }
 
+void MassMatrixDae::check_jacobian(double t, const Vector& y) const {
+  if (!jacobian) return;
+  Matrix J = Matrix::Zero(n, n);
+  jacobian(t, y, J);
+  if (J.rows() != n || J.cols() != n)
+    throw InvalidArgument("problem '" + name + "': the Jacobian callback returned a " +
+                          std::to_string(J.rows()) + " x " + std::to_string(J.cols()) +
+                          " matrix, expected " + std::to_string(n) + " x " + std::to_string(n));
+  if (!J.allFinite())
+    throw InvalidArgument("problem '" + name + "': the Jacobian contains NaN/Inf at t0");
+}
+
 int MassMatrixDae::max_index() const {
   return index.empty() ? 1 : *std::max_element(index.begin(), index.end());
 }

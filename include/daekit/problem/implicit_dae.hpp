@@ -18,7 +18,8 @@ namespace daekit {
 
 struct ImplicitDae {
   using Residual = std::function<void(double t, VecIn y, VecIn yp, VecOut out)>;
-  using Jacobian = std::function<void(double t, VecIn y, VecIn yp, MatOut out)>;
+  /// Writes an n x n matrix into `out` (callbacks taking MatOut work too).
+  using Jacobian = std::function<void(double t, VecIn y, VecIn yp, Matrix& out)>;
 
   int n = 0;
   Residual F;                      ///< residual F(t, y, y') (required)
@@ -28,6 +29,9 @@ struct ImplicitDae {
   std::string name = "user problem";
 
   void validate() const;
+  /// Evaluates the analytic Jacobians (if any) at (t, y, yp) and throws InvalidArgument if one
+  /// does not come back n x n or contains NaN/Inf.
+  void check_jacobians(double t, const Vector& y, const Vector& yp) const;
 };
 
 /// F(t, y, y') = M y' - f(t, y); components whose column of M is zero are tagged algebraic.

@@ -28,8 +28,9 @@ struct ConstraintResiduals {
 struct MassMatrixDae {
   /// f(t, y) written into `out` (size n).
   using Rhs = std::function<void(double t, VecIn y, VecOut out)>;
-  /// df/dy written into `out` (n x n, zero-initialised by the caller).
-  using Jacobian = std::function<void(double t, VecIn y, MatOut out)>;
+  /// df/dy written into `out` (n x n, zero-initialised by the caller). A callback taking
+  /// MatOut works too; one that resizes `out` is caught (wrong size: InvalidArgument).
+  using Jacobian = std::function<void(double t, VecIn y, Matrix& out)>;
   /// Constraint residuals for drift monitoring (optional).
   using Monitor = std::function<ConstraintResiduals(double t, VecIn y)>;
   /// Projects y in place onto the constraint manifold (Projection::Velocity or Full); returns
@@ -49,6 +50,9 @@ struct MassMatrixDae {
 
   /// Throws InvalidArgument naming the first thing that is wrong (sizes, tags, missing f).
   void validate() const;
+  /// Evaluates the analytic Jacobian (if any) once at (t, y) and throws InvalidArgument if it
+  /// does not come back n x n or contains NaN/Inf.
+  void check_jacobian(double t, const Vector& y) const;
   /// True when M is the identity (no mass matrix given).
   bool has_identity_mass() const { return mass.size() == 0; }
   /// Index tag of component i (1 if no tags were given).
