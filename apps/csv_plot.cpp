@@ -16,17 +16,15 @@
 #include <stdexcept>
 #include <vector>
 
+#include "json.hpp"
+
 extern char** environ;
 
 namespace daekit::cli {
 
 namespace {
 
-std::string fmt17(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+std::string fmt17(double x) { return JsonWriter::full_precision(x); }
 
 /// CSV field: quoted if it contains a comma, quote or line break.
 std::string csv_field(const std::string& s) {
@@ -99,7 +97,9 @@ std::string component_name(const MassMatrixDae& dae, int i) {
   const auto k = static_cast<size_t>(i);
   if (k < dae.component_names.size() && !dae.component_names[k].empty())
     return dae.component_names[k];
-  return "y" + std::to_string(i);
+  std::string name = "y";  // (built by += : "y" + std::string trips GCC 12's -Wrestrict)
+  name += std::to_string(i);
+  return name;
 }
 
 void write_csv(const std::string& path, const MassMatrixDae& dae, const Result& r) {
@@ -180,6 +180,7 @@ void plot_png(const std::string& path, const BuiltinProblem& p, const Result& r)
     s << "set terminal png size 960," << (residuals ? 800 : 540) << "\n";
   s << "set output " << gp_quote(path) << "\n";
   s << "set grid\nset key outside right top\nset xlabel 't'\n";
+  s << "set lmargin 12\nset rmargin 16\n";  // both panels share the same x extent
   if (log_t) s << "set logscale x\nset format x '10^{%L}'\n";
   if (residuals) s << "set multiplot layout 2,1\n";
   s << "set title " << gp_quote(p.name + ": " + p.title) << " noenhanced\n";

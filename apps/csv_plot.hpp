@@ -13,7 +13,8 @@ namespace daekit::cli {
 std::string component_name(const MassMatrixDae& dae, int i);
 
 /// Writes `path`: header `t,<component names>[,position_residual,velocity_residual]`, then one
-/// row per accepted step (Result::t_steps / y_steps / residual_steps), numbers as %.17g.
+/// row per accepted step (Result::t_steps / y_steps / residual_steps), numbers with full precision
+/// (shortest round-trip of %.15g..%.17g).
 void write_csv(const std::string& path, const MassMatrixDae& dae, const Result& r);
 
 /// Full path of the gnuplot executable found on PATH, or "" if there is none.

@@ -59,7 +59,8 @@ Usage:
   daekit --version                 the library version
 
 Options of 'solve' (defaults: the problem's recommended values, see 'daekit list'):
-  --method NAME     radau5 (default; Radau IIA order 5) or bdf (variable-order BDF)
+  --method NAME     radau5 (default; Radau IIA order 5, index 1-3) or bdf
+                    (variable-order BDF; index-1 problems)
   --rtol R          relative tolerance, 0 < R < 1
   --atol A          absolute tolerance, A > 0
   --h0 H            initial step size (0: the method's default)
@@ -230,6 +231,8 @@ void execute(Run& run) {
   ProgressBar bar(p.name);
   Options o = run.options;
   o.progress = [&bar](double fraction) { bar.update(fraction); };
+  o.events.insert(o.events.end(), p.events.begin(), p.events.end());  // the model's switches
+  if (p.reset) p.reset();  // mode variables of models with events
   if (run.method == "bdf")
     run.result = solve(p.dae, p.t0, p.t_end, p.y0, BdfOptions{}, o);
   else
@@ -240,6 +243,16 @@ void execute(Run& run) {
   if (p.reference && p.reference->t == p.t_end && r.t == p.reference->t &&
       r.y.size() == p.reference->y.size())
     run.scd = daekit::scd(r.y, p.reference->y, p.scd_components);
+}
+
+/// Lines for the located events (none if there were none; at most 10 listed).
+std::string events_lines(const Result& r) {
+  if (r.events.empty()) return "";
+  std::string s = "  events            " + std::to_string(r.events.size()) + " located\n";
+  for (size_t i = 0; i < r.events.size() && i < 10; ++i)
+    s += "    t = " + fmt_g(r.events[i].t, 10) + "  " + r.events[i].name + "\n";
+  if (r.events.size() > 10) s += "    ...\n";
+  return s;
 }
 
 std::string scd_line(const Run& run) {
@@ -266,8 +279,10 @@ std::string scd_line(const Run& run) {
 //   nnewton, nnewton_fail, nproject}, cpu_seconds, rtol, atol, h0, max_steps,
 //   max_residual ({position, velocity, acceleration} for problems with a constraint monitor,
 //   null otherwise), scd (significant correct digits vs the problem's reference solution
-//   when the run reached the reference time, null otherwise), reference_t (number or null).
-// Numbers are written with 17 significant digits; NaN and Inf are written as null.
+//   when the run reached the reference time, null otherwise), reference_t (number or null),
+//   events (array of {t, name}: the located state events, in order; empty if none).
+// Numbers are written with full precision (they read back as the same double); NaN and Inf
+// are written as null.
 std::string to_json(const Run& run) {
   const BuiltinProblem& p = run.problem;
   const Result& r = run.result;
@@ -324,6 +339,14 @@ std::string to_json(const Run& run) {
     w.number("reference_t", p.reference->t);
   else
     w.null("reference_t");
+  w.begin_array("events");
+  for (const EventRecord& e : r.events) {
+    w.begin_object();
+    w.number("t", e.t);
+    w.string("name", e.name);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   return w.str() + "\n";
 }
@@ -338,7 +361,8 @@ int cmd_list(const std::vector<std::string>& args) {
   for (const auto& name : builtin_problem_names()) {
     try {
       const BuiltinProblem p = make_builtin_problem(name);
-      const std::string interval = "[" + fmt_g(p.t0) + ", " + fmt_g(p.t_end) + "]";
+      std::string interval = "[";  // (+= avoids a GCC 12 -Wrestrict false positive)
+      interval += fmt_g(p.t0) + ", " + fmt_g(p.t_end) + "]";
       std::printf("%-16s %4d  %-16s %-9s %-9s  %s%s\n", name.c_str(), p.dae.n, interval.c_str(),
                   fmt_g(p.rtol).c_str(), fmt_g(p.atol).c_str(), p.title.c_str(),
                   p.reference ? "" : " (no reference solution)");
@@ -435,12 +459,15 @@ int cmd_solve(const std::vector<std::string>& args) {
     if (!r.ok()) std::fputs(r.report().c_str(), stderr);
   } else {
     std::fputs(r.report().c_str(), stdout);
+    std::fputs(events_lines(r).c_str(), stdout);
     if (run.scd) std::fputs(scd_line(run).c_str(), stdout);
+    std::fflush(stdout);
   }
   if (!out.empty()) {
     try {
       write_csv(out, p.dae, r);
-      std::fprintf(info, "wrote %s (%zu steps)\n", out.c_str(), r.t_steps.size());
+      std::fprintf(info, "wrote %s (%zu rows: t0 and every accepted step)\n", out.c_str(),
+                   r.t_steps.size());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "daekit solve: %s\n", e.what());
       rc = kExitFailure;
@@ -455,6 +482,7 @@ int cmd_solve(const std::vector<std::string>& args) {
       rc = kExitFailure;
     }
   }
+  std::fflush(stdout);
   if (!r.ok())
     std::fprintf(stderr, "daekit solve: problem '%s' ended with status %s: %s\n", name.c_str(),
                  to_string(r.status), r.message.c_str());
@@ -519,12 +547,13 @@ int cmd_demo(const std::vector<std::string>& args) {
       continue;
     }
     std::fputs(run.result.report().c_str(), stdout);
+    std::fputs(events_lines(run.result).c_str(), stdout);
     if (run.scd) std::fputs(scd_line(run).c_str(), stdout);
     all_ok = all_ok && run.result.ok();
     const std::string csv = outdir + "/" + p.name + ".csv";
     try {
       write_csv(csv, p.dae, run.result);
-      std::printf("  wrote %s (%zu steps)\n", csv.c_str(), run.result.t_steps.size());
+      std::printf("  wrote %s (%zu rows)\n", csv.c_str(), run.result.t_steps.size());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "daekit demo: %s\n", e.what());
       all_ok = false;

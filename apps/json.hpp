@@ -1,10 +1,12 @@
 // A minimal hand-written JSON writer for the daekit command (no external library): objects,
-// arrays, strings with escaping, numbers with full precision (%.17g) and NaN/Inf as null.
+// arrays, strings with escaping, numbers with full precision (the shortest of %.15g..%.17g
+// that reads back exactly) and NaN/Inf as null.
 // Output is pretty-printed with two-space indentation; short numeric arrays stay on one line.
 #pragma once
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -52,11 +54,19 @@ class JsonWriter {
     return out;
   }
 
-  /// A number with 17 significant digits (round-trips a double); null if not finite.
+  /// A number with full precision: the shortest of %.15g, %.16g, %.17g that reads back as
+  /// exactly x (1e-06 rather than 9.9999999999999995e-07); null if not finite.
   static std::string number(double x) {
     if (!std::isfinite(x)) return "null";
+    return full_precision(x);
+  }
+  /// The shortest of %.15g, %.16g, %.17g that round-trips x ("nan", "inf" for non-finite x).
+  static std::string full_precision(double x) {
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", x);
+    for (int digits = 15; digits <= 17; ++digits) {
+      std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+      if (digits == 17 || !std::isfinite(x) || std::strtod(buf, nullptr) == x) break;
+    }
     return buf;
   }
 
@@ -66,7 +76,8 @@ class JsonWriter {
   void end_array() { close(']'); }
 
   void string(const std::string& key, const std::string& value) {
-    item(key, "\"" + escape(value) + "\"");
+    prefix(key);
+    quoted(value);
   }
   void number(const std::string& key, double value) { item(key, number(value)); }
   void integer(const std::string& key, long long value) { item(key, std::to_string(value)); }
@@ -74,29 +85,49 @@ class JsonWriter {
   void null(const std::string& key) { item(key, "null"); }
   /// An array of numbers on one line.
   void numbers(const std::string& key, const std::vector<double>& values) {
-    std::string s = "[";
-    for (size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + number(values[i]);
-    item(key, s + "]");
+    prefix(key);
+    out_ += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i) out_ += ", ";
+      out_ += number(values[i]);
+    }
+    out_ += ']';
   }
   /// An array of strings on one line.
   void strings(const std::string& key, const std::vector<std::string>& values) {
-    std::string s = "[";
-    for (size_t i = 0; i < values.size(); ++i)
-      s += std::string(i ? ", " : "") + "\"" + escape(values[i]) + "\"";
-    item(key, s + "]");
+    prefix(key);
+    out_ += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i) out_ += ", ";
+      quoted(values[i]);
+    }
+    out_ += ']';
   }
 
   /// The document written so far (complete once every object/array is closed).
   const std::string& str() const { return out_; }
 
  private:
+  // (Strings are appended piecewise: "literal" + std::string trips GCC 12's -Wrestrict.)
+  void quoted(const std::string& s) {
+    out_ += '"';
+    out_ += escape(s);
+    out_ += '"';
+  }
+  void newline() {
+    out_ += '\n';
+    out_.append(2 * first_.size(), ' ');
+  }
   void prefix(const std::string& key) {
     if (!first_.empty()) {
-      if (!first_.back()) out_ += ",";
+      if (!first_.back()) out_ += ',';
       first_.back() = false;
-      out_ += "\n" + std::string(2 * first_.size(), ' ');
+      newline();
     }
-    if (!key.empty()) out_ += "\"" + escape(key) + "\": ";
+    if (!key.empty()) {
+      quoted(key);
+      out_ += ": ";
+    }
   }
   void item(const std::string& key, const std::string& value) {
     prefix(key);
@@ -110,7 +141,7 @@ class JsonWriter {
   void close(char bracket) {
     const bool empty = first_.back();
     first_.pop_back();
-    if (!empty) out_ += "\n" + std::string(2 * first_.size(), ' ');
+    if (!empty) newline();
     out_ += bracket;
   }
 

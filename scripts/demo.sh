@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Sets up (missing Debian packages), configures and builds daekit (Release, build/), then runs
+# the demo: reports for several built-in problems, CSV files and demo-output/pendulum.png.
+# Works from any directory (output goes to demo-output/ in the repository root).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/setup.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "${DAEKIT_JOBS:-$(nproc)}"
+build/apps/daekit demo --outdir demo-output
