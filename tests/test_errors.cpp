@@ -277,3 +277,9 @@ TEST(Errors, BdfBadInput) {
   EXPECT_FALSE(r.message.empty());
   std::printf("BDF beyond a blow-up: %s: %s\n", to_string(r.status), r.message.c_str());
 }
+
+TEST(Errors, BdfRefusesIndex3) {
+  const BuiltinProblem p = pendulum_index3();
+  EXPECT_NE(message_of([&] { solve(p.dae, p.t0, p.t_end, p.y0, BdfOptions{}); }).find("index-3"),
+            std::string::npos);
+}

@@ -426,6 +426,10 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
   if (y0.size() != dae.n)
     throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
                           dae.name + "' has n = " + std::to_string(dae.n));
+  if (dae.max_index() >= 3)
+    throw InvalidArgument("solve: BDF does not take index-3 problems ('" + dae.name +
+                          "' has index-3 components): BDF codes fail at index 3 (NOTES-004.md "
+                          "ch. 4); use radau5, or an index-2/index-1 formulation");
   const ImplicitDae implicit = to_implicit_form(dae);
   const Vector yp0 = initial_derivative(dae, t0, y0);
   auto stepper = make_bdf(implicit, yp0, method);

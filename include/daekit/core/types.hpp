@@ -19,7 +19,7 @@ using MatOut = Eigen::Ref<Eigen::MatrixXd>;
 
 /// Outcome of a solve. Everything except Success comes with a message in Result::message.
 enum class Status {
-  Success,                    ///< reached t_end (or stopped by the user callback on request)
+  Success,                    ///< reached t_end
   UserStop,                   ///< a callback asked to stop before t_end
   MaxStepsExceeded,           ///< Options::max_steps reached
   StepSizeTooSmall,           ///< h fell below round-off level relative to t
