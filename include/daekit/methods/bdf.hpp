@@ -11,6 +11,22 @@
 // 2 / (1 + cj / cj_old)). Error estimate: err = ck |y - y^(0)| with DASSL's ck; the terms
 // sigma_k |.| for orders k-1, k, k+1 choose the next order; step sizes by r = (2 est)^(-1/(k+1)).
 // Dense output of y and y' from the divided differences (DDATRP).
+//
+// Two departures from DASSL, both measured on the transistor amplifier (bench/bdf_vs_ida.cpp,
+// docs/benchmarks.md), where DASSL-type codes (and IDA) take thousands of steps:
+// * Algebraic error filter (option filter_algebraic_error). An index-1 algebraic variable
+//   z = phi(x) carries the local error phi_x e_x of the differential ones; when phi_x is large
+//   (an amplifier: the output node responds with a gain of ~160 to a base voltage) the
+//   predictor difference y - y^(0) of z does not see it (its second differences are small
+//   while phi_x x'' is not), the estimate jumps at every step-size change and the controller
+//   oscillates between h and 2h at order 1. We therefore replace the components of every
+//   difference in the algebraic directions (ker dF/dy' at t0, projector Q) by those of
+//   P v = (dF/dy + cj dF/dy')^{-1} cj dF/dy' v, the response of the algebraic equations to
+//   the differential error (cf. the filtered estimate (I - h gamma J)^{-1} of RADAU5,
+//   Hairer-Wanner IV.8), combined (root sum of squares) with 0.3 times the direct difference,
+//   which keeps the interpolant of the algebraic variables under control. One extra solve
+//   with the factored iteration matrix per difference.
+// * No step increase directly after a rejected step (as RADAU5 and CVODE do).
 #pragma once
 
 #include <functional>
@@ -27,6 +43,9 @@ struct BdfOptions {
   /// Leave algebraic components (ImplicitDae::differential == false) out of the error test
   /// (IDA's suppressalg; recommended for index-2 problems).
   bool exclude_algebraic_from_error = false;
+  /// Filter the algebraic directions of the error estimate through the iteration matrix
+  /// (see above). No effect on ODEs (dF/dy' nonsingular).
+  bool filter_algebraic_error = true;
   int max_newton_iterations = 4;   ///< DASSL's MAXIT
   double newton_tolerance = 0.33;  ///< on the estimated error of the Newton iterate (weighted)
   /// Tests and studies: start at order fixed_order from exact back values y(t0 - j h0).
