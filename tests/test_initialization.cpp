@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "daekit/problem/initialization.hpp"
 #include "daekit/integrator/solve.hpp"
+#include "daekit/problem/initialization.hpp"
 #include "daekit/problems/registry.hpp"
 
 using namespace daekit;
@@ -82,4 +82,51 @@ TEST(Initialization, CheckOnlyReportsPerEquation) {
   EXPECT_NE(bad.report().find("equation   4"), std::string::npos) << bad.report();
   const InitResult good = initialize(d, 0.0, p.y0, yp0, InitMode::CheckOnly);
   EXPECT_TRUE(good.ok) << good.report();
+}
+
+// Mass-matrix form with the algebraic part in sums of rows (transistor amplifier: M has no
+// zero row or column): initialize() keeps M y0 and solves L^T f = 0 along ker M.
+TEST(Initialization, TransistorFromInconsistentAlgebraicValues) {
+  const BuiltinProblem p = make_builtin_problem("transistor");
+  Vector y0 = p.y0;
+  y0[0] += 0.3;  // node 1: moves both the differential state M y and the algebraic sum
+  y0[4] -= 0.2;
+  y0[7] += 0.5;
+  {  // the BDF refuses the inconsistent start with a clear message
+    const Result bad = solve(p.dae, p.t0, p.t_end, y0, BdfOptions{}, Options{});
+    EXPECT_EQ(bad.status, Status::InconsistentInitialValues) << bad.message;
+  }
+  const InitResult r = initialize(p.dae, p.t0, y0);
+  ASSERT_TRUE(r.ok) << r.message;
+  std::printf("transistor initialisation: %d Newton iterations, max residual %.2e\n", r.iterations,
+              r.residual.cwiseAbs().maxCoeff());
+  EXPECT_LE(r.residual.cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_LE((p.dae.mass * (r.y - y0)).cwiseAbs().maxCoeff(), 1e-15);  // M y kept
+  Options o;
+  o.rtol = o.atol = 1e-6;
+  o.h0 = p.h0;
+  const Result s = solve(p.dae, p.t0, p.t_end, r.y, BdfOptions{}, o);
+  EXPECT_TRUE(s.ok()) << s.message;
+  // from the consistent original values nothing moves
+  const InitResult same = initialize(p.dae, p.t0, p.y0);
+  ASSERT_TRUE(same.ok);
+  EXPECT_LE((same.y - p.y0).cwiseAbs().maxCoeff(), 1e-12);
+}
+
+TEST(Initialization, MassMatrixNotIndex1IsReported) {
+  MassMatrixDae d;  // x' = z, 0 = x + y: the algebraic equation does not contain z
+  d.n = 3;
+  d.mass = Matrix::Zero(3, 3);
+  d.mass(0, 0) = 1;
+  d.mass(1, 1) = 1;  // y' = 0
+  d.f = [](double, VecIn y, VecOut f) {
+    f[0] = y[2];
+    f[1] = 0;
+    f[2] = y[0] + y[1] - 1;
+  };
+  Vector y0(3);
+  y0 << 0.2, 0.3, 0.0;
+  const InitResult r = initialize(d, 0.0, y0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("not index 1"), std::string::npos) << r.message;
 }

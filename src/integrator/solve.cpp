@@ -432,6 +432,30 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
                           "ch. 4); use radau5, or an index-2/index-1 formulation");
   const ImplicitDae implicit = to_implicit_form(dae);
   const Vector yp0 = initial_derivative(dae, t0, y0);
+  if (options.check_consistency && y0.allFinite() && yp0.allFinite() && !dae.has_identity_mass()) {
+    // the algebraic equations (zero rows of M, or in general L^T f = 0 with L spanning
+    // ker M^T) must hold at t0; M y' = f then has the solution yp0
+    Vector f(dae.n);
+    dae.f(t0, y0, f);
+    const Vector res = dae.mass * yp0 - f;
+    int worst = 0;
+    res.cwiseAbs().maxCoeff(&worst);
+    if (!(std::abs(res[worst]) <= options.consistency_tol * (1.0 + f.cwiseAbs().maxCoeff()))) {
+      Result r;
+      r.method = "bdf";
+      r.problem = dae.name;
+      r.status = Status::InconsistentInitialValues;
+      r.t = t0;
+      r.y = y0;
+      r.message =
+          "inconsistent initial values: the algebraic part of M y' = f cannot hold at t0 "
+          "(equation " +
+          std::to_string(worst) + " has residual " + fmt(std::abs(res[worst])) +
+          " for the least-squares y'(t0)); compute "
+          "consistent values with daekit::initialize(dae, t0, y0)";
+      return r;
+    }
+  }
   auto stepper = make_bdf(implicit, yp0, method);
   return integrate(*stepper, &dae, t0, t_end, y0, options);
 }

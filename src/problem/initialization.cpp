@@ -1,9 +1,12 @@
 #include "daekit/problem/initialization.hpp"
 
+#include <Eigen/SVD>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <sstream>
+
+#include "daekit/problem/finite_difference.hpp"
 
 namespace daekit {
 
@@ -142,6 +145,78 @@ InitResult initialize(const ImplicitDae& dae, double t0, const Vector& y0, const
   r.iterations = options.max_iterations;
   if (!r.ok) r.message = "no convergence in max_iterations";
   return r;
+}
+
+InitResult initialize(const MassMatrixDae& dae, double t0, const Vector& y0,
+                      const InitOptions& options) {
+  dae.validate();
+  options.validate();
+  const int n = dae.n;
+  if (y0.size() != n)
+    throw InvalidArgument("initialize: y0 has size " + std::to_string(y0.size()) +
+                          ", expected n = " + std::to_string(n));
+  InitResult r;
+  r.y = y0;
+  Vector fv(n), yw(n), fw(n);
+  auto finish = [&](bool ok, const std::string& message) {
+    r.ok = ok;
+    r.message = message;
+    dae.f(t0, r.y, fv);
+    r.yp = ok ? initial_derivative(dae, t0, r.y) : Vector::Zero(n);
+    r.residual = (dae.has_identity_mass() ? r.yp : Vector(dae.mass * r.yp)) - fv;
+    return r;
+  };
+  if (dae.has_identity_mass()) return finish(true, "");
+  Eigen::JacobiSVD<Matrix> svd(dae.mass, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  const Vector& sv = svd.singularValues();
+  int rank = 0;
+  for (int i = 0; i < n; ++i)
+    if (sv[i] > n * std::numeric_limits<double>::epsilon() * sv[0]) ++rank;
+  const int m = n - rank;
+  if (m == 0) return finish(true, "");
+  const Matrix N = svd.matrixV().rightCols(m), L = svd.matrixU().rightCols(m);
+  Matrix J(n, n), A(m, m);
+  Vector g(m), dc(m);
+  auto residual = [&](const Vector& y, Vector& out) {
+    dae.f(t0, y, fv);
+    out = L.transpose() * fv;
+    return out.allFinite() ? out.norm() : std::numeric_limits<double>::infinity();
+  };
+  double gnorm = residual(r.y, g);
+  for (r.iterations = 0; r.iterations < options.max_iterations; ++r.iterations) {
+    if (!std::isfinite(gnorm)) return finish(false, "f is not finite at the initial values");
+    if (g.cwiseAbs().maxCoeff() <= options.tol) return finish(true, "");
+    J.setZero();
+    if (dae.jacobian)
+      dae.jacobian(t0, r.y, J);
+    else
+      forward_difference_jacobian(dae.f, t0, r.y, fv, J, yw, fw);
+    A = L.transpose() * J * N;
+    Eigen::FullPivLU<Matrix> lu(A);
+    if (!lu.isInvertible())
+      return finish(false,
+                    "the algebraic equations L^T f are singular with respect to the algebraic "
+                    "directions ker M (rank " +
+                        std::to_string(lu.rank()) + " < " + std::to_string(m) +
+                        "): the model is not index 1 at t0");
+    dc = lu.solve(g);
+    double lambda = 1.0;  // backtracking on |L^T f|
+    Vector trial(n), gt(m);
+    for (;;) {
+      trial = r.y - lambda * (N * dc);
+      const double tn = residual(trial, gt);
+      if (tn < (1.0 - 1e-4 * lambda) * gnorm || lambda < 1e-4) {
+        r.y = trial;
+        g = gt;
+        gnorm = tn;
+        break;
+      }
+      lambda *= 0.5;
+    }
+  }
+  if (g.cwiseAbs().maxCoeff() <= options.tol) return finish(true, "");
+  return finish(false, "Newton on the algebraic equations did not converge in " +
+                           std::to_string(options.max_iterations) + " iterations");
 }
 
 }  // namespace daekit

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "daekit/problem/implicit_dae.hpp"
+#include "daekit/problem/mass_matrix_dae.hpp"
 
 namespace daekit {
 
@@ -36,5 +37,14 @@ struct InitResult {
 
 InitResult initialize(const ImplicitDae& dae, double t0, const Vector& y0, const Vector& yp0,
                       InitMode mode, const InitOptions& options = {});
+
+/// Consistent initial values for an index-1 M y' = f(t, y) with constant singular M whose
+/// algebraic part need not sit in zero rows and columns (e.g. the transistor amplifier, where
+/// it is sums of row pairs): keeps the differential state M y0 and solves the algebraic
+/// equations L^T f(t0, y0 + N c) = 0 for c (N, L: orthonormal bases of ker M and ker M^T) by
+/// Newton with a backtracking line search; then y' from M y' = f (initial_derivative).
+/// A singular L^T f_y N (not index 1) is reported.
+InitResult initialize(const MassMatrixDae& dae, double t0, const Vector& y0,
+                      const InitOptions& options = {});
 
 }  // namespace daekit
