@@ -39,18 +39,23 @@ void table(const BuiltinProblem& p, double t_end, const PaperRow* rows, int nrow
       r[with] = solve(p.dae, p.t0, t_end, p.y0, m, o);
     }
     const bool have_ref = p.reference && p.reference->t == t_end;
-    auto digits = [&](const Result& res) {
-      return have_ref ? scd(res.y, p.reference->y, p.scd_components) : 0.0;
+    auto digits = [&](const Result& res) {  // "-": no published reference at t_end
+      char buf[16];
+      if (have_ref)
+        std::snprintf(buf, sizeof buf, "%5.2f", scd(res.y, p.reference->y, p.scd_components));
+      else
+        std::snprintf(buf, sizeof buf, "%5s", "-");
+      return std::string(buf);
     };
     char fw[32], fp[32], jw[32], jp[32];
     std::snprintf(fw, sizeof fw, "%ld (%ld)", r[0].stats.nfev, row.fev_without);
     std::snprintf(fp, sizeof fp, "%ld (%ld)", r[1].stats.nfev, row.fev_with);
     std::snprintf(jw, sizeof jw, "%ld (%ld)", r[0].stats.njac, row.jac_without);
     std::snprintf(jp, sizeof jp, "%ld (%ld)", r[1].stats.njac, row.jac_with);
-    std::printf("%7.0e | %15s %15s %6.3f | %13s %13s | %9.1e %9.1e | %9.1e %9.1e | %5.2f %5.2f%s\n",
+    std::printf("%7.0e | %15s %15s %6.3f | %13s %13s | %9.1e %9.1e | %9.1e %9.1e | %s %s%s\n",
                 row.tol, fw, fp, double(r[1].stats.nfev) / r[0].stats.nfev, jw, jp,
                 r[0].max_residual.position, r[0].max_residual.velocity, r[1].max_residual.position,
-                r[1].max_residual.velocity, digits(r[0]), digits(r[1]),
+                r[1].max_residual.velocity, digits(r[0]).c_str(), digits(r[1]).c_str(),
                 r[0].ok() && r[1].ok() ? "" : "  FAILED");
   }
 }
