@@ -191,6 +191,19 @@ class Bdf final : public Stepper {
 
   bool restart(double t, const Vector& y, std::string& message) override {
     // consistent re-initialisation (differential components kept), then order 1 (as DNA)
+    if (dae_.reinitialize) {
+      Vector yr = y, ypr = yp_;
+      if (!dae_.reinitialize(t, yr, ypr, message)) {
+        message = "re-initialisation at the event failed: " + message;
+        return false;
+      }
+      yp0_ = ypr;
+      Tolerances tol;
+      tol.rtol = rtol_;
+      tol.atol = atol_;
+      start(t, yr, tol);
+      return true;
+    }
     const InitResult init = initialize(dae_, t, y, yp_, InitMode::DifferentialGiven, {});
     if (!init.ok) {
       message = "re-initialisation at the event failed: " + init.message;

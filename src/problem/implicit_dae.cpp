@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "daekit/problem/finite_difference.hpp"
+#include "daekit/problem/initialization.hpp"
 
 namespace daekit {
 
@@ -40,6 +41,18 @@ ImplicitDae to_implicit_form(const MassMatrixDae& dae) {
   d.differential.assign(dae.n, true);
   for (int j = 0; j < dae.n; ++j)
     if (M.col(j).cwiseAbs().maxCoeff() == 0.0) d.differential[j] = false;
+  if (!dae.has_identity_mass() && dae.algebraic_rows().empty()) {
+    d.reinitialize = [dae](double t, Vector& y, Vector& yp, std::string& message) {
+      const InitResult r = initialize(dae, t, y);
+      if (!r.ok) {
+        message = r.message;
+        return false;
+      }
+      y = r.y;
+      yp = r.yp;
+      return true;
+    };
+  }
   return d;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "daekit/problem/finite_difference.hpp"
+#include "daekit/problem/initialization.hpp"
 
 namespace daekit {
 
@@ -66,6 +67,17 @@ std::vector<int> MassMatrixDae::algebraic_columns() const {
 
 bool MassMatrixDae::solve_algebraic(double t, Vector& y, std::string& message) const {
   const std::vector<int> rows = algebraic_rows(), cols = algebraic_columns();
+  if (rows.empty() && !has_identity_mass()) {
+    // singular M without zero rows (algebraic equations in combinations of rows): Newton on
+    // L^T f along ker M (initialize(MassMatrixDae)); nothing to do when M is nonsingular
+    const InitResult r = initialize(*this, t, y);
+    if (!r.ok) {
+      message = r.message;
+      return false;
+    }
+    y = r.y;
+    return true;
+  }
   if (rows.empty() || rows.size() != cols.size()) return true;
   const int m = static_cast<int>(rows.size());
   Vector fv(n), yw(n), fw(n), r(m);

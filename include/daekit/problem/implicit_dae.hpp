@@ -26,6 +26,11 @@ struct ImplicitDae {
   Jacobian dF_dy;                  ///< optional analytic dF/dy
   Jacobian dF_dyp;                 ///< optional analytic dF/dy'
   std::vector<bool> differential;  ///< true for differential components; empty = all true
+  /// Optional consistent re-initialisation at (t, y) after an event (BDF restart), used
+  /// instead of initialize(DifferentialGiven) when the algebraic part is not given by tags:
+  /// to_implicit_form sets it for M y' = f whose singular M has no zero rows (M y is kept,
+  /// initialize(MassMatrixDae)). Returns false with a message on failure.
+  std::function<bool(double t, Vector& y, Vector& yp, std::string& message)> reinitialize;
   std::string name = "user problem";
 
   void validate() const;

@@ -65,8 +65,10 @@ struct MassMatrixDae {
   std::vector<int> algebraic_columns() const;
   /// Newton on the algebraic equations for the algebraic variables at fixed differential
   /// ones (index-1 re-initialisation after events). Returns false with a message when the
-  /// algebraic Jacobian is singular or Newton fails; does nothing if there are no algebraic
-  /// equations or their number differs from that of the algebraic variables.
+  /// algebraic Jacobian is singular or Newton fails; does nothing if M is nonsingular or the
+  /// numbers of zero rows and zero columns differ. A singular M without zero rows (algebraic
+  /// equations in combinations of rows, e.g. the transistor amplifier) is handled by
+  /// initialize(MassMatrixDae): M y is kept, L^T f = 0 solved along ker M.
   bool solve_algebraic(double t, Vector& y, std::string& message) const;
 };
 
