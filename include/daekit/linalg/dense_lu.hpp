@@ -21,6 +21,7 @@ class DenseLU {
   void resize(int n) {
     lu_.resize(n, n);
     perm_.resize(n);
+    inv_diag_.resize(n);
   }
   int size() const { return static_cast<int>(lu_.rows()); }
 
@@ -39,21 +40,24 @@ class DenseLU {
       const int p = perm_[i];
       if (p != i) std::swap(b(i), b(p));
     }
-    for (int i = 1; i < n; ++i) {  // forward substitution with unit lower triangle
-      Scalar s = b(i);
-      for (int k = 0; k < i; ++k) s -= lu_(i, k) * b(k);
-      b(i) = s;
+    // column-oriented (axpy) substitutions: contiguous access to the column-major factors
+    for (int k = 0; k < n - 1; ++k) {  // forward substitution with unit lower triangle
+      const Scalar bk = b(k);
+      if (bk == Scalar(0)) continue;
+      for (int i = k + 1; i < n; ++i) b(i) -= lu_(i, k) * bk;
     }
-    for (int i = n - 1; i >= 0; --i) {  // back substitution
-      Scalar s = b(i);
-      for (int k = i + 1; k < n; ++k) s -= lu_(i, k) * b(k);
-      b(i) = s / lu_(i, i);
+    for (int k = n - 1; k >= 0; --k) {  // back substitution
+      b(k) *= inv_diag_[k];
+      const Scalar bk = b(k);
+      if (bk == Scalar(0)) continue;
+      for (int i = 0; i < k; ++i) b(i) -= lu_(i, k) * bk;
     }
   }
 
  private:
   MatrixType lu_;
   Eigen::VectorXi perm_;  // perm_[i]: row swapped with row i at elimination step i
+  Eigen::Matrix<Scalar, Eigen::Dynamic, 1> inv_diag_;  // 1 / U(i, i)
 };
 
 using RealLU = DenseLU<double>;
