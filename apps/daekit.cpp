@@ -52,8 +52,8 @@ const char* const kUsage =
 Usage:
   daekit list                      table of the built-in problems
   daekit solve PROBLEM [options]   solve a built-in problem and print a report
-  daekit demo [--outdir DIR]       solve pendulum, vanderpol, robertson (and andrews,
-                                   transistor when available); write DIR/<problem>.csv and
+  daekit demo [--outdir DIR]       solve pendulum, vanderpol, robertson, andrews and
+                                   transistor; write DIR/<problem>.csv and
                                    DIR/pendulum.png (default DIR: demo-output)
   daekit help | --help | -h        this text
   daekit --version                 the library version
@@ -61,6 +61,13 @@ Usage:
 Options of 'solve' (defaults: the problem's recommended values, see 'daekit list'):
   --method NAME     radau5 (default; Radau IIA order 5, index 1-3) or bdf
                     (variable-order BDF; index-1 problems)
+  --projection P    radau5 only: none (default), velocity (projection (2.8) of paper 000 onto
+                    g(q) = 0, G(q) v = 0 after every step) or full (also the multipliers'
+                    manifold, for methods that are not stiffly accurate)
+  --formulation F   mechanical problems (pendulum, pendulum-long, andrews) only: solve the
+                    index3 (default), index2 (velocity constraint), index1 (acceleration
+                    constraint) or ggl (stabilised index 2) form of the same model, from
+                    consistent initial values; scd is taken over positions and velocities
   --rtol R          relative tolerance, 0 < R < 1
   --atol A          absolute tolerance, A > 0
   --h0 H            initial step size (0: the method's default)
@@ -219,10 +226,56 @@ void check_problem_name(const std::string& name) {
 struct Run {
   BuiltinProblem problem;
   std::string method = "radau5";
+  Projection projection = Projection::None;
+  std::optional<Formulation> formulation;  ///< set: the problem was re-formulated
   Options options;
   Result result;
   std::optional<double> scd;  ///< significant correct digits vs the reference, if one applies
 };
+
+/// Replaces the (index-3) DAE of a mechanical built-in problem by formulation `form` of the
+/// same MechanicalSystem: consistent initial values from its q0, v0; the reference solution and
+/// the scd/plot components are carried over for positions and velocities.
+void reformulate(BuiltinProblem& p, Formulation form) {
+  if (!p.mechanical)
+    throw UsageError("--formulation: problem '" + p.name +
+                     "' is not a mechanical system (valid: pendulum, pendulum-long, andrews)");
+  const MechanicalSystem& sys = *p.mechanical;
+  const MechanicalLayout from = mechanical_layout(sys, Formulation::Index3);
+  if (p.dae.n != from.n)
+    throw UsageError("--formulation: problem '" + p.name + "' is not in the index-3 form");
+  const MechanicalLayout to = mechanical_layout(sys, form);
+  const int nq = sys.nq;
+  const Vector q0 = p.y0.segment(from.q, nq), v0 = p.y0.segment(from.v, nq);
+  // component i of the index-3 layout -> its index in the new layout (-1: none)
+  auto map = [&](int i) {
+    if (i >= from.q && i < from.q + nq) return to.q + (i - from.q);
+    if (i >= from.v && i < from.v + nq) return to.v + (i - from.v);
+    return -1;
+  };
+  auto map_list = [&](const std::vector<int>& list) {
+    std::vector<int> out;
+    for (int i : list)
+      if (map(i) >= 0) out.push_back(map(i));
+    return out;
+  };
+  std::vector<int> scd_components = p.scd_components;
+  if (scd_components.empty())
+    for (int i = 0; i < p.dae.n; ++i) scd_components.push_back(i);
+  p.scd_components = map_list(scd_components);
+  p.plot_components = map_list(p.plot_components);
+  if (p.reference) {
+    Vector ref = Vector::Zero(to.n);
+    for (int i = 0; i < from.n; ++i)
+      if (map(i) >= 0) ref[map(i)] = p.reference->y[i];
+    p.reference->y = ref;
+  }
+  const std::string name = p.dae.name;
+  p.dae = formulate(sys, form);
+  p.dae.name = name;
+  p.y0 = initial_values(sys, form, p.t0, q0, v0);
+  p.title += std::string(" [") + to_string(form) + " formulation]";
+}
 
 /// Solves run.problem with run.method and run.options (progress bar on stderr); fills
 /// run.result and run.scd. InvalidArgument from the library propagates.
@@ -233,10 +286,13 @@ void execute(Run& run) {
   o.progress = [&bar](double fraction) { bar.update(fraction); };
   o.events.insert(o.events.end(), p.events.begin(), p.events.end());  // the model's switches
   if (p.reset) p.reset();  // mode variables of models with events
-  if (run.method == "bdf")
+  if (run.method == "bdf") {
     run.result = solve(p.dae, p.t0, p.t_end, p.y0, BdfOptions{}, o);
-  else
-    run.result = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+  } else {
+    Radau5Options m;
+    m.projection = run.projection;
+    run.result = solve(p.dae, p.t0, p.t_end, p.y0, m, o);
+  }
   bar.finish();
   run.scd.reset();
   const Result& r = run.result;
@@ -280,7 +336,9 @@ std::string scd_line(const Run& run) {
 //   max_residual ({position, velocity, acceleration} for problems with a constraint monitor,
 //   null otherwise), scd (significant correct digits vs the problem's reference solution
 //   when the run reached the reference time, null otherwise), reference_t (number or null),
-//   events (array of {t, name}: the located state events, in order; empty if none).
+//   events (array of {t, name}: the located state events, in order; empty if none),
+//   projection ("none", "velocity" or "full"), formulation ("index3", "index2", "index1",
+//   "ggl" when --formulation was given, null otherwise).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 std::string to_json(const Run& run) {
@@ -322,6 +380,11 @@ std::string to_json(const Run& run) {
   w.number("atol", run.options.atol);
   w.number("h0", run.options.h0);
   w.integer("max_steps", run.options.max_steps);
+  w.string("projection", to_string(run.projection));
+  if (run.formulation)
+    w.string("formulation", to_string(*run.formulation));
+  else
+    w.null("formulation");
   if (r.has_constraints) {
     w.begin_object("max_residual");
     w.number("position", r.max_residual.position);
@@ -375,10 +438,10 @@ int cmd_list(const std::vector<std::string>& args) {
 }
 
 int cmd_solve(const std::vector<std::string>& args) {
-  const ParsedArgs a = parse_args(
-      args, "solve",
-      {"--method", "--rtol", "--atol", "--h0", "--t-end", "--out", "--plot", "--max-steps"},
-      {"--json"});
+  const ParsedArgs a = parse_args(args, "solve",
+                                  {"--method", "--projection", "--formulation", "--rtol", "--atol",
+                                   "--h0", "--t-end", "--out", "--plot", "--max-steps"},
+                                  {"--json"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));
@@ -392,6 +455,7 @@ int cmd_solve(const std::vector<std::string>& args) {
   std::optional<double> rtol, atol, h0, t_end;
   std::optional<long> max_steps;
   std::string out, plot;
+  std::optional<std::string> projection, formulation;
   bool json = false;
   for (const auto& [opt, value] : a.options) {
     if (opt == "--method") {
@@ -400,6 +464,10 @@ int cmd_solve(const std::vector<std::string>& args) {
       if (!known)
         throw UsageError("unknown method '" + value + "'; valid methods: " + join(kMethods));
       run.method = value;
+    } else if (opt == "--projection") {
+      projection = value;
+    } else if (opt == "--formulation") {
+      formulation = value;
     } else if (opt == "--rtol") {
       rtol = parse_double(opt, value);
     } else if (opt == "--atol") {
@@ -421,8 +489,31 @@ int cmd_solve(const std::vector<std::string>& args) {
     }
   }
 
-  run.problem = make_builtin_problem(name);  // InvalidArgument (e.g. not yet available): exit 2
+  if (projection) {
+    if (*projection == "none")
+      run.projection = Projection::None;
+    else if (*projection == "velocity")
+      run.projection = Projection::Velocity;
+    else if (*projection == "full")
+      run.projection = Projection::Full;
+    else
+      throw UsageError("unknown projection '" + *projection + "'; valid: none, velocity, full");
+    if (run.method != "radau5" && run.projection != Projection::None)
+      throw UsageError("--projection " + *projection + " needs --method radau5 (method '" +
+                       run.method + "' has no projection)");
+  }
+  run.problem = make_builtin_problem(name);  // InvalidArgument: exit 2
   BuiltinProblem& p = run.problem;
+  if (formulation) {
+    Formulation form;
+    try {
+      form = parse_formulation(*formulation);
+    } catch (const InvalidArgument& e) {
+      throw UsageError(e.what());
+    }
+    reformulate(p, form);
+    run.formulation = form;
+  }
   if (t_end) {
     if (*t_end == p.t0)
       throw UsageError("--t-end " + fmt_g(*t_end, 17) + " equals the start time t0 of problem '" +
@@ -459,6 +550,10 @@ int cmd_solve(const std::vector<std::string>& args) {
     if (!r.ok()) std::fputs(r.report().c_str(), stderr);
   } else {
     std::fputs(r.report().c_str(), stdout);
+    if (run.formulation || run.projection != Projection::None)
+      std::printf("  formulation       %s, projection %s\n",
+                  run.formulation ? to_string(*run.formulation) : "as defined",
+                  to_string(run.projection));
     std::fputs(events_lines(r).c_str(), stdout);
     if (run.scd) std::fputs(scd_line(run).c_str(), stdout);
     std::fflush(stdout);

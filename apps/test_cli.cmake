@@ -106,3 +106,24 @@ if(GNUPLOT)
 else()
   expect(1 "" "gnuplot not found" solve pendulum --plot pendulum.png)
 endif()
+
+# --projection and --formulation (issue 3): every formulation of the pendulum and of Andrews
+# solves; the velocity projection holds G v = 0 to round-off; bad values and combinations are
+# refused with exit code 2 and a message.
+foreach(form index3 index2 index1 ggl)
+  expect(0 "\"formulation\": \"${form}\".*\"status\": \"success\"|\"status\": \"success\".*\"formulation\": \"${form}\"" ""
+         solve pendulum --formulation ${form} --json)
+  expect(0 "status +success" "" solve andrews --formulation ${form})
+endforeach()
+expect(0 "\"projection\": \"velocity\"" "" solve pendulum --projection velocity --json)
+string(REGEX MATCH "\"velocity\": ([-0-9.e+]+)" m "${last_stdout}")
+if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 GREATER_EQUAL 1e-12)
+  message(SEND_ERROR "--projection velocity: max_residual.velocity '${CMAKE_MATCH_1}' not < 1e-12")
+endif()
+expect(0 "\"projection\": \"none\"" "" solve pendulum --json)
+expect(2 "" "unknown projection 'sideways'; valid: none, velocity, full"
+       solve pendulum --projection sideways)
+expect(2 "" "--projection velocity needs --method radau5" solve pendulum --method bdf
+       --projection velocity)
+expect(2 "" "unknown formulation 'index4'" solve pendulum --formulation index4)
+expect(2 "" "problem 'vanderpol' is not a mechanical system" solve vanderpol --formulation index2)
