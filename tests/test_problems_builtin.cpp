@@ -194,7 +194,9 @@ TEST(BuiltinAndrews, Radau5ReachesTheReference) {
   RecordProperty("andrews_steps", static_cast<int>(r.stats.nsteps));
   RecordProperty("andrews_nfev", static_cast<int>(r.stats.nfev));
   EXPECT_GE(digits, 4.4);
-  EXPECT_LT(r.stats.nsteps, 300);
+  // RADAU5 needs 114-117 steps here (IVP Test Set report; developers' brief); we measure 111
+  // (93 accepted, 1 rejected, 17 retried after Newton failures)
+  EXPECT_NEAR(static_cast<double>(r.stats.nsteps), 117.0, 0.25 * 117);
   // The same run with finite-difference Jacobians lands on (nearly) the same answer.
   MassMatrixDae fd = p.dae;
   fd.jacobian = nullptr;
