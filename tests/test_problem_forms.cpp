@@ -31,6 +31,11 @@ TEST(ProblemForms, SemiExplicitIndex1) {
   const double t = 3.0, exact = 0.5 * (std::sin(t) - std::cos(t) + std::exp(-t));
   EXPECT_NEAR(r.y[0], exact, 1e-9);
   EXPECT_NEAR(r.y[1], std::sin(t), 1e-9);
+  // the same SemiExplicitDae through the BDF (issue 4: BDF usable on all problem forms)
+  r = solve(d, 0.0, 3.0, Vector::Zero(2), BdfOptions{}, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_NEAR(r.y[0], exact, 1e-8);
+  EXPECT_NEAR(r.y[1], std::sin(t), 1e-8);
 }
 
 TEST(ProblemForms, ImplicitFormOfAMassMatrixDae) {
