@@ -452,7 +452,19 @@ class Bdf final : public Stepper {
       stats_.nfev_jac += n_ + 1;
     }
     if (!dFdyp0_.allFinite()) return;
-    Eigen::JacobiSVD<Matrix> svd(dFdyp0_, Eigen::ComputeFullV);
+    // diagonal dF/dy' (semi-explicit problems, zero rows and columns): Q selects the zeros
+    const bool diagonal = (dFdyp0_ - Matrix(dFdyp0_.diagonal().asDiagonal())).isZero(0.0);
+    if (diagonal) {
+      const Vector d = dFdyp0_.diagonal();
+      const int zeros = static_cast<int>((d.array() == 0.0).count());
+      if (zeros == 0 || zeros == n_) return;
+      Q_ = Matrix((d.array() == 0.0).cast<double>().matrix().asDiagonal());
+      filter_ = true;
+      return;
+    }
+    // general: N = the right singular vectors of the zero singular values (divide and conquer
+    // SVD: Jacobi on small matrices, fast on large ones), Q = N N^T
+    Eigen::BDCSVD<Matrix> svd(dFdyp0_, Eigen::ComputeFullV);
     const Vector& sv = svd.singularValues();
     int rank = 0;
     for (int i = 0; i < n_; ++i)
