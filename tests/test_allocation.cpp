@@ -1,5 +1,6 @@
-// "The step loop allocates nothing" (developers' brief): count heap allocations between the
-// first and the last accepted step of a solve that stores no trajectory.
+// "The step loop allocates nothing" (developers' brief): count heap allocations (malloc and
+// friends, so Eigen temporaries are seen too) between the first and the last accepted step of
+// a solve that stores no trajectory.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,19 +14,46 @@ namespace {
 std::atomic<long> g_allocations{0};
 }
 
-void* operator new(std::size_t size) {
+// Count every heap allocation: operator new (std::vector, std::function, ...) goes through
+// malloc in libstdc++, and Eigen allocates its dynamic temporaries with malloc directly, so
+// malloc itself is interposed (glibc: __libc_malloc and friends are the real allocator).
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void __libc_free(void*);
+
+void* malloc(std::size_t size) {
   ++g_allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
+  return __libc_malloc(size);
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void* calloc(std::size_t n, std::size_t size) {
+  ++g_allocations;
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t size) {
+  ++g_allocations;
+  return __libc_realloc(p, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  ++g_allocations;
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  ++g_allocations;
+  *out = __libc_memalign(alignment, size);
+  return *out ? 0 : 12;  // ENOMEM
+}
+void free(void* p) { __libc_free(p); }
+}
 
 using namespace daekit;
 
 namespace {
 // Allocations counted from the first accepted step to the last one.
-long allocations_in_step_loop(const BuiltinProblem& p, bool analytic_jacobian, long* steps) {
+long allocations_in_step_loop(const BuiltinProblem& p, bool analytic_jacobian, long* steps,
+                              bool bdf = false, Radau5Options radau5 = {}) {
   MassMatrixDae dae = p.dae;
   if (!analytic_jacobian) dae.jacobian = nullptr;
   Options o;
@@ -38,7 +66,8 @@ long allocations_in_step_loop(const BuiltinProblem& p, bool analytic_jacobian, l
     last = g_allocations.load();
     return true;
   };
-  Result r = solve(dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+  Result r = bdf ? solve(dae, p.t0, p.t_end, p.y0, BdfOptions{}, o)
+                 : solve(dae, p.t0, p.t_end, p.y0, radau5, o);
   EXPECT_TRUE(r.ok()) << r.message;
   *steps = r.stats.nsteps;
   return last - first;
@@ -46,13 +75,46 @@ long allocations_in_step_loop(const BuiltinProblem& p, bool analytic_jacobian, l
 }  // namespace
 
 TEST(Allocation, Radau5StepLoopAllocatesNothing) {
-  for (const char* name : {"pendulum", "vanderpol", "robertson"}) {
+  for (const char* name : {"pendulum", "vanderpol", "robertson", "andrews", "transistor"}) {
     const BuiltinProblem p = make_builtin_problem(name);
     for (bool analytic : {true, false}) {
       long steps = 0;
       EXPECT_EQ(allocations_in_step_loop(p, analytic, &steps), 0)
           << name << (analytic ? " analytic" : " finite-difference") << " Jacobian";
       EXPECT_GT(steps, 50);
+    }
+  }
+}
+
+// The BDF's step loop, with the algebraic error filter active (transistor: singular M without
+// zero rows; akzo, robertson-dae: zero rows) and on an ODE.
+TEST(Allocation, BdfStepLoopAllocatesNothing) {
+  for (const char* name : {"transistor", "akzo", "robertson-dae", "vanderpol"}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    for (bool analytic : {true, false}) {
+      long steps = 0;
+      EXPECT_EQ(allocations_in_step_loop(p, analytic, &steps, true), 0)
+          << name << (analytic ? " analytic" : " finite-difference") << " Jacobian";
+      EXPECT_GT(steps, 50);
+    }
+  }
+}
+
+// The projection (2.8) after every step and the drift monitor of every formulation.
+TEST(Allocation, ProjectionAndFormulationsAllocateNothing) {
+  for (const char* name : {"pendulum", "andrews"}) {
+    BuiltinProblem p = make_builtin_problem(name);
+    Radau5Options m;
+    m.projection = Projection::Velocity;
+    long steps = 0;
+    EXPECT_EQ(allocations_in_step_loop(p, true, &steps, false, m), 0) << name << " projected";
+    const MechanicalSystem& sys = *p.mechanical;
+    const Vector q0 = p.y0.head(sys.nq), v0 = p.y0.segment(sys.nq, sys.nq);
+    for (Formulation form : {Formulation::Index2, Formulation::Index1, Formulation::GGL}) {
+      BuiltinProblem f = p;
+      f.dae = formulate(sys, form);
+      f.y0 = initial_values(sys, form, p.t0, q0, v0);
+      EXPECT_EQ(allocations_in_step_loop(f, true, &steps), 0) << name << " " << to_string(form);
     }
   }
 }

@@ -25,10 +25,18 @@ ImplicitDae to_implicit_form(const MassMatrixDae& dae) {
   d.name = dae.name;
   const Matrix M = dae.has_identity_mass() ? Matrix::Identity(dae.n, dae.n) : dae.mass;
   auto f = dae.f;
-  d.F = [f, M](double t, VecIn y, VecIn yp, VecOut out) {
-    f(t, y, out);
-    out = M * yp - out;
-  };
+  if (dae.has_identity_mass()) {
+    d.F = [f](double t, VecIn y, VecIn yp, VecOut out) {
+      f(t, y, out);
+      out = yp - out;
+    };
+  } else {
+    d.F = [f, M](double t, VecIn y, VecIn yp, VecOut out) {
+      f(t, y, out);
+      out = -out;
+      out.noalias() += M * yp;  // no temporary: the step loop allocates nothing
+    };
+  }
   if (dae.jacobian) {
     auto jac = dae.jacobian;
     d.dF_dy = [jac](double t, VecIn y, VecIn, Matrix& out) {

@@ -20,8 +20,15 @@ std::string fmt(double x) {
 // nothing (the closures are therefore not safe to call concurrently).
 struct Workspace {
   Matrix M, G;
-  Vector f, g, tmp;
-  explicit Workspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), tmp(nq) {}
+  Vector f, g, tmp, tmp2;
+  explicit Workspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), tmp(nq), tmp2(nq) {}
+};
+
+// The drift monitor's storage (MechanicalSystem::residuals without allocations).
+struct MonitorWorkspace {
+  Matrix G;
+  Vector f, vdot, g, c, Gx;
+  MonitorWorkspace(int nq, int m) : G(m, nq), f(nq), vdot(nq), g(m), c(m), Gx(m) {}
 };
 
 }  // namespace
@@ -323,8 +330,8 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
         } else {  // v' = M^{-1} (f - G^T lambda)
           ws->tmp = ws->f;
           ws->tmp.noalias() -= ws->G.transpose() * lambda;
-          ws->tmp = Minv->solve(ws->tmp);
-          c.noalias() = ws->G * ws->tmp;
+          ws->tmp2 = Minv->solve(ws->tmp);  // not in place: that would allocate
+          c.noalias() = ws->G * ws->tmp2;
         }
         c += ws->g;
         break;
@@ -332,21 +339,33 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     if (form == Formulation::GGL) out.segment(L.mu, m).noalias() = ws->G * v;
   };
 
-  dae.constraint_monitor = [sys, Minv, L](double t, VecIn y) {
+  // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
+  // nothing when g, G and the curvature are analytic)
+  auto mws = std::make_shared<MonitorWorkspace>(nq, m);
+  dae.constraint_monitor = [sys, Minv, L, mws](double t, VecIn y) {
     const int nq = L.nq, m = L.m;
+    MonitorWorkspace& w = *mws;
     auto q = y.segment(L.q, nq);
     auto v = y.segment(L.v, nq);
-    Vector vdot(nq);
+    sys.eval_G(t, q, w.G);
     if (L.w >= 0) {
-      vdot = y.segment(L.w, nq);
+      w.vdot = y.segment(L.w, nq);
     } else {
-      Vector f(nq);
-      Matrix G(m, nq);
-      sys.force(t, q, v, f);
-      sys.eval_G(t, q, G);
-      vdot = Minv->solve(f - G.transpose() * y.segment(L.lambda, m));
+      sys.force(t, q, v, w.f);
+      w.f.noalias() -= w.G.transpose() * y.segment(L.lambda, m);
+      w.vdot = Minv->solve(w.f);
     }
-    return sys.residuals(t, q, v, vdot);
+    ConstraintResiduals r;
+    if (m == 0) return r;
+    sys.g(t, q, w.g);
+    sys.eval_curvature(t, q, v, w.c);
+    r.position = w.g.cwiseAbs().maxCoeff();
+    w.Gx.noalias() = w.G * v;
+    r.velocity = w.Gx.cwiseAbs().maxCoeff();
+    w.Gx.noalias() = w.G * w.vdot;
+    w.Gx += w.c;
+    r.acceleration = w.Gx.cwiseAbs().maxCoeff();
+    return r;
   };
   auto pws = std::make_shared<ProjectionWorkspace>(nq, m);
   dae.project = [sys, pws, L](double t, VecOut y, Projection level) {
