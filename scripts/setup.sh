@@ -3,6 +3,7 @@
 # dpkg-query; `apt-get update` runs only if something is missing). Idempotent and
 # non-interactive; run as root (or as a user with password-less sudo).
 #   build-essential cmake libeigen3-dev   build the library and the daekit command
+#   libsuitesparse-dev                     KLU, the sparse linear-solver backend
 #   libgtest-dev googletest                the test suite
 #   libbenchmark-dev libsundials-dev       benchmarks (SUNDIALS IDA as a comparison)
 #   gnuplot-nox                            plots (daekit --plot, daekit demo)
@@ -10,7 +11,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(build-essential cmake libeigen3-dev libgtest-dev googletest libbenchmark-dev
+packages=(build-essential cmake libeigen3-dev libsuitesparse-dev libgtest-dev googletest libbenchmark-dev
           gnuplot-nox libsundials-dev clang-format)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

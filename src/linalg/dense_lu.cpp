@@ -1,6 +1,9 @@
-#include "daekit/linalg/dense_lu.hpp"
+#include "linalg/dense_lu.hpp"
 
 #include <cmath>
+#include <memory>
+
+#include "linalg/linear_solver.hpp"
 
 namespace daekit {
 
@@ -18,35 +21,74 @@ double magnitude(const std::complex<double>& x) { return std::abs(x.real()) + st
 // Right-looking Gaussian elimination with partial pivoting on the column-major storage; the
 // rank-1 update of the trailing block is done column by column so that it runs contiguously.
 template <typename Scalar>
-bool DenseLU<Scalar>::factor() {
-  const int n = size();
+bool dense_lu_factor(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& lu,
+                     Eigen::VectorXi& perm, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& inv_diag) {
+  const int n = static_cast<int>(lu.rows());
+  if (perm.size() != n) perm.resize(n);
+  if (inv_diag.size() != n) inv_diag.resize(n);
   for (int k = 0; k < n; ++k) {
     int p = k;
-    double best = magnitude(lu_(k, k));
+    double best = magnitude(lu(k, k));
     for (int i = k + 1; i < n; ++i) {
-      const double a = magnitude(lu_(i, k));
+      const double a = magnitude(lu(i, k));
       if (a > best) {
         best = a;
         p = i;
       }
     }
-    perm_[k] = p;
-    if (p != k) lu_.row(k).swap(lu_.row(p));
-    const Scalar pivot = lu_(k, k);
+    perm[k] = p;
+    if (p != k) lu.row(k).swap(lu.row(p));
+    const Scalar pivot = lu(k, k);
     if (!finite_nonzero(pivot)) return false;
     const Scalar inv = Scalar(1) / pivot;
-    inv_diag_[k] = inv;
-    for (int i = k + 1; i < n; ++i) lu_(i, k) *= inv;
+    inv_diag[k] = inv;
+    for (int i = k + 1; i < n; ++i) lu(i, k) *= inv;
     for (int j = k + 1; j < n; ++j) {
-      const Scalar a_kj = lu_(k, j);
+      const Scalar a_kj = lu(k, j);
       if (a_kj == Scalar(0)) continue;
-      for (int i = k + 1; i < n; ++i) lu_(i, j) -= lu_(i, k) * a_kj;
+      for (int i = k + 1; i < n; ++i) lu(i, j) -= lu(i, k) * a_kj;
     }
   }
   return true;
 }
 
-template class DenseLU<double>;
-template class DenseLU<std::complex<double>>;
+template bool dense_lu_factor<double>(Eigen::MatrixXd&, Eigen::VectorXi&, Eigen::VectorXd&);
+template bool dense_lu_factor<std::complex<double>>(Eigen::MatrixXcd&, Eigen::VectorXi&,
+                                                    Eigen::VectorXcd&);
+
+namespace {
+
+// The dense backend: factors matrix().dense() in place.
+template <typename Scalar>
+class DenseSolver final : public LinearSolver<Scalar> {
+ public:
+  using typename LinearSolver<Scalar>::VectorType;
+  explicit DenseSolver(int n) {
+    this->matrix_.resize(n, Sparsity::dense());
+    perm_.resize(n);
+    inv_diag_.resize(n);
+  }
+  const char* name() const override { return "dense LU"; }
+  LinearSolverKind kind() const override { return LinearSolverKind::Dense; }
+  bool factor() override { return dense_lu_factor(this->matrix_.dense(), perm_, inv_diag_); }
+  void solve_in_place(Eigen::Ref<VectorType> b) const override {
+    dense_lu_solve(this->matrix_.dense(), perm_, inv_diag_, b);
+  }
+
+ private:
+  Eigen::VectorXi perm_;
+  VectorType inv_diag_;
+};
+
+}  // namespace
+
+template <typename Scalar>
+std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n) {
+  return std::make_unique<DenseSolver<Scalar>>(n);
+}
+
+template std::unique_ptr<LinearSolver<double>> make_dense_solver<double>(int);
+template std::unique_ptr<LinearSolver<std::complex<double>>>
+make_dense_solver<std::complex<double>>(int);
 
 }  // namespace daekit

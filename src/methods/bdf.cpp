@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "daekit/linalg/dense_lu.hpp"
+#include "linalg/dense_lu.hpp"
 #include "daekit/problem/initialization.hpp"
 
 namespace daekit {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "daekit/linalg/dense_lu.hpp"
+#include "linalg/dense_lu.hpp"
 #include "daekit/problem/finite_difference.hpp"
 
 namespace daekit {

@@ -5,7 +5,7 @@
 #include <complex>
 #include <limits>
 
-#include "daekit/linalg/dense_lu.hpp"
+#include "linalg/dense_lu.hpp"
 #include "daekit/problem/finite_difference.hpp"
 #include "daekit/tableaus/runge_kutta.hpp"
 

@@ -1,0 +1,82 @@
+// The one interface behind which daekit's methods solve their linear systems (DESIGN.md,
+// linear-algebra layer): iteration matrices such as E = gamma/h M - J (real) and
+// (alpha + i beta)/h M - J (complex, Radau IIA's transformed stage systems) or
+// dF/dy + c_j dF/dy' (BDF). A method assembles E into matrix() (structure chosen at creation),
+// calls factor() and then solve_in_place() as often as it likes; matrix() may be reassembled
+// and refactored any number of times without allocation. Backends:
+//   dense   partial-pivoting LU (dense_lu.hpp), tuned for small n;
+//   banded  partial-pivoting band LU (LAPACK's dgbtrf scheme, l extra fill rows);
+//   sparse  SuiteSparse KLU: symbolic analysis once per pattern, then numeric refactorisation
+//           (klu_refactor, same pivot order) while it stays well conditioned, else a fresh
+//           numeric factorisation; complex systems through KLU's complex (klu_z_) routines.
+// A zero or non-finite pivot makes factor() return false (the caller shrinks the step), never
+// throws, never divides by it. Internal header (not installed).
+#pragma once
+
+#include <complex>
+#include <memory>
+#include <string>
+
+#include "daekit/core/sparsity.hpp"
+#include "linalg/structured_matrix.hpp"
+
+namespace daekit {
+
+/// Which backend: Automatic picks dense for a dense structure, banded for a banded one and
+/// KLU for a sparse pattern (and dense for any structure when n is small, see
+/// choose_backend()).
+enum class LinearSolverKind { Automatic, Dense, Banded, Sparse };
+const char* to_string(LinearSolverKind kind);
+/// "auto", "dense", "banded", "sparse"; throws InvalidArgument otherwise.
+LinearSolverKind parse_linear_solver(const std::string& name);
+
+/// The backend Automatic resolves to for an n x n matrix of structure s: dense when s is dense
+/// or n <= 32 (a dense LU of that size beats the overhead of the structured ones), banded for
+/// banded s, sparse (KLU) for a pattern. An explicit choice is returned unchanged, except that
+/// Banded needs a banded structure (InvalidArgument otherwise).
+LinearSolverKind choose_backend(int n, const Sparsity& s, LinearSolverKind requested);
+
+/// The structure a backend stores: Dense -> dense; Banded -> s; Sparse -> s as a pattern.
+Sparsity backend_structure(int n, const Sparsity& s, LinearSolverKind backend);
+
+template <typename Scalar>
+class LinearSolver {
+ public:
+  using VectorType = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  virtual ~LinearSolver() = default;
+  /// "dense LU", "banded LU", "KLU".
+  virtual const char* name() const = 0;
+  virtual LinearSolverKind kind() const = 0;
+  int size() const { return matrix_.size(); }
+  /// The matrix to factor, in the backend's structure: assemble into it, then call factor().
+  StructuredMatrix<Scalar>& matrix() { return matrix_; }
+  const StructuredMatrix<Scalar>& matrix() const { return matrix_; }
+  /// Factors matrix() (its contents may be overwritten by the factors). False if a pivot is
+  /// zero or not finite (the matrix is singular to working precision).
+  virtual bool factor() = 0;
+  /// Solves A x = b in place with the last successful factorisation (b is overwritten by x).
+  virtual void solve_in_place(Eigen::Ref<VectorType> b) const = 0;
+
+ protected:
+  StructuredMatrix<Scalar> matrix_;
+};
+
+using RealLinearSolver = LinearSolver<double>;
+using ComplexLinearSolver = LinearSolver<std::complex<double>>;
+
+/// A solver for n x n matrices whose structure is contained in s, with the given backend
+/// (Automatic resolved by choose_backend()). Throws InvalidArgument if KLU is requested for a
+/// build without SuiteSparse.
+template <typename Scalar>
+std::unique_ptr<LinearSolver<Scalar>> make_linear_solver(int n, const Sparsity& s,
+                                                         LinearSolverKind kind);
+
+// The backends (dense_lu.cpp, banded_lu.cpp, klu_solver.cpp).
+template <typename Scalar>
+std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n);
+template <typename Scalar>
+std::unique_ptr<LinearSolver<Scalar>> make_banded_solver(int n, int lower, int upper);
+template <typename Scalar>
+std::unique_ptr<LinearSolver<Scalar>> make_klu_solver(int n, const SparseMatrix& pattern);
+
+}  // namespace daekit

@@ -1,0 +1,139 @@
+#include "linalg/mass_operator.hpp"
+
+#include <algorithm>
+
+namespace daekit {
+
+MassOperator MassOperator::from_dense(int n, const Matrix& m) {
+  MassOperator op;
+  op.n_ = n;
+  if (m.size() == 0 || m.isIdentity(0.0)) {
+    op.kind_ = Kind::Identity;
+    op.diag_ = Vector::Ones(n);
+    SparseMatrix eye(n, n);
+    eye.setIdentity();
+    op.sparsity_ = Sparsity::sparse(eye);
+    return op;
+  }
+  int lower = 0, upper = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      if (m(i, j) != 0.0) {
+        lower = std::max(lower, i - j);
+        upper = std::max(upper, j - i);
+      }
+  if (lower == 0 && upper == 0) {
+    op.kind_ = Kind::Diagonal;
+    op.diag_ = m.diagonal();
+    SparseMatrix eye(n, n);
+    eye.setIdentity();
+    op.sparsity_ = Sparsity::sparse(eye);
+    return op;
+  }
+  op.kind_ = Kind::Structured;
+  op.sparsity_ = (lower + upper + 1) * 4 <= n ? Sparsity::banded(lower, upper) : Sparsity::dense();
+  op.matrix_.resize(n, op.sparsity_);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      if (m(i, j) != 0.0) op.matrix_.ref(i, j) = m(i, j);
+  op.diag_ = m.diagonal();
+  return op;
+}
+
+MassOperator MassOperator::from_sparse(int n, const SparseMatrix& m) {
+  MassOperator op;
+  op.n_ = n;
+  bool diagonal = true;
+  for (int j = 0; j < m.outerSize() && diagonal; ++j)
+    for (SparseMatrix::InnerIterator it(m, j); it; ++it)
+      if (it.row() != j && it.value() != 0.0) diagonal = false;
+  op.diag_ = m.diagonal();
+  if (diagonal) {
+    op.kind_ = op.diag_.isOnes(0.0) ? Kind::Identity : Kind::Diagonal;
+    SparseMatrix eye(n, n);
+    eye.setIdentity();
+    op.sparsity_ = Sparsity::sparse(eye);
+    return op;
+  }
+  op.kind_ = Kind::Structured;
+  op.sparsity_ = sparsity_of(m);
+  op.matrix_.resize(n, op.sparsity_);
+  op.matrix_.sparse() = m;
+  op.matrix_.sparse().makeCompressed();
+  return op;
+}
+
+void MassOperator::apply(const Eigen::Ref<const Vector>& x, Eigen::Ref<Vector> out) const {
+  switch (kind_) {
+    case Kind::Identity:
+      out = x;
+      return;
+    case Kind::Diagonal:
+      out = diag_.cwiseProduct(x);
+      return;
+    case Kind::Structured:
+      matrix_.multiply(x, out);
+      return;
+  }
+}
+
+template <typename Scalar>
+void MassOperator::add_to(StructuredMatrix<Scalar>& E, Scalar s) const {
+  switch (kind_) {
+    case Kind::Identity:
+      E.add_identity(s);
+      return;
+    case Kind::Diagonal:
+      E.add_diagonal(diag_, s);
+      return;
+    case Kind::Structured:
+      E.add_scaled(matrix_, s);
+      return;
+  }
+}
+
+template void MassOperator::add_to<double>(StructuredMatrix<double>&, double) const;
+template void MassOperator::add_to<std::complex<double>>(StructuredMatrix<std::complex<double>>&,
+                                                         std::complex<double>) const;
+
+double MassOperator::at(int i, int j) const {
+  if (kind_ != Kind::Structured) return i == j ? diag_[i] : 0.0;
+  return matrix_.at(i, j);
+}
+
+Matrix MassOperator::to_dense() const {
+  if (kind_ != Kind::Structured) return Matrix(diag_.asDiagonal());
+  return matrix_.to_dense();
+}
+
+std::vector<int> MassOperator::zero_rows() const {
+  std::vector<char> nonzero(static_cast<size_t>(n_), 0);
+  if (kind_ != Kind::Structured) {
+    for (int i = 0; i < n_; ++i) nonzero[i] = diag_[i] != 0.0;
+  } else {
+    auto& m = const_cast<StructuredMatrix<double>&>(matrix_);  // read-only visit
+    for (int j = 0; j < n_; ++j)
+      m.for_each_in_column(j, [&](int i, double& v) { nonzero[i] |= v != 0.0; });
+  }
+  std::vector<int> rows;
+  for (int i = 0; i < n_; ++i)
+    if (!nonzero[i]) rows.push_back(i);
+  return rows;
+}
+
+std::vector<int> MassOperator::zero_columns() const {
+  std::vector<int> cols;
+  for (int j = 0; j < n_; ++j) {
+    bool zero = true;
+    if (kind_ != Kind::Structured) {
+      zero = diag_[j] == 0.0;
+    } else {
+      auto& m = const_cast<StructuredMatrix<double>&>(matrix_);
+      m.for_each_in_column(j, [&](int, double& v) { zero = zero && v == 0.0; });
+    }
+    if (zero) cols.push_back(j);
+  }
+  return cols;
+}
+
+}  // namespace daekit

@@ -1,0 +1,52 @@
+// MassOperator: the mass matrix M of M y' = f(t, y) kept in its structure (identity,
+// diagonal, banded, sparse or dense, detected once from the problem's matrix), so that the
+// products M x of every Newton iteration and error estimate and the assembly of s M - J cost
+// O(n) or O(nnz), never a dense n x n product where M is diagonal. Internal header.
+#pragma once
+
+#include "daekit/core/sparsity.hpp"
+#include "daekit/core/types.hpp"
+#include "linalg/structured_matrix.hpp"
+
+namespace daekit {
+
+class MassOperator {
+ public:
+  enum class Kind { Identity, Diagonal, Structured };
+
+  MassOperator() = default;
+  /// From a dense matrix (empty = identity): detects identity, diagonal, banded (bandwidths
+  /// below n/4) or keeps it dense.
+  static MassOperator from_dense(int n, const Matrix& m);
+  /// From a sparse matrix (diagonal detected).
+  static MassOperator from_sparse(int n, const SparseMatrix& m);
+
+  Kind kind() const { return kind_; }
+  int size() const { return n_; }
+  bool is_identity() const { return kind_ == Kind::Identity; }
+  /// The structure of M (dense/banded/sparse; identity and diagonal: sparse diagonal pattern).
+  const Sparsity& sparsity() const { return sparsity_; }
+  const Vector& diagonal() const { return diag_; }
+
+  /// out = M x (out must not alias x).
+  void apply(const Eigen::Ref<const Vector>& x, Eigen::Ref<Vector> out) const;
+  /// E += s M for E whose structure contains M's.
+  template <typename Scalar>
+  void add_to(StructuredMatrix<Scalar>& E, Scalar s) const;
+  /// Entry (i, j).
+  double at(int i, int j) const;
+  /// M as a dense matrix (tests, small problems).
+  Matrix to_dense() const;
+  /// Indices of the zero rows / zero columns of M (algebraic equations / variables).
+  std::vector<int> zero_rows() const;
+  std::vector<int> zero_columns() const;
+
+ private:
+  Kind kind_ = Kind::Identity;
+  int n_ = 0;
+  Sparsity sparsity_;
+  Vector diag_;
+  StructuredMatrix<double> matrix_;
+};
+
+}  // namespace daekit

@@ -1,0 +1,184 @@
+#include "linalg/structured_matrix.hpp"
+
+#include <algorithm>
+
+namespace daekit {
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::resize(int n, const Sparsity& s) {
+  s.validate(n, "StructuredMatrix");
+  n_ = n;
+  sparsity_ = s;
+  dense_.resize(0, 0);
+  band_.resize(0, 0);
+  sparse_ = SparseType();
+  switch (s.kind) {
+    case Sparsity::Kind::Dense:
+      dense_.setZero(n, n);
+      break;
+    case Sparsity::Kind::Banded:
+      band_.setZero(2 * s.lower + s.upper + 1, n);
+      break;
+    case Sparsity::Kind::Sparse:
+      sparse_ = s.pattern.template cast<Scalar>();
+      sparse_.makeCompressed();
+      sparse_.coeffs().setZero();
+      sparsity_.pattern.coeffs().setOnes();
+      break;
+  }
+}
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::set_zero() {
+  switch (kind()) {
+    case Sparsity::Kind::Dense:
+      dense_.setZero();
+      break;
+    case Sparsity::Kind::Banded:
+      band_.setZero();
+      break;
+    case Sparsity::Kind::Sparse:
+      sparse_.coeffs().setZero();
+      break;
+  }
+}
+
+template <typename Scalar>
+Scalar& StructuredMatrix<Scalar>::ref(int i, int j) {
+  switch (kind()) {
+    case Sparsity::Kind::Dense:
+      return dense_(i, j);
+    case Sparsity::Kind::Banded:
+      if (i - j > lower() || j - i > upper())
+        throw InvalidArgument("StructuredMatrix: entry (" + std::to_string(i) + ", " +
+                              std::to_string(j) + ") lies outside the band");
+      return band_(band_row(i, j), j);
+    case Sparsity::Kind::Sparse: {
+      const int* begin = sparse_.innerIndexPtr() + sparse_.outerIndexPtr()[j];
+      const int* end = sparse_.innerIndexPtr() + sparse_.outerIndexPtr()[j + 1];
+      const int* it = std::lower_bound(begin, end, i);
+      if (it == end || *it != i)
+        throw InvalidArgument("StructuredMatrix: entry (" + std::to_string(i) + ", " +
+                              std::to_string(j) + ") lies outside the sparsity pattern");
+      return sparse_.valuePtr()[it - sparse_.innerIndexPtr()];
+    }
+  }
+  return dense_(i, j);
+}
+
+template <typename Scalar>
+Scalar StructuredMatrix<Scalar>::at(int i, int j) const {
+  switch (kind()) {
+    case Sparsity::Kind::Dense:
+      return dense_(i, j);
+    case Sparsity::Kind::Banded:
+      if (i - j > lower() || j - i > upper()) return Scalar(0);
+      return band_(band_row(i, j), j);
+    case Sparsity::Kind::Sparse:
+      return sparse_.coeff(i, j);
+  }
+  return Scalar(0);
+}
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::multiply(const Eigen::Ref<const VectorType>& x,
+                                        Eigen::Ref<VectorType> y) const {
+  switch (kind()) {
+    case Sparsity::Kind::Dense:
+      y.noalias() = dense_ * x;
+      break;
+    case Sparsity::Kind::Banded:
+      y.setZero();
+      for (int j = 0; j < n_; ++j) {
+        const Scalar xj = x[j];
+        const int lo = std::max(0, j - upper()), hi = std::min(n_ - 1, j + lower());
+        for (int i = lo; i <= hi; ++i) y[i] += band_(band_row(i, j), j) * xj;
+      }
+      break;
+    case Sparsity::Kind::Sparse:
+      y.noalias() = sparse_ * x;
+      break;
+  }
+}
+
+template <typename Scalar>
+typename StructuredMatrix<Scalar>::DenseType StructuredMatrix<Scalar>::to_dense() const {
+  DenseType d = DenseType::Zero(n_, n_);
+  for (int j = 0; j < n_; ++j)
+    for (int i = 0; i < n_; ++i)
+      if (sparsity_.kind != Sparsity::Kind::Sparse) d(i, j) = at(i, j);
+  if (kind() == Sparsity::Kind::Sparse) d = DenseType(sparse_);
+  return d;
+}
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::assign_scaled(const StructuredMatrix<double>& J, double c) {
+  if (kind() == Sparsity::Kind::Dense && J.kind() == Sparsity::Kind::Dense) {
+    dense_ = (c * J.dense()).template cast<Scalar>();
+    return;
+  }
+  if (kind() == Sparsity::Kind::Banded && J.kind() == Sparsity::Kind::Banded &&
+      lower() == J.lower() && upper() == J.upper()) {
+    band_ = (c * J.band()).template cast<Scalar>();
+    return;
+  }
+  if (kind() == Sparsity::Kind::Sparse && J.kind() == Sparsity::Kind::Sparse &&
+      sparse_.nonZeros() == J.sparse().nonZeros()) {  // same pattern (containment, equal size)
+    Eigen::Map<VectorType>(sparse_.valuePtr(), sparse_.nonZeros()) =
+        (c * Eigen::Map<const Vector>(J.sparse().valuePtr(), J.sparse().nonZeros()))
+            .template cast<Scalar>();
+    return;
+  }
+  set_zero();
+  add_scaled(J, Scalar(c));
+}
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::add_scaled(const StructuredMatrix<double>& A, Scalar s) {
+  switch (A.kind()) {
+    case Sparsity::Kind::Dense:
+      if (kind() == Sparsity::Kind::Dense) {
+        dense_ += s * A.dense().template cast<Scalar>();
+        return;
+      }
+      for (int j = 0; j < n_; ++j)
+        for (int i = 0; i < n_; ++i)
+          if (A.dense()(i, j) != 0.0) ref(i, j) += s * A.dense()(i, j);
+      return;
+    case Sparsity::Kind::Banded:
+      for (int j = 0; j < n_; ++j) {
+        const int lo = std::max(0, j - A.upper()), hi = std::min(n_ - 1, j + A.lower());
+        for (int i = lo; i <= hi; ++i) {
+          const double v = A.band()(A.band_row(i, j), j);
+          if (v != 0.0 || kind() != Sparsity::Kind::Sparse) ref(i, j) += s * v;
+        }
+      }
+      return;
+    case Sparsity::Kind::Sparse:
+      for (int j = 0; j < A.sparse().outerSize(); ++j)
+        for (typename StructuredMatrix<double>::SparseType::InnerIterator it(A.sparse(), j); it;
+             ++it)
+          ref(static_cast<int>(it.row()), j) += s * it.value();
+      return;
+  }
+}
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::add_diagonal(const Vector& d, Scalar s) {
+  for (int i = 0; i < n_; ++i)
+    if (d[i] != 0.0) ref(i, i) += s * d[i];
+}
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::add_identity(Scalar s) {
+  if (kind() == Sparsity::Kind::Dense) {
+    dense_.diagonal().array() += s;
+    return;
+  }
+  for (int i = 0; i < n_; ++i) ref(i, i) += s;
+}
+
+template class StructuredMatrix<double>;
+template class StructuredMatrix<std::complex<double>>;
+
+}  // namespace daekit
