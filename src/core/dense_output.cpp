@@ -8,6 +8,7 @@ void DenseSegment::evaluate(double t, VecOut out) const {
   const int m = static_cast<int>(coeffs.cols()) - 1;
   out = coeffs.col(m);
   for (int k = m - 1; k >= 0; --k) out = coeffs.col(k) + (theta - nodes[k]) * out;
+  if (correction.size() != 0) out += (theta + 1.0) * correction;
 }
 
 Vector DenseSegment::evaluate(double t) const {

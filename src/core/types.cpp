@@ -26,6 +26,8 @@ const char* to_string(Status status) {
       return "terminal_event";
     case Status::RestartFailed:
       return "restart_failed";
+    case Status::CallbackError:
+      return "callback_error";
   }
   return "unknown";
 }

@@ -13,21 +13,72 @@ std::string num(double x) {
   os << x;
   return os.str();
 }
+// Absolute tolerances beyond this bound accept any answer (the error test always passes).
+constexpr double kMaxAtol = 1e100;
 }  // namespace
+
+const char* to_string(StepTrace::Outcome outcome) {
+  switch (outcome) {
+    case StepTrace::Outcome::Accepted:
+      return "accepted";
+    case StepTrace::Outcome::Rejected:
+      return "rejected";
+    case StepTrace::Outcome::NewtonFailed:
+      return "newton_failed";
+    case StepTrace::Outcome::Singular:
+      return "singular";
+    case StepTrace::Outcome::NonFinite:
+      return "non_finite";
+    case StepTrace::Outcome::Failed:
+      return "failed";
+  }
+  return "?";
+}
+
+const char* to_string(Controller c) {
+  switch (c) {
+    case Controller::Gustafsson:
+      return "gustafsson";
+    case Controller::Classical:
+      return "classical";
+    case Controller::PI:
+      return "pi";
+  }
+  return "?";
+}
+
+Controller parse_controller(const std::string& name) {
+  for (Controller c : {Controller::Gustafsson, Controller::Classical, Controller::PI})
+    if (name == to_string(c)) return c;
+  throw InvalidArgument("unknown controller '" + name + "'; choose gustafsson, classical or pi");
+}
 
 void Options::validate(int n) const {
   constexpr double eps = std::numeric_limits<double>::epsilon();
   if (!(rtol > 10 * eps) || !(rtol < 1.0)) bad("rtol must lie in (10 eps, 1), got " + num(rtol));
-  if (!(atol > 0.0) || !std::isfinite(atol))
-    bad("atol must be positive and finite, got " + num(atol));
+  if (!(atol > 0.0) || !(atol < kMaxAtol))
+    bad("atol must lie in (0, 1e100), got " + num(atol));
   if (atol_vector.size() != 0) {
     if (atol_vector.size() != n)
       bad("atol_vector has size " + std::to_string(atol_vector.size()) +
           ", expected n = " + std::to_string(n));
     for (int i = 0; i < n; ++i)
-      if (!(atol_vector[i] > 0.0) || !std::isfinite(atol_vector[i]))
-        bad("atol_vector[" + std::to_string(i) + "] must be positive and finite, got " +
+      if (!(atol_vector[i] > 0.0) || !(atol_vector[i] < kMaxAtol))
+        bad("atol_vector[" + std::to_string(i) + "] must lie in (0, 1e100), got " +
             num(atol_vector[i]));
+  }
+  if (exclude_from_error_test) {
+    for (int i : *exclude_from_error_test)
+      if (i < 0 || i >= n)
+        bad("exclude_from_error_test: component " + std::to_string(i) + " outside [0, " +
+            std::to_string(n) + ")");
+    if (static_cast<int>(exclude_from_error_test->size()) >= n && n > 0) {
+      std::vector<char> seen(static_cast<size_t>(n), 0);
+      for (int i : *exclude_from_error_test) seen[i] = 1;
+      int count = 0;
+      for (char c : seen) count += c;
+      if (count == n) bad("exclude_from_error_test leaves no component in the error test");
+    }
   }
   if (!(h0 >= 0.0) || !std::isfinite(h0)) bad("h0 must be >= 0 (0 = automatic), got " + num(h0));
   if (!(hmax >= 0.0) || !std::isfinite(hmax))
@@ -35,14 +86,19 @@ void Options::validate(int n) const {
   if (fixed_step && !(h0 > 0.0)) bad("fixed_step needs a positive h0");
   if (max_steps <= 0) bad("max_steps must be positive, got " + std::to_string(max_steps));
   if (!(safety > 0.0) || !(safety <= 1.0)) bad("safety must lie in (0, 1], got " + num(safety));
-  if (!(max_increase >= 1.0)) bad("max_increase must be >= 1, got " + num(max_increase));
-  if (!(max_decrease >= 1.0)) bad("max_decrease must be >= 1, got " + num(max_decrease));
+  if (!(max_increase >= 1.0) || !std::isfinite(max_increase))
+    bad("max_increase must be >= 1 and finite, got " + num(max_increase));
+  if (!(max_decrease >= 1.0) || !std::isfinite(max_decrease))
+    bad("max_decrease must be >= 1 and finite, got " + num(max_decrease));
   if (max_consecutive_failures < 1) bad("max_consecutive_failures must be >= 1");
   if (max_singular_failures < 1) bad("max_singular_failures must be >= 1");
-  if (!(consistency_tol > 0.0))
-    bad("consistency_tol must be positive, got " + num(consistency_tol));
-  for (size_t i = 0; i < events.size(); ++i)
+  if (!(consistency_tol >= 0.0) || !std::isfinite(consistency_tol))
+    bad("consistency_tol must be >= 0 (0 = from the tolerances), got " + num(consistency_tol));
+  for (size_t i = 0; i < events.size(); ++i) {
     if (!events[i].r) bad("events[" + std::to_string(i) + "] has no root function r");
+    if (events[i].direction < -1 || events[i].direction > 1)
+      bad("events[" + std::to_string(i) + "].direction must be -1, 0 or +1");
+  }
   if (max_events < 1) bad("max_events must be >= 1");
   for (double t : output_times)
     if (!std::isfinite(t)) bad("output_times contains a non-finite value");

@@ -1,10 +1,27 @@
 #include "daekit/integrator/result.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <sstream>
 
 namespace daekit {
+
+void StateSequence::push_back(const Eigen::Ref<const Vector>& y) {
+  if (count_ == 0 && n_ == 0) n_ = static_cast<int>(y.size());
+  if (y.size() != n_)
+    throw InvalidArgument("StateSequence: state of size " + std::to_string(y.size()) +
+                          ", expected " + std::to_string(n_));
+  const size_t need = static_cast<size_t>(count_ + 1) * static_cast<size_t>(n_);
+  if (data_.size() < need) data_.resize(std::max(need, 2 * data_.size()));
+  std::copy(y.data(), y.data() + n_, data_.begin() + static_cast<long>(count_) * n_);
+  ++count_;
+}
+
+void StateSequence::reserve(int n, long count) {
+  n_ = n;
+  data_.resize(static_cast<size_t>(n) * static_cast<size_t>(std::max(count, 1L)));
+}
 
 Vector Result::sol(double t) const {
   if (segments.empty())
@@ -25,36 +42,76 @@ Vector Result::sol(double t) const {
   return it->evaluate(t);
 }
 
-std::string Result::report() const {
+namespace {
+void line(std::ostringstream& os, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void line(std::ostringstream& os, const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  os << buffer;
+}
+}  // namespace
+
+std::string Result::brief_report() const {
   std::ostringstream os;
-  char line[256];
   os << "daekit " << (method.empty() ? "?" : method) << " on " << problem << "\n";
   os << "  status            " << to_string(status) << (message.empty() ? "" : ": ") << message
      << "\n";
-  std::snprintf(line, sizeof line, "  reached t         %.10g\n", t);
-  os << line;
-  std::snprintf(line, sizeof line,
-                "  steps             %ld attempted, %ld accepted, %ld rejected\n", stats.nsteps,
-                stats.naccept, stats.nreject);
-  os << line;
-  std::snprintf(line, sizeof line,
-                "  f evaluations     %ld (+ %ld for finite-difference Jacobians)\n", stats.nfev,
-                stats.nfev_jac);
-  os << line;
-  std::snprintf(line, sizeof line, "  Jacobians         %ld\n", stats.njac);
-  os << line;
-  std::snprintf(line, sizeof line, "  LU factorisations %ld, solves %ld\n", stats.nlu, stats.nsol);
-  os << line;
-  std::snprintf(line, sizeof line, "  Newton iterations %ld (%ld failures)\n", stats.nnewton,
-                stats.nnewton_fail);
-  os << line;
-  if (has_constraints) {
-    std::snprintf(line, sizeof line, "  max |g(q)|        %.3e   max |G(q) v| %.3e\n",
-                  max_residual.position, max_residual.velocity);
-    os << line;
+  line(os, "  reached t         %.10g\n", t);
+  line(os, "  steps             %ld attempted, %ld accepted, %ld rejected, %ld failed\n",
+       stats.nsteps, stats.naccept, stats.nreject, stats.nfail);
+  line(os, "  f evaluations     %ld (+ %ld for finite-difference Jacobians)\n", stats.nfev,
+       stats.nfev_jac);
+  line(os, "  Jacobians         %ld\n", stats.njac);
+  line(os, "  LU factorisations %ld, solves %ld\n", stats.nlu, stats.nsol);
+  line(os, "  Newton iterations %ld (%ld failures)\n", stats.nnewton, stats.nnewton_fail);
+  line(os, "  CPU time          %.3f ms\n", 1e3 * cpu_seconds);
+  return os.str();
+}
+
+std::string Result::report() const {
+  std::string brief = brief_report();
+  std::ostringstream os;
+  if (has_constraints)
+    line(os, "  max |g(q)|        %.3e   max |G(q) v| %.3e\n", max_residual.position,
+         max_residual.velocity);
+  if (!events.empty()) line(os, "  events            %zu\n", events.size());
+  for (const std::string& w : warnings) os << "  warning           " << w << "\n";
+  // insert before the CPU-time line (the last one)
+  const size_t cut = brief.rfind("  CPU time");
+  return brief.substr(0, cut) + os.str() + brief.substr(cut);
+}
+
+std::string Result::full_report() const {
+  std::ostringstream os;
+  os << "daekit " << (method.empty() ? "?" : method) << " on " << problem << "\n";
+  os << "  status                " << to_string(status) << (message.empty() ? "" : ": ")
+     << message << "\n";
+  line(os, "  reached t             %.17g\n", t);
+  line(os, "  last step h           %.6g (next %.6g, order %d)\n", h_last, h_next, order);
+  os << "\n  given                 used\n";
+  line(os, "  rtol  %-15.6g  %.6g\n", rtol, rtol_used);
+  line(os, "  atol  %-15.6g  %.6g\n", atol, atol_used);
+  os << "  linear solver         " << (linear_solver.empty() ? "-" : linear_solver) << "\n";
+  if (jacobian_colours > 0)
+    line(os, "  difference Jacobian   %d evaluations per Jacobian (column groups)\n",
+         jacobian_colours);
+  if (!excluded_from_error_test.empty()) {
+    os << "  not in the error test";
+    for (int i : excluded_from_error_test) os << " " << i;
+    os << "\n";
   }
-  std::snprintf(line, sizeof line, "  CPU time          %.3f ms\n", 1e3 * cpu_seconds);
-  os << line;
+  os << "\n  statistics\n";
+  for (const StatsField& f : stats_fields())
+    line(os, "  %-13s %10ld  %s\n", f.key, stats.*(f.member), f.meaning);
+  if (has_constraints)
+    line(os, "\n  max |g(q)| %.3e, max |G(q) v| %.3e, max acceleration residual %.3e\n",
+         max_residual.position, max_residual.velocity, max_residual.acceleration);
+  if (!events.empty()) line(os, "  events                %zu located\n", events.size());
+  for (const std::string& w : warnings) os << "  warning: " << w << "\n";
+  line(os, "  CPU time              %.3f ms\n", 1e3 * cpu_seconds);
   return os.str();
 }
 

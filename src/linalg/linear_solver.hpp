@@ -22,14 +22,6 @@
 
 namespace daekit {
 
-/// Which backend: Automatic picks dense for a dense structure, banded for a banded one and
-/// KLU for a sparse pattern (and dense for any structure when n is small, see
-/// choose_backend()).
-enum class LinearSolverKind { Automatic, Dense, Banded, Sparse };
-const char* to_string(LinearSolverKind kind);
-/// "auto", "dense", "banded", "sparse"; throws InvalidArgument otherwise.
-LinearSolverKind parse_linear_solver(const std::string& name);
-
 /// The backend Automatic resolves to for an n x n matrix of structure s: dense when s is dense
 /// or n <= 32 (a dense LU of that size beats the overhead of the structured ones), banded for
 /// banded s, sparse (KLU) for a pattern. An explicit choice is returned unchanged, except that

@@ -1,13 +1,19 @@
+// bdf: the variable-order, variable-step BDF of DASSL / IDA (see methods/bdf.hpp for the
+// mathematics), on the shared services: ImplicitSystem (guarded F, the iteration-matrix source,
+// M's structure for mass-matrix problems), the linear-solver backends, NewtonMonitor
+// (FromFirst) and the integrator's error weights.
 #include "daekit/methods/bdf.hpp"
 
-#include <Eigen/SVD>
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
-#include "linalg/dense_lu.hpp"
-#include "daekit/problem/initialization.hpp"
+#include "linalg/dense_kernels.hpp"
+#include "methods/factory.hpp"
+#include "nonlinear/consistency.hpp"
+#include "nonlinear/newton.hpp"
+#include "nonlinear/systems.hpp"
 
 namespace daekit {
 
@@ -30,83 +36,90 @@ constexpr int kMaxOrder = 5;
 // Weight of the direct predictor difference in the filtered algebraic error (see error_norm()).
 // Measured (bench/bdf_vs_ida.cpp): 0 loses the dense output of algebraic variables driven by
 // explicit time functions (5e-6 error at rtol 1e-9 in tests/test_bdf.cpp) and the clamp
-// accuracy of the PI valve; 1 is more conservative (Akzo scd +0.2..0.9 per tolerance) but
-// takes 15-25 % more steps on the transistor and 12557 instead of 6500 on Robertson-DAE at
-// 1e-10, for about the same time at equal scd elsewhere; 0.3 is the compromise.
+// accuracy of the PI valve; 1 does not oscillate either but is more conservative (Akzo scd
+// +0.2..0.9 per tolerance) and takes 15-25 % more steps on the transistor and 12557 instead of
+// 6500 on Robertson-DAE at 1e-10; 0.3 is the compromise.
 constexpr double kAlgebraicSmoothness = 0.3;
+// The general (non-diagonal dF/dy') algebraic filter needs a dense SVD and dense n x n
+// products: above this size the filter is left off (reported in the method's notes).
+constexpr int kMaxDenseFilter = 1000;
 
-class Bdf final : public Stepper {
+class Bdf final : public Method {
  public:
-  Bdf(const ImplicitDae& dae, const Vector& yp0, const BdfOptions& opt)
-      : dae_(dae), opt_(opt), n_(dae.n), yp0_(yp0) {
-    dae.validate();
-    opt.validate();
-    if (yp0.size() != n_)
-      throw InvalidArgument("bdf: yp0 has size " + std::to_string(yp0.size()) +
-                            ", expected n = " + std::to_string(n_));
-    if (!yp0.allFinite()) throw InvalidArgument("bdf: yp0 contains NaN or Inf");
+  Bdf(const BdfOptions& opt, const MethodInput& in) : opt_(opt), stats_(*in.stats) {
+    const LinearSolverKind kind = in.integrator_options->linear_solver;
+    if (in.implicit_form) {
+      sys_.emplace(*in.implicit_form, kind, *in.guard, *in.stats);
+      yp0_ = *in.yp0;
+    } else {
+      const MassMatrixDae& dae = *in.mass_form;
+      if (dae.max_index() >= 3)
+        throw InvalidArgument("solve: BDF does not take index-3 problems ('" + dae.name +
+                              "' has index-3 components): BDF codes fail at index 3 "
+                              "(NOTES-004.md ch. 4); use radau5, or an index-2/index-1 "
+                              "formulation");
+      sys_.emplace(dae, kind, *in.guard, *in.stats);
+    }
+    n_ = sys_->n();
     maxord_ = opt.fixed_order > 0 ? opt.fixed_order : opt.max_order;
     phi_.setZero(n_, kMaxOrder + 2);
     phi_star_.setZero(n_, kMaxOrder + 2);
-    y_.resize(n_);
-    yp_.resize(n_);
-    y_new_.resize(n_);
-    yp_new_.resize(n_);
-    y_pred_.resize(n_);
-    e_.resize(n_);
-    ef_.resize(n_);
-    ftmp_.resize(n_);
-    delta_.resize(n_);
-    wt_.resize(n_);
-    res0_.resize(n_);
-    ytmp_.resize(n_);
-    yptmp_.resize(n_);
-    mask_.setOnes(n_);
-    if (opt.exclude_algebraic_from_error && !dae.differential.empty())
-      for (int i = 0; i < n_; ++i) mask_[i] = dae.differential[i] ? 1.0 : 0.0;
-    masked_count_ = std::max(1.0, mask_.sum());
-    dFdy_.setZero(n_, n_);
-    dFdyp_.setZero(n_, n_);
-    lu_.resize(n_);
+    for (Vector* v : {&y_, &yp_, &y_new_, &yp_new_, &y_pred_, &e_, &ef_, &ftmp_, &delta_, &res0_})
+      v->setZero(n_);
+    if (yp0_.size() != n_) yp0_.setZero(n_);
+    lu_ = sys_->make_solver();
+    E_ = &lu_->matrix();
+    NewtonMonitor::Settings ns;
+    ns.max_iterations = opt.max_newton_iterations;
+    ns.tolerance = opt.newton_tolerance;
+    ns.rate_estimate = NewtonMonitor::RateEstimate::FromFirst;
+    ns.divergence = 0.9;
+    newton_ = NewtonMonitor(ns);
   }
 
   const char* name() const override { return "bdf"; }
   int order() const override { return kold_; }
   int error_order() const override { return k_ + 1; }
 
+  std::vector<int> default_error_test_exclusions() const override {
+    std::vector<int> out;
+    for (int i = 0; i < n_; ++i) {
+      const bool algebraic = !sys_->is_differential(i);
+      if ((opt_.exclude_algebraic_from_error && algebraic) || sys_->index_of(i) >= 2)
+        out.push_back(i);
+    }
+    if (static_cast<int>(out.size()) == n_) out.clear();  // nothing left: keep them all
+    return out;
+  }
+
   double initial_step(double t_end) override {
     // DASSL: h0 = 0.001 |t_end - t0|, reduced so that |h0 y'(t0)|_wrms <= 0.5
     const double span = std::abs(t_end - t_);
     double h = 1e-3 * span;
-    const double ypnorm = wnorm(yp0_);
+    const double ypnorm = weights_->norm(yp0_);
     if (ypnorm > 0.5 / h) h = 0.5 / ypnorm;
     return std::max(h, 4 * kEps * std::max(1.0, std::abs(t_)));
   }
 
-  void start(double t0, const Vector& y0, const Tolerances& tol) override {
-    if (y0.size() != n_) throw InvalidArgument("bdf: y0 has the wrong size");
-    dae_.check_jacobians(t0, y0, yp0_);
-    if (opt_.filter_algebraic_error) setup_algebraic_filter(t0, y0);
-    t_ = t0;
-    y_ = y0;
-    yp_ = yp0_;
-    rtol_ = tol.rtol;
-    atol_ = tol.atol;
-    update_weights();
-    ResidualCheck check = residual(t_, y_, yp_, res0_);
-    if (check != ResidualCheck::Ok)
-      throw NumericalFailure(Status::NonFiniteFunction, "F(t0, y0, yp0) is not finite");
-    k_ = 1;
-    kold_ = 0;
-    hold_ = 0.0;
-    ns_ = 0;
-    phase_ = 0;
-    error_failures_ = 0;
-    knew_ = 1;
-    matrix_valid_ = false;
-    cjold_ = 0.0;
-    s_ = 100.0;
-    history_started_ = false;
+  std::string check_consistency(double t0, const Vector& y0, double tol) override {
+    if (MassMatrixSystem* m = sys_->mass_form()) return daekit::check_consistency(*m, t0, y0, tol);
+    Vector res(n_);
+    if (!sys_->F(t0, y0, yp0_, res)) return sys_->guard().failure().describe();
+    for (int i = 0; i < n_; ++i)
+      if (!(std::abs(res[i]) <= tol))
+        return "equation " + std::to_string(i) + " has residual |F_" + std::to_string(i) +
+               "(t0, y0, yp0)| = " + std::to_string(std::abs(res[i])) + " > " +
+               std::to_string(tol) + " (compute consistent values with daekit::initialize)";
+    return {};
+  }
+
+  bool start(double t0, const Vector& y0, const ErrorWeights& weights,
+             std::string& message) override {
+    weights_ = &weights;
+    if (MassMatrixSystem* m = sys_->mass_form()) {
+      if (!initial_derivative(*m, t0, y0, yp0_)) return false;
+    }
+    return start_at(t0, y0, message);
   }
 
   StepAttempt attempt(double h) override {
@@ -117,12 +130,12 @@ class Bdf final : public Stepper {
     predict(k);
     // corrector (modified Newton); retried once with a fresh matrix if it used an old one
     for (;;) {
-      const bool fresh = ensure_matrix(h);
+      const bool fresh = ensure_matrix();
       if (!matrix_valid_)
-        return matrix_nonfinite_
-                   ? fail(AttemptOutcome::NonFinite, 0.25, "F or its Jacobian returned NaN/Inf")
+        return matrix_failed_
+                   ? fail(AttemptOutcome::NonFinite, 0.25, "F or its Jacobian failed (NaN/Inf)")
                    : fail(AttemptOutcome::Singular, 0.25, "iteration matrix singular");
-      const int outcome = correct(k);
+      const int outcome = correct();
       if (outcome == 0) break;
       if (outcome == 2) return fail(AttemptOutcome::NonFinite, 0.25, "F returned NaN/Inf");
       ++stats_.nnewton_fail;
@@ -132,10 +145,14 @@ class Bdf final : public Stepper {
     }
     StepAttempt res;
     res.err = error_estimate(k);
+    res.newton_iterations = newton_.iterations();
+    res.newton_rate = newton_.rate();
     return res;
   }
 
-  void accept() override {
+  Vector& candidate() override { return y_new_; }
+
+  bool accept() override {
     const int k = k_;  // order of this step (0-based: phi_ columns 0..k+1)
     const int kdiff = k - kold_;
     ns_ = ns_new_;
@@ -154,7 +171,7 @@ class Bdf final : public Stepper {
     if (k < maxord_) phi_.col(k + 1) = e_;
     phi_.col(k) += e_;
     for (int j = k - 1; j >= 0; --j) phi_.col(j) += phi_.col(j + 1);
-    update_weights();
+    return true;
   }
 
   double adjust_step(double, double) override { return h_next_; }
@@ -179,6 +196,7 @@ class Bdf final : public Stepper {
 
   double t() const override { return t_; }
   const Vector& y() const override { return y_; }
+  void derivative(VecOut out) const override { out = kold_ == 0 ? yp0_ : yp_; }
 
   void dense(double t, VecOut out) const override {
     const double temp1 = t - t_;
@@ -189,34 +207,6 @@ class Bdf final : public Stepper {
       gamma = (temp1 + psi_[j - 1]) / psi_[j];
       out += c * phi_.col(j);
     }
-  }
-
-  bool restart(double t, const Vector& y, std::string& message) override {
-    // consistent re-initialisation (differential components kept), then order 1 (as DNA)
-    if (dae_.reinitialize) {
-      Vector yr = y, ypr = yp_;
-      if (!dae_.reinitialize(t, yr, ypr, message)) {
-        message = "re-initialisation at the event failed: " + message;
-        return false;
-      }
-      yp0_ = ypr;
-      Tolerances tol;
-      tol.rtol = rtol_;
-      tol.atol = atol_;
-      start(t, yr, tol);
-      return true;
-    }
-    const InitResult init = initialize(dae_, t, y, yp_, InitMode::DifferentialGiven, {});
-    if (!init.ok) {
-      message = "re-initialisation at the event failed: " + init.message;
-      return false;
-    }
-    yp0_ = init.yp;
-    Tolerances tol;
-    tol.rtol = rtol_;
-    tol.atol = atol_;
-    start(t, init.y, tol);
-    return true;
   }
 
   /// y'(t) from the same interpolant.
@@ -232,6 +222,30 @@ class Bdf final : public Stepper {
     }
   }
 
+  bool restart(double t, const Vector& y, std::string& message) override {
+    // consistent re-initialisation (differential components kept), then order 1 (as DNA)
+    if (MassMatrixSystem* m = sys_->mass_form()) {
+      Vector yr = y;
+      if (!reinitialize(*m, t, yr, message)) {
+        message = "re-initialisation at the event failed: " + message;
+        return false;
+      }
+      if (!initial_derivative(*m, t, yr, yp0_)) {
+        message = "y' at the event: " + sys_->guard().failure().describe();
+        return false;
+      }
+      return start_at(t, yr, message);
+    }
+    const InitResult init =
+        initialize(*sys_, t, y, yp_, InitMode::DifferentialGiven, InitOptions{});
+    if (!init.ok) {
+      message = "re-initialisation at the event failed: " + init.message;
+      return false;
+    }
+    yp0_ = init.yp;
+    return start_at(t, init.y, message);
+  }
+
   DenseSegment segment() const override {
     // The interpolant in Newton form: nodes t_n, t_n - psi_1, ..., i.e. theta_j = -psi_j / h.
     DenseSegment s;
@@ -239,7 +253,6 @@ class Bdf final : public Stepper {
     s.t_right = t_;
     const int m = kold_;
     s.coeffs.resize(n_, m + 1);
-    // p(t) = phi_0 + sum_j prod_{i<j} (t - t_n + psi_{i-1}) / psi_i ... convert to Newton form
     s.nodes.resize(m);
     for (int j = 0; j < m; ++j) s.nodes[j] = j == 0 ? 0.0 : -psi_[j - 1] / hold_;
     s.coeffs.col(0) = phi_.col(0);
@@ -251,33 +264,48 @@ class Bdf final : public Stepper {
     return s;
   }
 
-  const Stats& stats() const override { return stats_; }
+  Vector& parameters() override { return sys_->p(); }
+  bool has_monitor() const override {
+    return sys_->mass_form() && sys_->mass_form()->has_monitor();
+  }
+  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
+    return sys_->mass_form() && sys_->mass_form()->monitor(t, y, out);
+  }
+  std::string linear_solver() const override { return lu_->name(); }
+  int jacobian_colours() const override { return sys_->jacobian_colours(); }
 
  private:
-  enum class ResidualCheck { Ok, NonFinite };
-
-  ResidualCheck residual(double t, const Vector& y, const Vector& yp, Vector& out) {
-    dae_.F(t, y, yp, out);
-    ++stats_.nfev;
-    return out.allFinite() ? ResidualCheck::Ok : ResidualCheck::NonFinite;
-  }
-
-  double wnorm(const Vector& v) const {
-    return std::sqrt(((v.array() / wt_.array()).square() * mask_.array()).sum() / masked_count_);
-  }
-
-  void update_weights() {
-    for (int i = 0; i < n_; ++i) wt_[i] = rtol_ * std::abs(y_[i]) + atol_[i];
+  bool start_at(double t0, const Vector& y0, std::string& message) {
+    if (opt_.filter_algebraic_error && !setup_algebraic_filter(t0, y0)) {
+      message = "dF/dy' at t0: " + sys_->guard().failure().describe();
+      return false;
+    }
+    t_ = t0;
+    y_ = y0;
+    yp_ = yp0_;
+    if (!sys_->F(t_, y_, yp_, res0_)) return false;
+    k_ = 1;
+    kold_ = 0;
+    hold_ = 0.0;
+    ns_ = 0;
+    phase_ = 0;
+    error_failures_ = 0;
+    knew_ = 1;
+    matrix_valid_ = false;
+    cjold_ = 0.0;
+    newton_.reset_factor(100.0);
+    return true;
   }
 
   StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
     StepAttempt r;
-    r.outcome = outcome;
+    r.outcome = sys_->guard().fatal() ? AttemptOutcome::CallbackError : outcome;
     r.h_factor = factor;
     r.detail = detail;
+    r.newton_iterations = newton_.iterations();
+    r.newton_rate = newton_.rate();
     phase_ = 1;
     matrix_valid_ = false;  // DASSL: new iteration matrix after any failure
-    if (kold_ == 0) history_started_ = false;
     return r;
   }
 
@@ -306,7 +334,6 @@ class Bdf final : public Stepper {
       ns_ = k + 1;
       phase_ = 1;
       y_ = opt_.exact_history(t_);
-      update_weights();
       return;
     }
     phi_.col(0) = y_;
@@ -356,150 +383,125 @@ class Bdf final : public Stepper {
   }
 
   // Iteration matrix dF/dy + cj dF/dy' at the predicted point; returns true if (re)computed.
-  bool ensure_matrix(double h) {
-    (void)h;
+  bool ensure_matrix() {
     if (matrix_valid_ && cj_ / cjold_ >= 0.6 && cj_ / cjold_ <= 1.0 / 0.6) return false;
-    auto& E = lu_.matrix();
     const double tn = t_ + h_;
-    if (dae_.dF_dy && dae_.dF_dyp) {
-      dFdy_.setZero();
-      dFdyp_.setZero();
-      dae_.dF_dy(tn, y_new_, yp_new_, dFdy_);
-      dae_.dF_dyp(tn, y_new_, yp_new_, dFdyp_);
-      if (dFdy_.rows() != n_ || dFdy_.cols() != n_ || dFdyp_.rows() != n_ ||
-          dFdyp_.cols() != n_) {  // a callback resized its matrix: refuse the step
-        dFdy_.setZero(n_, n_);
-        dFdyp_.setZero(n_, n_);
-        matrix_valid_ = false;
+    matrix_failed_ = false;
+    matrix_valid_ = false;
+    cjold_ = cj_;
+    newton_.reset_factor(100.0);
+    if (sys_->jacobian_by_differences()) {  // the base value of the differences
+      const bool ok = sys_->F(tn, y_new_, yp_new_, res0_);
+      --stats_.nfev;
+      ++stats_.nfev_jac;
+      if (!ok) {
+        matrix_failed_ = true;
         return true;
       }
-      E = dFdy_ + cj_ * dFdyp_;
-    } else {
-      // DASSL's difference quotient along (e_j, cj e_j)
-      dae_.F(tn, y_new_, yp_new_, res0_);
-      ++stats_.nfev_jac;
-      ytmp_ = y_new_;
-      yptmp_ = yp_new_;
-      for (int j = 0; j < n_; ++j) {
-        const double del = std::sqrt(kEps) *
-                           std::max({std::abs(y_new_[j]), std::abs(h_ * yp_new_[j]), wt_[j]}) *
-                           (h_ * yp_new_[j] < 0 ? -1.0 : 1.0);
-        const double dy = (y_new_[j] + del) - y_new_[j];
-        ytmp_[j] = y_new_[j] + dy;
-        yptmp_[j] = yp_new_[j] + cj_ * dy;
-        dae_.F(tn, ytmp_, yptmp_, delta_);
-        ++stats_.nfev_jac;
-        E.col(j) = (delta_ - res0_) / dy;
-        ytmp_[j] = y_new_[j];
-        yptmp_[j] = yp_new_[j];
-      }
     }
-    ++stats_.njac;
+    // typical magnitudes of the increments: the change |h y'| over the step (DASSL)
+    ftmp_ = (h_ * yp_new_).cwiseAbs();
+    if (!sys_->iteration_matrix(tn, y_new_, yp_new_, cj_, res0_, &ftmp_, *E_)) {
+      matrix_failed_ = true;
+      return true;
+    }
     ++stats_.nlu;
-    cjold_ = cj_;
-    s_ = 100.0;
-    matrix_nonfinite_ = !E.allFinite();
-    matrix_valid_ = !matrix_nonfinite_ && lu_.factor();
+    matrix_valid_ = lu_->factor();
     return true;
   }
 
-  // Returns 0 converged, 1 not converged, 2 non-finite residual.
-  int correct(int k) {
-    (void)k;
-    const double pnorm = wnorm(y_pred_);
-    double oldnrm = 0.0;
+  // Returns 0 converged, 1 not converged, 2 non-finite residual. The convergence test uses
+  // every component (norm_all), also those left out of the error test.
+  int correct() {
+    const double pnorm = weights_->norm_all(y_pred_);
     const double scale = 2.0 / (1.0 + cj_ / cjold_);
-    for (int m = 0; m < opt_.max_newton_iterations; ++m) {
-      if (residual(t_ + h_, y_new_, yp_new_, delta_) != ResidualCheck::Ok) return 2;
-      lu_.solve_in_place(delta_);
+    newton_.begin(newton_.rate(), 100 * kEps * pnorm);
+    for (;;) {
+      if (!sys_->F(t_ + h_, y_new_, yp_new_, delta_)) return 2;
+      lu_->solve_in_place(delta_);
       ++stats_.nsol;
       ++stats_.nnewton;
       if (cj_ != cjold_) delta_ *= scale;
       y_new_ -= delta_;
       e_ -= delta_;
       yp_new_ -= cj_ * delta_;
-      const double delnrm = wnorm(delta_);
-      if (!std::isfinite(delnrm)) return 2;
-      if (m == 0) {
-        oldnrm = delnrm;
-        if (delnrm <= 100 * kEps * pnorm) return 0;
-      } else {
-        const double rate = std::pow(delnrm / oldnrm, 1.0 / m);
-        if (rate > 0.9) return 1;
-        s_ = rate / (1.0 - rate);
+      switch (newton_.next(weights_->norm_all(delta_))) {
+        case NewtonMonitor::Verdict::Converged:
+          return 0;
+        case NewtonMonitor::Verdict::NonFinite:
+          return 2;
+        case NewtonMonitor::Verdict::Continue:
+          break;
+        default:
+          return 1;
       }
-      if (s_ * delnrm <= opt_.newton_tolerance) return 0;
     }
-    return 1;
   }
 
-  // The algebraic directions: Q = orthogonal projector onto ker dF/dy' at (t0, y0, yp0), and
-  // dF/dy' there (analytic, else by differences; used by error_norm() when the Jacobian is by
-  // differences). No algebraic directions (an ODE): no filter.
-  void setup_algebraic_filter(double t0, const Vector& y0) {
-    filter_ = false;
-    dFdyp0_.setZero(n_, n_);
-    if (dae_.dF_dyp) {
-      dae_.dF_dyp(t0, y0, yp0_, dFdyp0_);
-    } else {
-      dae_.F(t0, y0, yp0_, res0_);
-      yptmp_ = yp0_;
-      for (int j = 0; j < n_; ++j) {
-        const double del = std::sqrt(kEps) * std::max(1.0, std::abs(yp0_[j]));
-        yptmp_[j] = yp0_[j] + del;
-        dae_.F(t0, y0, yptmp_, delta_);
-        dFdyp0_.col(j) = (delta_ - res0_) / del;
-        yptmp_[j] = yp0_[j];
-      }
-      stats_.nfev_jac += n_ + 1;
+  // The algebraic directions: Q = orthogonal projector onto ker dF/dy' at (t0, y0, yp0). A
+  // diagonal dF/dy' (semi-explicit problems, zero rows and columns, every mass-matrix problem
+  // with a diagonal M) gives a diagonal Q (a mask); otherwise Q = N N^T from the SVD (n up to
+  // kMaxDenseFilter). No algebraic directions (an ODE): no filter.
+  bool setup_algebraic_filter(double t0, const Vector& y0) {
+    filter_ = Filter::None;
+    if (std::optional<Vector> d = sys_->constant_diagonal_dF_dyp()) {
+      return setup_diagonal_filter(*d);
     }
-    if (!dFdyp0_.allFinite()) return;
-    // diagonal dF/dy' (semi-explicit problems, zero rows and columns): Q selects the zeros
+    if (n_ > kMaxDenseFilter) return true;
+    if (!sys_->dF_dyp_dense(t0, y0, yp0_, dFdyp0_)) return false;
+    if (!dFdyp0_.allFinite()) return true;
     const bool diagonal = (dFdyp0_ - Matrix(dFdyp0_.diagonal().asDiagonal())).isZero(0.0);
-    if (diagonal) {
-      const Vector d = dFdyp0_.diagonal();
-      const int zeros = static_cast<int>((d.array() == 0.0).count());
-      if (zeros == 0 || zeros == n_) return;
-      Q_ = Matrix((d.array() == 0.0).cast<double>().matrix().asDiagonal());
-      filter_ = true;
-      return;
-    }
-    // general: N = the right singular vectors of the zero singular values (divide and conquer
-    // SVD: Jacobi on small matrices, fast on large ones), Q = N N^T
-    Eigen::BDCSVD<Matrix> svd(dFdyp0_, Eigen::ComputeFullV);
-    const Vector& sv = svd.singularValues();
-    int rank = 0;
-    for (int i = 0; i < n_; ++i)
-      if (sv[i] > 1e3 * kEps * n_ * sv[0]) ++rank;
-    if (rank == n_ || rank == 0) return;
-    const Matrix N = svd.matrixV().rightCols(n_ - rank);
+    if (diagonal) return setup_diagonal_filter(dFdyp0_.diagonal());
+    Matrix N, L;
+    const int m = null_spaces(dFdyp0_, 1e3 * kEps * n_, N, L);
+    if (m == n_ || m == 0) return true;
     Q_ = N * N.transpose();
-    filter_ = true;
+    filter_ = Filter::Dense;
+    return true;
   }
 
-  // Error norm of a difference v (weighted RMS as wnorm). With the algebraic filter, the
-  // algebraic directions of v are replaced by those of P v, P = E^{-1} cj dF/dy' (E the
-  // iteration matrix): the algebraic components' response to the error of the differential
-  // ones, the quantity a local error estimate of an index-1 algebraic variable has to see;
-  // a share kAlgebraicSmoothness of the direct difference Q v is kept (root sum of squares):
-  // it measures how well the interpolant follows the algebraic variables (dense output,
-  // predictor, explicit time dependence of the algebraic equations, invisible to P v).
+  bool setup_diagonal_filter(const Vector& d) {
+    const int zeros = static_cast<int>((d.array() == 0.0).count());
+    if (zeros == 0 || zeros == n_) return true;
+    q_ = (d.array() == 0.0).cast<double>().matrix();
+    filter_ = Filter::Diagonal;
+    return true;
+  }
+
+  // Error norm of a difference v (weighted RMS over the error-test components). With the
+  // algebraic filter, the algebraic directions of v are replaced by those of P v,
+  // P = E^{-1} cj dF/dy' (E the iteration matrix): the algebraic components' response to the
+  // error of the differential ones, the quantity a local error estimate of an index-1 algebraic
+  // variable has to see; a share kAlgebraicSmoothness of the direct difference Q v is kept
+  // (root sum of squares): it measures how well the interpolant follows the algebraic
+  // variables (dense output, predictor, explicit time dependence of the algebraic equations,
+  // invisible to P v).
   double error_norm(const Vector& v) {
-    if (!filter_) return wnorm(v);
-    const Matrix& Mp = (dae_.dF_dy && dae_.dF_dyp) ? dFdyp_ : dFdyp0_;
-    ef_.noalias() = cj_ * (Mp * v);
-    lu_.solve_in_place(ef_);
+    if (filter_ == Filter::None) return weights_->norm(v);
+    if (MassMatrixSystem* m = sys_->mass_form())
+      m->mass().apply(v, ef_);
+    else
+      ef_.noalias() = dFdyp0_ * v;
+    ef_ *= cj_;
+    lu_->solve_in_place(ef_);
     ++stats_.nsol;
     ftmp_ = ef_ - v;
-    ef_ = v;
-    ef_.noalias() += Q_ * ftmp_;  // (I - Q) v + Q P v
-    ftmp_.noalias() = Q_ * v;
+    if (filter_ == Filter::Diagonal) {
+      ef_ = v + q_.cwiseProduct(ftmp_);  // (I - Q) v + Q P v
+      ftmp_ = q_.cwiseProduct(v);
+    } else {
+      ef_ = v;
+      ef_.noalias() += Q_ * ftmp_;
+      ftmp_.noalias() = Q_ * v;
+    }
+    const Vector& wt = weights_->w();
     double sum = 0.0;
     for (int i = 0; i < n_; ++i) {
-      const double a = ef_[i] / wt_[i], b = kAlgebraicSmoothness * ftmp_[i] / wt_[i];
-      sum += (a * a + b * b) * mask_[i];
+      if (!weights_->in_test(i)) continue;
+      const double a = ef_[i] / wt[i], b = kAlgebraicSmoothness * ftmp_[i] / wt[i];
+      sum += a * a + b * b;
     }
-    return std::sqrt(sum / masked_count_);
+    return std::sqrt(sum / std::max(1, weights_->test_count()));
   }
 
   // DASSL block 4: error test quantities, candidate lower order (norms by error_norm).
@@ -580,31 +582,50 @@ class Bdf final : public Stepper {
       h_next_ = h;
   }
 
-  const ImplicitDae& dae_;
+  enum class Filter { None, Diagonal, Dense };
+
+  std::optional<ImplicitSystem> sys_;
   BdfOptions opt_;
-  int n_;
+  Stats& stats_;
+  int n_ = 0;
+  const ErrorWeights* weights_ = nullptr;
+  NewtonMonitor newton_;
   Vector yp0_;
   int maxord_ = 5;
   int k_ = 1, kold_ = 0, ns_ = 0, ns_new_ = 0, phase_ = 0, error_failures_ = 0, knew_ = 1;
   double t_ = 0, h_ = 0, hold_ = 0, h_next_ = 0;
-  double rtol_ = 0, cj_ = 0, cjold_ = 0, ck_ = 0, s_ = 100;
+  double cj_ = 0, cjold_ = 0, ck_ = 0;
   double est_ = 0, terk_ = 0, terkm1_ = 0, erkm1_ = 0;
-  bool filter_ = false, rejected_ = false, matrix_valid_ = false, matrix_nonfinite_ = false,
-       history_started_ = false;
+  Filter filter_ = Filter::None;
+  bool rejected_ = false, matrix_valid_ = false, matrix_failed_ = false;
   std::array<double, kMaxOrder + 2> psi_{}, psi_new_{}, alpha_{}, beta_{}, gamma_{}, sigma_{};
-  Matrix Q_, dFdyp0_, phi_, phi_star_, dFdy_, dFdyp_;
-  Vector ef_, ftmp_, y_, yp_, y_new_, yp_new_, y_pred_, e_, delta_, wt_, res0_, ytmp_, yptmp_,
-      atol_, mask_;
-  double masked_count_ = 1;
-  RealLU lu_;
-  Stats stats_;
+  Matrix Q_, dFdyp0_, phi_, phi_star_;
+  Vector q_, ef_, ftmp_, y_, yp_, y_new_, yp_new_, y_pred_, e_, delta_, res0_;
+  std::unique_ptr<RealLinearSolver> lu_;
+  StructuredMatrix<double>* E_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Stepper> make_bdf(const ImplicitDae& dae, const Vector& yp0,
-                                  const BdfOptions& options) {
-  return std::make_unique<Bdf>(dae, yp0, options);
+MethodRegistration bdf_method() {
+  MethodRegistration r;
+  r.info.name = "bdf";
+  r.info.title = "variable-order (1-5), variable-step BDF in DASSL/IDA form, index 1-2";
+  r.info.reference = "Brenan-Campbell-Petzold ch. 5 (DASSL); NOTES-004.md ch. 4";
+  MethodCapabilities& c = r.info.capabilities;
+  c.mass_matrix_form = true;
+  c.implicit_form = true;
+  c.max_index = 2;
+  c.order = 5;
+  c.variable_order = true;
+  c.dense_output_order = 5;
+  c.own_step_control = true;
+  r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
+    const BdfOptions o = method_options<BdfOptions>(in, "bdf");
+    o.validate();
+    return std::make_unique<Bdf>(o, in);
+  };
+  return r;
 }
 
 }  // namespace daekit

@@ -1,3 +1,7 @@
+// radau5: Radau IIA(3) after Hairer and Wanner's RADAU5 (see methods/radau5.hpp for the
+// mathematics), on the shared services: MassMatrixSystem (guarded f, Jacobian source, mass
+// structure), the linear-solver backends (real and complex iteration matrices), NewtonMonitor
+// and the integrator's error weights.
 #include "daekit/methods/radau5.hpp"
 
 #include <algorithm>
@@ -5,9 +9,11 @@
 #include <complex>
 #include <limits>
 
-#include "linalg/dense_lu.hpp"
-#include "daekit/problem/finite_difference.hpp"
 #include "daekit/tableaus/runge_kutta.hpp"
+#include "methods/factory.hpp"
+#include "nonlinear/consistency.hpp"
+#include "nonlinear/newton.hpp"
+#include "nonlinear/systems.hpp"
 
 namespace daekit {
 
@@ -53,18 +59,14 @@ const RadauConstants& constants() {
   return k;
 }
 
-bool all_finite(const Eigen::Ref<const Matrix>& m) { return m.allFinite(); }
-
-class Radau5 final : public Stepper {
+class Radau5 final : public Method {
  public:
-  Radau5(const MassMatrixDae& dae, const Radau5Options& options)
-      : dae_(dae), opt_(options), k_(constants()), n_(dae.n) {
-    dae.validate();
-    options.validate();
-    if (options.projection != Projection::None && !dae.project)
-      throw InvalidArgument("radau5: projection '" + std::string(to_string(options.projection)) +
-                            "' requested but problem '" + dae.name +
-                            "' has no projector (build it with index3_form(MechanicalSystem))");
+  Radau5(const MassMatrixDae& dae, const Radau5Options& options, const MethodInput& in)
+      : sys_(dae, in.integrator_options->linear_solver, *in.guard, *in.stats),
+        opt_(options),
+        k_(constants()),
+        n_(dae.n),
+        stats_(*in.stats) {
     const int n = n_;
     y_.resize(n);
     f0_.resize(n);
@@ -74,51 +76,52 @@ class Radau5 final : public Stepper {
     tmp2_.resize(n);
     err_vec_.resize(n);
     scal_.resize(n);
-    atol_.resize(n);
     ctmp_.resize(n);
-    J_.setZero(n, n);
+    sys_.allocate_jacobian(J_);
     Z_.setZero(n, 3);
     W_.setZero(n, 3);
     F_.setZero(n, 3);
     R_.setZero(n, 3);
     cont_.setZero(n, 4);
-    lu_real_.resize(n);
-    lu_complex_.resize(n);
+    lu_real_ = sys_.make_solver<double>();
+    lu_complex_ = sys_.make_solver<std::complex<double>>();
     index_.resize(n);
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
+    NewtonMonitor::Settings ns;
+    ns.max_iterations = opt_.max_newton_iterations;
+    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
+    ns.divergence = 0.99;
+    ns.predict_slow = true;
+    ns.memory = 0.8;
+    newton_ = NewtonMonitor(ns);
   }
 
   const char* name() const override { return "radau5"; }
   int order() const override { return 5; }
   int error_order() const override { return 4; }  // err ~ h^4 as in RADAU5 (quot = err^(1/4))
+  Projection requested_projection() const override { return opt_.projection; }
 
-  void start(double t0, const Vector& y0, const Tolerances& tol) override {
-    if (y0.size() != n_)
-      throw InvalidArgument("radau5: y0 has size " + std::to_string(y0.size()) +
-                            ", the problem has n = " + std::to_string(n_));
-    dae_.check_jacobian(t0, y0);
+  Tolerances used_tolerances(const Tolerances& given) const override {
+    if (!opt_.transform_tolerances) return given;
+    Tolerances used;
+    used.rtol = 0.1 * std::pow(given.rtol, 2.0 / 3.0);
+    used.atol = given.atol * (used.rtol / given.rtol);
+    return used;
+  }
+
+  bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {
+    weights_ = &weights;
+    rtol_ = weights.rtol();
+    newton_.settings().tolerance =
+        opt_.newton_tolerance > 0 ? opt_.newton_tolerance
+                                  : std::max(10 * kEps / rtol_, std::min(0.03, std::sqrt(rtol_)));
+    all_in_test_ = weights.test_count() == n_;
     t_ = t0;
     y_ = y0;
-    if (opt_.transform_tolerances) {
-      rtol_ = 0.1 * std::pow(tol.rtol, 2.0 / 3.0);
-      atol_ = tol.atol * (rtol_ / tol.rtol);
-    } else {
-      rtol_ = tol.rtol;
-      atol_ = tol.atol;
-    }
-    fnewt_ = opt_.newton_tolerance > 0
-                 ? opt_.newton_tolerance
-                 : std::max(10 * kEps / rtol_, std::min(0.03, std::sqrt(rtol_)));
-    eval_f(t_, y_, f0_);
-    if (!f0_.allFinite())
-      throw NumericalFailure(Status::NonFiniteFunction,
-                             "f(t0, y0) is not finite (component " + first_nonfinite(f0_) + ")");
-    first_ = true;
-    jac_valid_ = jac_fresh_ = lu_valid_ = false;
-    need_jac_ = true;
-    faccon_ = 1.0;
-    theta_ = opt_.jacobian_reuse_theta;
-    attempts_since_accept_ = 0;
+    h_last_ = 0.0;
+    if (!sys_.f(t_, y_, f0_)) return false;
+    reset_state();
+    return true;
   }
 
   StepAttempt attempt(double h) override {
@@ -127,7 +130,7 @@ class Radau5 final : public Stepper {
     ++attempts_since_accept_;
     h_ = h;
     if (need_jac_ || !jac_valid_) {
-      if (!compute_jacobian()) return fail(AttemptOutcome::NonFinite, 0.5, "Jacobian not finite");
+      if (!compute_jacobian()) return fail(AttemptOutcome::NonFinite, 0.5, "Jacobian failed");
     }
     if (!lu_valid_ || h != h_lu_) {
       if (!factor(h)) {
@@ -140,39 +143,25 @@ class Radau5 final : public Stepper {
     starting_values(h);
     const int newton = newton_iteration(h, res);
     if (newton < 0) return res;
+    res.newton_iterations = newton;
+    res.newton_rate = newton_.rate();
     res.safety_scale = std::min(1.0, (1.0 + 2.0 * opt_.max_newton_iterations) /
                                          (newton + 2.0 * opt_.max_newton_iterations));
     res.err = error_estimate(h, after_reject);
+    if (sys_.guard().fatal()) return fail(AttemptOutcome::CallbackError, 0.5, "callback failed");
     if (!std::isfinite(res.err)) return fail(AttemptOutcome::NonFinite, 0.5, "error not finite");
-    f_new_valid_ = false;
-    if (res.err < 1.0) {
-      y_new_ = y_ + Z_.col(2);
-      if (opt_.projection != Projection::None) {
-        ++stats_.nproject;
-        if (!dae_.project(t_ + h, y_new_, opt_.projection))
-          return fail(AttemptOutcome::NewtonFailed, 0.5,
-                      "projection onto the constraint manifold did not converge");
-      }
-      eval_f(t_ + h, y_new_, f_new_);
-      f_new_valid_ = true;
-      if (!f_new_.allFinite())
-        return fail(AttemptOutcome::NonFinite, 0.5, "f returned NaN/Inf at the end of the step");
-    } else {
-      need_jac_ = !jac_fresh_;  // RADAU5: after a rejection, a fresh Jacobian unless current
-    }
+    y_new_ = y_ + Z_.col(2);
+    if (res.err >= 1.0) need_jac_ = !jac_fresh_;  // RADAU5: a fresh Jacobian after a rejection
     return res;
   }
 
-  void accept() override {
-    if (!f_new_valid_) {  // accepted without error test (fixed steps)
-      y_new_ = y_ + Z_.col(2);
-      if (opt_.projection != Projection::None) {
-        ++stats_.nproject;
-        dae_.project(t_ + h_, y_new_, opt_.projection);
-      }
-      eval_f(t_ + h_, y_new_, f_new_);
+  Vector& candidate() override { return y_new_; }
+
+  bool accept() override {
+    if (!sys_.f(t_ + h_, y_new_, f_new_)) {
+      need_jac_ = !jac_fresh_;
+      return false;
     }
-    f_new_valid_ = false;
     update_dense_output();
     t_ += h_;
     h_last_ = h_;
@@ -181,10 +170,11 @@ class Radau5 final : public Stepper {
     first_ = false;
     jac_fresh_ = false;
     attempts_since_accept_ = 0;
+    return true;
   }
 
   double adjust_step(double h_last, double h_proposed) override {
-    const bool keep_jacobian = theta_ <= opt_.jacobian_reuse_theta;
+    const bool keep_jacobian = newton_.rate() <= opt_.jacobian_reuse_theta;
     need_jac_ = !keep_jacobian;
     const double q = h_proposed / h_last;
     if (keep_jacobian && q >= opt_.lu_reuse_low && q <= opt_.lu_reuse_high) return h_last;
@@ -193,6 +183,19 @@ class Radau5 final : public Stepper {
 
   double t() const override { return t_; }
   const Vector& y() const override { return y_; }
+
+  void derivative(VecOut out) const override {
+    if (h_last_ != 0.0) {
+      dense_derivative(t_, out);
+      return;
+    }
+    // before the first step: y' from M y' = f where M is diagonal, zero elsewhere
+    const MassOperator& M = sys_.mass();
+    out.setZero();
+    if (M.kind() == MassOperator::Kind::Structured) return;
+    for (int i = 0; i < n_; ++i)
+      if (M.diagonal()[i] != 0.0) out[i] = f0_[i] / M.diagonal()[i];
+  }
 
   void dense(double t, VecOut out) const override {
     const double theta = (t - t_) / h_last_;
@@ -213,18 +216,13 @@ class Radau5 final : public Stepper {
   bool restart(double t, const Vector& y, std::string& message) override {
     t_ = t;
     y_ = y;
-    if (!dae_.solve_algebraic(t_, y_, message)) return false;
-    eval_f(t_, y_, f0_);
-    if (!f0_.allFinite()) {
-      message = "f is not finite at the restart point";
+    if (!reinitialize(sys_, t_, y_, message)) return false;
+    if (!sys_.f(t_, y_, f0_)) {
+      message = "f failed at the restart point: " + sys_.guard().failure().describe();
       return false;
     }
-    first_ = true;
-    jac_valid_ = jac_fresh_ = lu_valid_ = false;
-    need_jac_ = true;
-    faccon_ = 1.0;
-    theta_ = opt_.jacobian_reuse_theta;
-    attempts_since_accept_ = 0;
+    h_last_ = 0.0;
+    reset_state();
     return true;
   }
 
@@ -237,44 +235,47 @@ class Radau5 final : public Stepper {
     return s;
   }
 
-  const Stats& stats() const override { return stats_; }
-
- private:
-  void eval_f(double t, const Eigen::Ref<const Vector>& y, VecOut out) {
-    dae_.f(t, y, out);
-    ++stats_.nfev;
+  Vector& parameters() override { return sys_.p(); }
+  bool has_monitor() const override { return sys_.has_monitor(); }
+  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
+    return sys_.monitor(t, y, out);
+  }
+  bool has_projector() const override { return sys_.has_projector(); }
+  bool project(double t, VecOut y, Projection level) override {
+    return sys_.project(t, y, level);
+  }
+  std::string check_consistency(double t0, const Vector& y0, double tol) override {
+    return daekit::check_consistency(sys_, t0, y0, tol);
+  }
+  std::string linear_solver() const override { return lu_real_->name(); }
+  int jacobian_colours() const override {
+    return sys_.dae().jacobian || sys_.dae().sparse_jacobian ? 0 : sys_.jacobian_colours();
   }
 
-  static std::string first_nonfinite(const Vector& v) {
-    for (int i = 0; i < v.size(); ++i)
-      if (!std::isfinite(v[i])) return std::to_string(i);
-    return "?";
+ private:
+  void reset_state() {
+    first_ = true;
+    jac_valid_ = jac_fresh_ = lu_valid_ = false;
+    need_jac_ = true;
+    newton_.reset_factor(1.0);
+    newton_.begin(opt_.jacobian_reuse_theta);  // theta reported before the first iteration
+    attempts_since_accept_ = 0;
   }
 
   StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
     StepAttempt res;
-    res.outcome = outcome;
+    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
     res.h_factor = factor;
     res.detail = detail;
+    res.newton_iterations = newton_.iterations();
+    res.newton_rate = newton_.rate();
     if (outcome != AttemptOutcome::Singular) need_jac_ = !jac_fresh_;
     if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
     return res;
   }
 
   bool compute_jacobian() {
-    if (dae_.jacobian) {
-      J_.setZero();
-      dae_.jacobian(t_, y_, J_);
-      if (J_.rows() != n_ || J_.cols() != n_) {  // the callback resized it: refuse the step
-        J_.setZero(n_, n_);
-        jac_valid_ = false;
-        return false;
-      }
-    } else {
-      stats_.nfev_jac += forward_difference_jacobian(dae_.f, t_, y_, f0_, J_, tmp_, tmp2_);
-    }
-    ++stats_.njac;
-    jac_valid_ = jac_fresh_ = all_finite(J_);
+    jac_valid_ = jac_fresh_ = sys_.jacobian(t_, y_, f0_, J_);
     need_jac_ = false;
     lu_valid_ = false;
     return jac_valid_;
@@ -282,30 +283,21 @@ class Radau5 final : public Stepper {
 
   // E1 = gamma/h M - J (real), E2 = (alpha + i beta)/h M - J (complex).
   bool factor(double h) {
-    const double g = k_.gamma / h;
-    const std::complex<double> ab(k_.alpha / h, k_.beta / h);
-    auto& E1 = lu_real_.matrix();
-    auto& E2 = lu_complex_.matrix();
-    E1 = -J_;
-    E2 = -J_.cast<std::complex<double>>();
-    if (dae_.has_identity_mass()) {
-      E1.diagonal().array() += g;
-      E2.diagonal().array() += ab;
-    } else {
-      E1 += g * dae_.mass;
-      E2 += ab * dae_.mass.cast<std::complex<double>>();
-    }
+    sys_.assemble(k_.gamma / h, J_, lu_real_->matrix());
+    sys_.assemble(std::complex<double>(k_.alpha / h, k_.beta / h), J_, lu_complex_->matrix());
     ++stats_.nlu;
     h_lu_ = h;
-    lu_valid_ = lu_real_.factor() && lu_complex_.factor();
+    lu_valid_ = lu_real_->factor() && lu_complex_->factor();
     return lu_valid_;
   }
 
-  // scal_i = (atol_i + rtol |y_i|) / |h|^(index_i - 1)  (RADAU5's index-2/3 scaling).
+  // scal_i = w_i / |h|^(index_i - 1): the integrator's weights (atol' + rtol' |y_n|) with
+  // RADAU5's index-2/3 scaling.
   void compute_scale(double h) {
     const double ah = std::abs(h);
+    const Vector& w = weights_->w();
     for (int i = 0; i < n_; ++i) {
-      double s = atol_[i] + rtol_ * std::abs(y_[i]);
+      double s = w[i];
       if (index_[i] == 2) s /= ah;
       if (index_[i] == 3) s /= ah * ah;
       scal_[i] = s;
@@ -328,53 +320,34 @@ class Radau5 final : public Stepper {
     W_.noalias() = Z_ * k_.TI.transpose();
   }
 
-  // M x for the mass matrix (or x itself).
-  template <typename In>
-  void apply_mass(const In& x, VecOut out) const {
-    if (dae_.has_identity_mass())
-      out = x;
-    else
-      out.noalias() = dae_.mass * x;
-  }
-
   // Simplified Newton on the transformed stage system. Returns the number of iterations, or -1
   // with `res` set to the failure.
   int newton_iteration(double h, StepAttempt& res) {
-    const int nit = opt_.max_newton_iterations;
-    faccon_ = std::pow(std::max(faccon_, kEps), 0.8);
-    theta_ = opt_.jacobian_reuse_theta;
+    newton_.begin(opt_.jacobian_reuse_theta);
     const double g = k_.gamma / h, a = k_.alpha / h, b = k_.beta / h;
-    double dynold = 0.0, thqold = 0.0;
-    int newt = 0;
+    const MassOperator& M = sys_.mass();
     for (;;) {
-      if (newt >= nit) {
-        res = fail(AttemptOutcome::NewtonFailed, 0.5,
-                   "Newton did not converge within max_newton_iterations");
-        return -1;
-      }
       for (int i = 0; i < 3; ++i) {
         tmp_ = y_ + Z_.col(i);
-        eval_f(t_ + k_.c[i] * h, tmp_, F_.col(i));
-      }
-      if (!F_.allFinite()) {
-        res = fail(AttemptOutcome::NonFinite, 0.5, "f returned NaN/Inf at a stage of the step");
-        return -1;
+        if (!sys_.f(t_ + k_.c[i] * h, tmp_, F_.col(i))) {
+          res = fail(AttemptOutcome::NonFinite, 0.5, "f failed at a stage of the step");
+          return -1;
+        }
       }
       R_.noalias() = F_ * k_.TI.transpose();
-      apply_mass(W_.col(0), tmp_);
+      M.apply(W_.col(0), tmp_);
       R_.col(0) -= g * tmp_;
-      apply_mass(W_.col(1), tmp_);
-      apply_mass(W_.col(2), tmp2_);
+      M.apply(W_.col(1), tmp_);
+      M.apply(W_.col(2), tmp2_);
       R_.col(1) -= a * tmp_ - b * tmp2_;
       R_.col(2) -= b * tmp_ + a * tmp2_;
-      lu_real_.solve_in_place(R_.col(0));
+      lu_real_->solve_in_place(R_.col(0));
       ctmp_.real() = R_.col(1);
       ctmp_.imag() = R_.col(2);
-      lu_complex_.solve_in_place(ctmp_);
+      lu_complex_->solve_in_place(ctmp_);
       R_.col(1) = ctmp_.real();
       R_.col(2) = ctmp_.imag();
       ++stats_.nsol;
-      ++newt;
       ++stats_.nnewton;
       double sum = 0.0;
       for (int k = 0; k < 3; ++k)
@@ -383,66 +356,69 @@ class Radau5 final : public Stepper {
           sum += r * r;
         }
       const double dyno = std::sqrt(sum / (3.0 * n_));
-      if (!std::isfinite(dyno)) {
-        res = fail(AttemptOutcome::NonFinite, 0.5, "Newton increment not finite");
-        return -1;
-      }
-      if (newt > 1 && newt < nit) {
-        const double thq = dyno / dynold;
-        theta_ = newt == 2 ? thq : std::sqrt(thq * thqold);
-        thqold = thq;
-        if (theta_ < 0.99) {
-          faccon_ = theta_ / (1.0 - theta_);
-          const double dyth = faccon_ * dyno * std::pow(theta_, nit - 1 - newt) / fnewt_;
-          if (dyth >= 1.0) {  // convergence predicted too slow: smaller step
-            const double qnewt = std::clamp(dyth, 1e-4, 20.0);
-            res = fail(AttemptOutcome::NewtonFailed,
-                       0.8 * std::pow(qnewt, -1.0 / (4.0 + nit - 1 - newt)),
-                       "Newton converges too slowly");
-            return -1;
-          }
-        } else {
+      const NewtonMonitor::Verdict v = newton_.next(dyno);
+      switch (v) {
+        case NewtonMonitor::Verdict::NonFinite:
+          res = fail(AttemptOutcome::NonFinite, 0.5, "Newton increment not finite");
+          return -1;
+        case NewtonMonitor::Verdict::Diverging:
           res = fail(AttemptOutcome::NewtonFailed, 0.5, "Newton diverges");
           return -1;
-        }
+        case NewtonMonitor::Verdict::TooSlow:
+          res = fail(AttemptOutcome::NewtonFailed, newton_.step_factor(),
+                     "Newton converges too slowly");
+          return -1;
+        default:
+          break;
       }
-      dynold = std::max(dyno, kEps);
       W_ += R_;
       Z_.noalias() = W_ * k_.T.transpose();
-      if (faccon_ * dyno <= fnewt_) return newt;
+      if (v == NewtonMonitor::Verdict::Converged) return newton_.iterations();
+      if (v == NewtonMonitor::Verdict::MaxIterations) {
+        res = fail(AttemptOutcome::NewtonFailed, 0.5,
+                   "Newton did not converge within max_newton_iterations");
+        return -1;
+      }
     }
   }
 
   double scaled_norm(const Vector& v) const {
-    return std::sqrt((v.array() / scal_.array()).square().sum() / n_);
+    if (all_in_test_) return std::sqrt((v.array() / scal_.array()).square().sum() / n_);
+    double sum = 0.0;
+    for (int i = 0; i < n_; ++i)
+      if (weights_->in_test(i)) {
+        const double r = v[i] / scal_[i];
+        sum += r * r;
+      }
+    return std::sqrt(sum / std::max(1, weights_->test_count()));
   }
 
   // err = (gamma/h M - J)^{-1} (f(t_n, y_n) + M e^T Z / h), refined at the first step and after
   // a rejection by replacing f(t_n, y_n) with f(t_n, y_n + err) (Hairer-Wanner II, IV.8).
   double error_estimate(double h, bool after_reject) {
     tmp_ = (k_.e[0] * Z_.col(0) + k_.e[1] * Z_.col(1) + k_.e[2] * Z_.col(2)) / h;
-    apply_mass(tmp_, tmp2_);
+    sys_.mass().apply(tmp_, tmp2_);
     err_vec_ = f0_ + tmp2_;
-    lu_real_.solve_in_place(err_vec_);
+    lu_real_->solve_in_place(err_vec_);
     ++stats_.nsol;
     double err = std::max(scaled_norm(err_vec_), 1e-10);
     if (err >= 1.0 && (first_ || after_reject)) {
       tmp_ = y_ + err_vec_;
-      eval_f(t_, tmp_, err_vec_);
-      if (!err_vec_.allFinite()) return err;  // keep the unrefined estimate: the step is rejected
+      if (!sys_.f(t_, tmp_, err_vec_)) return err;  // keep the unrefined estimate: rejected
       err_vec_ += tmp2_;
-      lu_real_.solve_in_place(err_vec_);
+      lu_real_->solve_in_place(err_vec_);
       ++stats_.nsol;
       err = std::max(scaled_norm(err_vec_), 1e-10);
     }
     return err;
   }
 
-  // Newton divided differences of the collocation polynomial through (0, y_{n+1}),
-  // (c2 - 1, y_n + Z2), (c1 - 1, y_n + Z1), (-1, y_n) in theta = (t - t_{n+1}) / h.
+  // Newton divided differences of the collocation polynomial through (0, y_n + Z3),
+  // (c2 - 1, y_n + Z2), (c1 - 1, y_n + Z1), (-1, y_n) in theta = (t - t_{n+1}) / h: built from
+  // the stage values as computed (a projection of the end value is added by the integrator).
   void update_dense_output() {
     const double c1 = k_.c[0], c2 = k_.c[1];
-    cont_.col(0) = y_new_;
+    cont_.col(0) = y_ + Z_.col(2);
     cont_.col(1) = (Z_.col(1) - Z_.col(2)) / (c2 - 1.0);
     tmp_ = (Z_.col(0) - Z_.col(1)) / (c1 - c2);  // [x1, x2]
     tmp2_ = (tmp_ - Z_.col(0) / c1) / c2;        // [x1, x2, x3]
@@ -450,28 +426,46 @@ class Radau5 final : public Stepper {
     cont_.col(3) = cont_.col(2) - tmp2_;
   }
 
-  const MassMatrixDae& dae_;
+  MassMatrixSystem sys_;
   Radau5Options opt_;
   const RadauConstants& k_;
   int n_;
+  Stats& stats_;
+  const ErrorWeights* weights_ = nullptr;
+  bool all_in_test_ = true;
+  NewtonMonitor newton_;
   std::vector<int> index_;
   double t_ = 0, h_ = 0, h_last_ = 0, h_lu_ = 0;
-  double rtol_ = 0, fnewt_ = 0, faccon_ = 1, theta_ = 0;
-  bool f_new_valid_ = false;
+  double rtol_ = 0;
   bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true, lu_valid_ = false;
   int attempts_since_accept_ = 0;
-  Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, err_vec_, scal_, atol_;
+  Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, err_vec_, scal_;
   Eigen::VectorXcd ctmp_;
-  Matrix J_, Z_, W_, F_, R_, cont_;
-  RealLU lu_real_;
-  ComplexLU lu_complex_;
-  Stats stats_;
+  StructuredMatrix<double> J_;
+  Matrix Z_, W_, F_, R_, cont_;
+  std::unique_ptr<RealLinearSolver> lu_real_;
+  std::unique_ptr<ComplexLinearSolver> lu_complex_;
 };
 
 }  // namespace
 
-std::unique_ptr<Stepper> make_radau5(const MassMatrixDae& dae, const Radau5Options& options) {
-  return std::make_unique<Radau5>(dae, options);
+MethodRegistration radau5_method() {
+  MethodRegistration r;
+  r.info.name = "radau5";
+  r.info.title = "Radau IIA, 3 stages, order 5 (RADAU5), variable step, index 1-3";
+  r.info.reference = "Hairer-Wanner II, IV.8 and VI.6 (RADAU5); paper 000 (projection)";
+  MethodCapabilities& c = r.info.capabilities;
+  c.mass_matrix_form = true;
+  c.max_index = 3;
+  c.order = 5;
+  c.dense_output_order = 3;
+  c.projection = true;
+  r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
+    const Radau5Options o = method_options<Radau5Options>(in, "radau5");
+    o.validate();
+    return std::make_unique<Radau5>(*in.mass_form, o, in);
+  };
+  return r;
 }
 
 }  // namespace daekit

@@ -16,6 +16,9 @@ struct DenseSegment {
   double t_right = 0.0;
   std::vector<double> nodes;  ///< x_0 .. x_{m-1} in theta units
   Matrix coeffs;              ///< n x (m + 1): column k holds d_k
+  /// Optional linear correction (theta + 1) c, zero at t_left: the change a post-step
+  /// projection made to the end value, so that the output is continuous (empty: none).
+  Vector correction;
 
   /// p at time t (meant for t in [t_left, t_right]; extrapolates outside).
   void evaluate(double t, VecOut out) const;

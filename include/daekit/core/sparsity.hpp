@@ -42,6 +42,14 @@ struct Sparsity {
   SparseMatrix to_pattern(int n) const;
 };
 
+/// The linear-solver backend for iteration matrices: Automatic picks dense for a dense
+/// structure (or small n), banded LU for a banded one and SuiteSparse KLU for a sparse pattern.
+enum class LinearSolverKind { Automatic, Dense, Banded, Sparse };
+/// "auto", "dense", "banded", "sparse".
+const char* to_string(LinearSolverKind kind);
+/// Inverse of to_string; throws InvalidArgument naming the valid choices otherwise.
+LinearSolverKind parse_linear_solver(const std::string& name);
+
 /// Smallest structure containing both a and b (and, with `with_diagonal`, the diagonal): the
 /// structure of a M - J. Dense if either is dense; banded if both are banded or one is banded
 /// and the other diagonal-only; sparse otherwise.

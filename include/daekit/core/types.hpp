@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "daekit/core/stats.hpp"
+
 namespace daekit {
 
 using Vector = Eigen::VectorXd;
@@ -30,6 +32,7 @@ enum class Status {
   InvalidInput,               ///< sizes or options wrong (detected before integration)
   TerminalEvent,              ///< stopped at a terminal event (Result::events says which)
   RestartFailed,              ///< re-initialisation after an event found no consistent values
+  CallbackError,              ///< a user callback threw, or returned output of the wrong size
 };
 
 /// Short stable identifier of a status, e.g. "success", "max_steps_exceeded" (used in JSON).
@@ -42,26 +45,22 @@ const char* to_string(Status status);
 enum class Projection { None, Velocity, Full };
 const char* to_string(Projection projection);
 
-/// Counters reported by every method (the SUNDIALS / RADAU5 statistics).
-struct Stats {
-  long nfev = 0;          ///< evaluations of the right-hand side / residual by the method
-  long nfev_jac = 0;      ///< evaluations spent on finite-difference Jacobians
-  long njac = 0;          ///< Jacobian evaluations
-  long nlu = 0;           ///< LU factorisations of the iteration matrix (a real+complex pair is 1)
-  long nsol = 0;          ///< forward/backward substitutions (a real+complex pair is 1)
-  long nsteps = 0;        ///< step attempts
-  long naccept = 0;       ///< accepted steps
-  long nreject = 0;       ///< steps rejected by the error test
-  long nnewton = 0;       ///< Newton iterations in total
-  long nnewton_fail = 0;  ///< Newton failures (divergence / too slow / too many iterations)
-  long nproject = 0;      ///< projections onto the constraint manifold
-};
 
 /// Thrown for programming errors found before the integration starts (wrong sizes, bad
 /// options). Numerical trouble during the integration never throws: it ends in a Status.
 class InvalidArgument : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+/// Thrown by a user callback (f, a Jacobian, an event function, a projector, ...) to say that it
+/// cannot be evaluated at this point but a smaller step may help (for instance an argument
+/// outside the model's domain): the solver rejects the step and retries with a smaller one, as
+/// for NaN/Inf output. Any other exception from a callback ends the solve at once with
+/// Status::CallbackError and a message naming the callback, t and the exception's text.
+class RecoverableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// Numerical failure outside a step (e.g. NaN from f at t0): the integrator turns it into a

@@ -1,12 +1,17 @@
-// Options of the shared integrator loop (every method): tolerances, step-size limits and
-// controller, output, callbacks. Every field has a documented default; validate() names the
-// first field that is wrong.
+// Options of the integrator (every method): tolerances, step-size limits and controller, the
+// linear solver, output, events, callbacks and diagnostics. Every field has a documented
+// default; validate() names the first field that is wrong. Method-specific settings live in the
+// method's options struct (Radau5Options, BdfOptions, ProjectedRkOptions).
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "daekit/core/callback.hpp"
+#include "daekit/core/sparsity.hpp"
 #include "daekit/core/types.hpp"
 
 namespace daekit {
@@ -20,23 +25,62 @@ struct StepInfo {
   int order = 0;              ///< order of the method for this step (BDF: 1 after a restart)
 };
 
+/// One attempted step, for Options::trace (and `daekit solve --trace FILE`).
+struct StepTrace {
+  enum class Outcome { Accepted, Rejected, NewtonFailed, Singular, NonFinite, Failed };
+  double t = 0.0;   ///< start of the attempt
+  double h = 0.0;   ///< its size
+  Outcome outcome = Outcome::Accepted;
+  int order = 0;               ///< method order of the attempt
+  int newton_iterations = 0;   ///< Newton iterations of the attempt
+  double newton_rate = 0.0;    ///< their contraction estimate
+  double error = 0.0;          ///< scaled error norm (accepted if < 1); 0 when not converged
+  const char* detail = "";     ///< why it failed (empty on success)
+};
+const char* to_string(StepTrace::Outcome outcome);
+
 /// What an event callback asks for.
 enum class EventAction {
   Continue,  ///< record the event and go on (the state is unchanged)
   Stop,      ///< stop the integration at the event (Status::TerminalEvent)
-  Restart,   ///< the callback changed the state and/or the model's mode: re-initialise
+  Restart,   ///< the callback changed the state and/or the parameters (modes): re-initialise
              ///< consistently at the event time and restart the method (BDF at order 1)
 };
 
+/// An event action: called at the located event with the state there and the solve's
+/// parameters; may change both (sizes must stay). Written as (t, y) or (t, y, p).
+class EventActionFn {
+ public:
+  using Function = std::function<EventAction(double t, Vector& y, Vector& p)>;
+  EventActionFn() = default;
+  EventActionFn(std::nullptr_t) {}  // NOLINT: implicit like std::function
+  template <typename F,
+            typename = std::enable_if_t<
+                !std::is_same_v<std::decay_t<F>, EventActionFn> &&
+                (std::is_invocable_r_v<EventAction, F&, double, Vector&, Vector&> ||
+                 std::is_invocable_r_v<EventAction, F&, double, Vector&>)>>
+  EventActionFn(F f) {  // NOLINT
+    if constexpr (std::is_invocable_r_v<EventAction, F&, double, Vector&, Vector&>)
+      fn_ = std::move(f);
+    else
+      fn_ = [g = std::move(f)](double t, Vector& y, Vector&) mutable { return g(t, y); };
+  }
+  explicit operator bool() const { return static_cast<bool>(fn_); }
+  EventAction operator()(double t, Vector& y, Vector& p) const { return fn_(t, y, p); }
+
+ private:
+  Function fn_;
+};
+
 /// A state event: a root of r(t, y, y') located from the dense output (bracketing, then the
-/// Illinois variant of regula falsi, cf. NOTES-004.md ch. 10, Table 10.1).
+/// Illinois variant of regula falsi, cf. NOTES-004.md ch. 10, Table 10.1). The root function
+/// may take p as an extra last argument; the action may change y and the solve's parameters p
+/// (that is where discrete modes live: the problem object itself is never changed).
 struct Event {
   std::string name = "event";
-  std::function<double(double t, VecIn y, VecIn yp)> r;  ///< the root (switch) function
+  Callback<double(double t, VecIn y, VecIn yp)> r;  ///< the root (switch) function
   int direction = 0;  ///< +1: only - to +, -1: only + to -, 0: both
-  /// Called at the located event with the state there; may change y (and the user's mode
-  /// variables captured by the problem's functions). Empty: EventAction::Continue.
-  std::function<EventAction(double t, Vector& y)> action;
+  EventActionFn action;  ///< empty: EventAction::Continue
 };
 
 /// A located event as recorded in Result::events.
@@ -48,37 +92,62 @@ struct EventRecord {
   Vector y;             ///< state before the action
 };
 
-struct Options {
-  double rtol = 1e-6;  ///< relative tolerance, in (0, 1)
-  double atol = 1e-6;  ///< absolute tolerance (> 0), used for components without atol_vector
-  Vector atol_vector;  ///< optional per-component absolute tolerances (> 0), size n
+/// Step-size controller for methods without their own step logic (Hairer-Wanner II, IV.8;
+/// Gustafsson 1994; Soderlind's PI form), see integrator/controller.hpp.
+enum class Controller { Gustafsson, Classical, PI };
+const char* to_string(Controller c);
+Controller parse_controller(const std::string& name);
 
-  double h0 = 0.0;          ///< initial step size; 0 = 1e-6 (RADAU5's default)
+struct Options {
+  double rtol = 1e-6;  ///< relative tolerance, in (10 eps, 1)
+  double atol = 1e-6;  ///< absolute tolerance, in (0, 1e100), for components without atol_vector
+  Vector atol_vector;  ///< optional per-component absolute tolerances, size n
+
+  /// Components left out of the error test (they still enter the Newton convergence test).
+  /// Unset: the method's default (bdf: components with index tag >= 2, the multipliers of an
+  /// index-2 formulation; others: none). An empty list puts every component in the test.
+  std::optional<std::vector<int>> exclude_from_error_test;
+
+  double h0 = 0.0;          ///< initial step size; 0 = the method's choice
   double hmax = 0.0;        ///< largest step size; 0 = |t_end - t0|
   long max_steps = 100000;  ///< step attempts before giving up (Status::MaxStepsExceeded)
   /// Constant steps of size h0 without error control (convergence-order studies). A step whose
   /// Newton iteration fails ends the solve with Status::RepeatedNewtonFailure.
   bool fixed_step = false;
 
-  // Step-size controller (Hairer-Wanner II, IV.8): h_new = h / clamp(err^(1/k) / fac, ...),
-  // fac = safety * (method's Newton-effort factor); Gustafsson's predictive correction.
+  /// Step-size controller (methods with own_step_control, the BDF, choose h themselves: the
+  /// four fields below are then reported as unused, see Result::warnings):
+  /// h_new = h / clamp(err^(1/k) / fac, 1/max_increase, max_decrease), fac = safety * (the
+  /// method's Newton-effort factor); Gustafsson adds the predictive correction, PI uses
+  /// err^(0.7/k) err_prev^(-0.4/k).
+  Controller controller = Controller::Gustafsson;
   double safety = 0.9;
-  double max_increase = 8.0;          ///< h_new / h <= max_increase
-  double max_decrease = 5.0;          ///< h / h_new <= max_decrease
-  bool predictive_controller = true;  ///< Gustafsson (true) or classical (false)
+  double max_increase = 8.0;  ///< h_new / h <= max_increase
+  double max_decrease = 5.0;  ///< h / h_new <= max_decrease
+
+  /// Projection after every accepted step onto the constraint manifold (paper 000, (2.7)/(2.8);
+  /// methods with the capability, on problems with a projector such as formulate() of a
+  /// MechanicalSystem). The error estimate is computed before the projection, rejected steps
+  /// are not projected, the projected point starts the next step, and the dense output adds
+  /// the projection's change linearly over the step so that it stays continuous.
+  Projection projection = Projection::None;
 
   int max_consecutive_failures = 30;  ///< Newton/NaN/singular failures in a row before stopping
   int max_singular_failures = 5;      ///< singular iteration matrices in a row before stopping
 
+  /// Linear solver for the iteration matrices: auto picks from the problem's Jacobian
+  /// structure (dense, banded, KLU); reported in Result::linear_solver.
+  LinearSolverKind linear_solver = LinearSolverKind::Automatic;
+
   // Output.
   std::vector<double> output_times;  ///< dense output at these times (within [t0, t_end])
-  bool store_steps = true;           ///< record every accepted step in Result::t, y
+  bool store_steps = true;           ///< record every accepted step in Result::t_steps, y_steps
   bool store_dense = false;          ///< keep each step's interpolant (Result::sol(t) anywhere)
 
-  // Consistency check of the initial values (problems with index-2/3 components): algebraic
-  // equations and constraint monitors must hold to this absolute tolerance at t0.
+  // Consistency check of the initial values: algebraic equations and constraint monitors must
+  // hold at t0 to consistency_tol (0: 10 (atol + rtol |y0|), following the tolerances).
   bool check_consistency = true;
-  double consistency_tol = 1e-6;
+  double consistency_tol = 0.0;
 
   /// State events (root functions), checked after every accepted step.
   std::vector<Event> events;
@@ -88,6 +157,8 @@ struct Options {
   std::function<bool(const StepInfo&)> step_callback;
   /// Called after every accepted step with the fraction of [t0, t_end] done.
   std::function<void(double fraction)> progress;
+  /// Called for every attempted step (accepted, rejected or failed): a trace for debugging.
+  std::function<void(const StepTrace&)> trace;
 
   void validate(int n) const;  ///< throws InvalidArgument naming a bad field
 };

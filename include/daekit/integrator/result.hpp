@@ -1,6 +1,9 @@
 // Result of a solve: status and message, the trajectory (every accepted step and/or the
-// requested output times), dense output over the whole interval when requested, statistics,
-// constraint drift monitors, CPU time, and a readable report().
+// requested output times) as n x N matrices, dense output over the whole interval when
+// requested, events, statistics (core/stats.hpp), constraint drift monitors, what was given
+// and what was used (tolerances, linear solver, options a method does not use), warnings, and
+// a brief and a full report (Ceres' BriefReport / FullReport). The CLI prints report() and
+// adds nothing of its own.
 #pragma once
 
 #include <string>
@@ -13,6 +16,46 @@
 
 namespace daekit {
 
+/// A sequence of states of one size n stored contiguously (an n x N matrix, grown by
+/// amortised doubling: no heap block per step). Reads like std::vector<Vector>:
+/// seq[i] (a column), seq.size(), seq.back(); seq.matrix() is the n x N matrix.
+class StateSequence {
+ public:
+  using Column = Eigen::Map<const Vector>;
+  int n() const { return n_; }
+  long size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  Column operator[](long i) const { return Column(data_.data() + i * n_, n_); }
+  Column front() const { return (*this)[0]; }
+  Column back() const { return (*this)[count_ - 1]; }
+  Eigen::Map<const Matrix> matrix() const { return Eigen::Map<const Matrix>(data_.data(), n_, count_); }
+  void push_back(const Eigen::Ref<const Vector>& y);
+  void reserve(int n, long count);
+  void clear() { count_ = 0; }
+
+  class const_iterator {
+   public:
+    const_iterator(const StateSequence* s, long i) : s_(s), i_(i) {}
+    Column operator*() const { return (*s_)[i_]; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const const_iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const StateSequence* s_;
+    long i_;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, count_}; }
+
+ private:
+  int n_ = 0;
+  long count_ = 0;
+  std::vector<double> data_;
+};
+
 struct Result {
   Status status = Status::InvalidInput;
   std::string message;
@@ -21,17 +64,29 @@ struct Result {
 
   double t = 0.0;  ///< time reached (t_end on success)
   Vector y;        ///< state at t
+  Vector yp;       ///< y'(t) from the method (its derivative or interpolant)
 
   std::vector<double> t_steps;  ///< accepted steps (t0 first) if Options::store_steps
-  std::vector<Vector> y_steps;
-  std::vector<double> t_out;  ///< Options::output_times that were reached
-  std::vector<Vector> y_out;
+  StateSequence y_steps;        ///< the states there (n x N, y_steps[i] is a column)
+  std::vector<double> t_out;    ///< Options::output_times that were reached
+  StateSequence y_out;
 
   std::vector<DenseSegment> segments;  ///< if Options::store_dense
   std::vector<EventRecord> events;     ///< located events, in order
 
   Stats stats;
   double cpu_seconds = 0.0;
+  double h_last = 0.0;  ///< size of the last accepted step
+  double h_next = 0.0;  ///< step size the integrator would try next
+  int order = 0;        ///< method order of the last step
+
+  // Given and used.
+  double rtol = 0.0, atol = 0.0;            ///< as given (atol: the scalar one)
+  double rtol_used = 0.0, atol_used = 0.0;  ///< as the method works with them (radau5: rtol')
+  std::string linear_solver;                ///< backend of the iteration matrices
+  int jacobian_colours = 0;                 ///< f-evaluations per difference Jacobian (0: analytic)
+  std::vector<int> excluded_from_error_test;
+  std::vector<std::string> warnings;  ///< options not honoured, suspicious results
 
   bool has_constraints = false;                     ///< the problem has a constraint monitor
   ConstraintResiduals max_residual;                 ///< max over accepted steps (and t0)
@@ -40,7 +95,11 @@ struct Result {
   bool ok() const { return status == Status::Success; }
   /// Dense solution at t (needs Options::store_dense). Throws InvalidArgument outside the range.
   Vector sol(double t) const;
-  /// Multi-line human-readable summary (status, statistics, drift, timing).
+  /// A few lines: status, reached t, steps, evaluations, time.
+  std::string brief_report() const;
+  /// Everything: given/used settings, every counter with its meaning, drift, warnings.
+  std::string full_report() const;
+  /// The CLI's report (= brief_report plus the drift line and warnings).
   std::string report() const;
 };
 

@@ -27,21 +27,32 @@
 //   which keeps the interpolant of the algebraic variables under control. One extra solve
 //   with the factored iteration matrix per difference.
 // * No step increase directly after a rejected step (as RADAU5 and CVODE do).
+//
+// Error test and index: by default the components with index tag >= 2 (the multipliers and
+// velocities-level unknowns of index-2 formulations, as MassMatrixDae and ImplicitDae tag them)
+// leave the error test, as Brenan-Campbell-Petzold recommend for index 2 (IDA's suppressalg
+// applied per component); Options::exclude_from_error_test chooses any other set. Every
+// component stays in the Newton convergence test. Index-3 problems are refused (BDF codes fail
+// at index 3, NOTES-004.md ch. 4).
+// The Jacobian dF/dy + c_j dF/dy' comes from the shared source (analytic, or differences along
+// (e_j, c_j e_j) with the one increment rule and typical magnitudes |h y'_j|, coloured by the
+// declared sparsity); the linear systems from the shared backends; Newton from the shared
+// monitor (DASSL's rate estimate from the first increment).
 #pragma once
 
 #include <functional>
-#include <memory>
 
-#include "daekit/methods/stepper.hpp"
-#include "daekit/problem/implicit_dae.hpp"
+#include "daekit/core/types.hpp"
 
 namespace daekit {
 
 struct BdfOptions {
+  static constexpr const char* method_name = "bdf";
   int max_order = 5;    ///< 1..5
   int fixed_order = 0;  ///< 0: variable order; k: order held at k once reached
-  /// Leave algebraic components (ImplicitDae::differential == false) out of the error test
-  /// (IDA's suppressalg; recommended for index-2 problems).
+  /// Leave every algebraic component (ImplicitDae::differential == false, zero columns of M)
+  /// out of the error test (IDA's suppressalg), instead of the default (index tags >= 2).
+  /// Options::exclude_from_error_test, when set, takes precedence.
   bool exclude_algebraic_from_error = false;
   /// Filter the algebraic directions of the error estimate through the iteration matrix
   /// (see above). No effect on ODEs (dF/dy' nonsingular).
@@ -53,9 +64,5 @@ struct BdfOptions {
 
   void validate() const;
 };
-
-/// The BDF stepper for F(t, y, y') = 0 with initial y0 (to start()) and y'(t0) = yp0.
-std::unique_ptr<Stepper> make_bdf(const ImplicitDae& dae, const Vector& yp0,
-                                  const BdfOptions& options);
 
 }  // namespace daekit

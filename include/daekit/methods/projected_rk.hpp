@@ -1,6 +1,6 @@
 // Projected implicit Runge-Kutta methods with any invertible tableau, at constant step size,
 // for M y' = f(t, y) (000_da456d5bdd91ee80.txt (2.5)-(2.7); 001_6d2dbb58aab0d43f.txt
-// (2.4)-(2.6), the Ascher-Petzold projected RK methods).
+// (2.4)-(2.6), the Ascher-Petzold projected RK methods). Registered as "projected-rk".
 //
 // Stage equations, Z_i = Y_i - y_n:   sum_j (A^{-1})_ij M Z_j = h f(t_n + c_i h, y_n + Z_i),
 // solved by simplified Newton with the sn x sn matrix A^{-1} (x) M - h I (x) J.
@@ -9,28 +9,26 @@
 // lambda_{n+1} = R(inf) lambda_n + b^T A^{-1} Lambda of (2.5), R(inf) = 1 - b^T A^{-1} 1.
 // Then, optionally, the projection of y_{n+1} onto the constraint manifold through the
 // problem's projector ((2.7) / (2.8) for mechanical systems, (2.6) of paper 001 for index-2
-// semi-explicit systems). There is no error estimate: the method runs with Options::fixed_step
-// and serves convergence studies and methods that are not stiffly accurate (Radau IA, Gauss).
+// semi-explicit systems), done by the integrator's post-step hook. There is no error
+// estimate: the method runs with Options::fixed_step and serves convergence studies and
+// methods that are not stiffly accurate (Radau IA, Gauss).
 #pragma once
 
-#include <memory>
-
-#include "daekit/methods/stepper.hpp"
-#include "daekit/problem/mass_matrix_dae.hpp"
+#include "daekit/core/types.hpp"
 #include "daekit/tableaus/runge_kutta.hpp"
 
 namespace daekit {
 
 struct ProjectedRkOptions {
+  static constexpr const char* method_name = "projected-rk";
+  /// The tableau (A invertible); default Radau IIA with 3 stages.
+  RungeKuttaTableau tableau = radau_iia(3);
+  /// Same as Options::projection (kept for existing code).
   Projection projection = Projection::None;
   int max_newton_iterations = 50;
   /// Bound on the Newton increment in the norm scaled by (atol + rtol |y_i|) / |h|^(index_i - 1)
   double newton_tolerance = 1e-2;
   void validate() const;
 };
-
-/// Creates the stepper (the problem and tableau must outlive it).
-std::unique_ptr<Stepper> make_projected_rk(const MassMatrixDae& dae, const RungeKuttaTableau& tab,
-                                           const ProjectedRkOptions& options);
 
 }  // namespace daekit

@@ -1,5 +1,5 @@
 // Radau IIA, 3 stages, order 5 (stage order 3), for M y' = f(t, y): the method of Hairer and
-// Wanner's RADAU5 (Hairer-Wanner II, IV.8 and VI.6).
+// Wanner's RADAU5 (Hairer-Wanner II, IV.8 and VI.6). Registered as "radau5".
 //
 // Stage system, Z_i = Y_i - y_n (i = 1..3):   (A^{-1} (x) M) Z = h F(Z),  F_i = f(t_n + c_i h, y_n
 // + Z_i). With T^{-1} A^{-1} T = diag(gamma, [alpha -beta; beta alpha]) and W = (T^{-1} (x) I) Z
@@ -9,18 +9,20 @@
 // Error estimate: err = (gamma/h M - J)^{-1} (f(t_n, y_n) + M (e^T Z)/h) with the embedded
 // order-3 formula e (computed from the tableau), refined once by a second solve at the first
 // step and after a rejection. Index-2 and index-3 components are scaled by h and h^2 in all
-// norms. y_{n+1} = y_n + Z_3 (stiffly accurate). Dense output: the collocation polynomial.
-// Optional projection of y_{n+1} onto the constraint manifold (projected Radau IIA, paper 000).
+// norms (RADAU5's own scaling, on top of the integrator's weights), and the method works with
+// the transformed tolerances rtol' = 0.1 rtol^(2/3), atol' = atol rtol'/rtol (reported as the
+// tolerances used). y_{n+1} = y_n + Z_3 (stiffly accurate). Dense output: the collocation
+// polynomial. The linear systems go through the shared linear-solver backends (dense, banded,
+// KLU), the Jacobian through the shared source (analytic or coloured differences), Newton
+// through the shared monitor (successive-rate estimate with RADAU5's early abandonment).
 #pragma once
 
-#include <memory>
-
-#include "daekit/methods/stepper.hpp"
-#include "daekit/problem/mass_matrix_dae.hpp"
+#include "daekit/core/types.hpp"
 
 namespace daekit {
 
 struct Radau5Options {
+  static constexpr const char* method_name = "radau5";
   int max_newton_iterations = 7;        ///< NIT of RADAU5
   double newton_tolerance = 0.0;        ///< 0: max(10 eps / rtol', min(0.03, sqrt(rtol')))
   bool start_newton_from_zero = false;  ///< true: Z = 0 instead of extrapolating
@@ -30,15 +32,11 @@ struct Radau5Options {
   /// RADAU5 internally works with rtol' = 0.1 rtol^(2/3), atol' = rtol' atol / rtol, which
   /// makes the error behave like the tolerance at order 5; set false to use tolerances as given.
   bool transform_tolerances = true;
-  /// Projection after every accepted step (paper 000, (2.7)/(2.8)); needs a problem with a
-  /// projector (e.g. index3_form of a MechanicalSystem). The error estimate is computed before
-  /// the projection; rejected steps are not projected; the projected point starts the next step.
+  /// Same as Options::projection (kept for existing code): projection after every accepted
+  /// step (paper 000, (2.7)/(2.8)).
   Projection projection = Projection::None;
 
   void validate() const;  ///< throws InvalidArgument naming a bad field
 };
-
-/// Creates the radau5 stepper for `dae` (validated; the problem must outlive the stepper).
-std::unique_ptr<Stepper> make_radau5(const MassMatrixDae& dae, const Radau5Options& options);
 
 }  // namespace daekit

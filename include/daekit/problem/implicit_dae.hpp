@@ -1,14 +1,15 @@
 // ImplicitDae: the fully implicit DASSL / IDA form
 //
-//     F(t, y, y') = 0,   y(t0) = y0, y'(t0) = yp0,
+//     F(t, y, y', p) = 0,   y(t0) = y0, y'(t0) = yp0,
 //
-// with a tag per component saying whether it is differential (y_i' appears in F) or algebraic.
-// Newton-type methods for this form iterate with the matrix dF/dy + (alpha / h) dF/dy'
-// (NOTES-004.md ch. 4). The BDF solver of daekit works on this form; a MassMatrixDae
-// M y' = f(t, y) converts to it by F = M y' - f(t, y).
+// with a tag per component saying whether it is differential (y_i' appears in F) or algebraic,
+// and optionally its index (1, 2, 3) as in MassMatrixDae. Newton-type methods for this form
+// iterate with the matrix dF/dy + c_j dF/dy' (NOTES-004.md ch. 4). The BDF works on this form;
+// a MassMatrixDae M y' = f converts to it by F = M y' - f (to_implicit_form), though the BDF
+// also takes a MassMatrixDae directly and then keeps M's structure.
+// Callbacks may take p as an extra last argument (core/callback.hpp).
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,35 +18,36 @@
 namespace daekit {
 
 struct ImplicitDae {
-  using Residual = std::function<void(double t, VecIn y, VecIn yp, VecOut out)>;
-  /// Writes an n x n matrix into `out` (callbacks taking MatOut work too).
-  using Jacobian = std::function<void(double t, VecIn y, VecIn yp, Matrix& out)>;
+  using Residual = Callback<void(double t, VecIn y, VecIn yp, VecOut out)>;
+  /// Writes an n x n matrix into `out` (zeroed by the caller; callbacks taking MatOut work too).
+  using Jacobian = Callback<void(double t, VecIn y, VecIn yp, Matrix& out)>;
+  /// Sparse Jacobian: `out` has the pattern of jacobian_sparsity; write values only.
+  using SparseJacobian = Callback<void(double t, VecIn y, VecIn yp, SparseMatrix& out)>;
 
   int n = 0;
   Residual F;                      ///< residual F(t, y, y') (required)
-  Jacobian dF_dy;                  ///< optional analytic dF/dy
+  Jacobian dF_dy;                  ///< optional analytic dF/dy (dense; with dF_dyp)
   Jacobian dF_dyp;                 ///< optional analytic dF/dy'
+  SparseJacobian sparse_dF_dy;     ///< optional analytic dF/dy (sparse; with sparse_dF_dyp)
+  SparseJacobian sparse_dF_dyp;    ///< optional analytic dF/dy'
+  /// Structure of dF/dy + c dF/dy' (dense by default; banded or a pattern for large problems).
+  Sparsity jacobian_sparsity;
   std::vector<bool> differential;  ///< true for differential components; empty = all true
-  /// Optional consistent re-initialisation at (t, y) after an event (BDF restart), used
-  /// instead of initialize(DifferentialGiven) when the algebraic part is not given by tags:
-  /// to_implicit_form sets it for M y' = f whose singular M has no zero rows (M y is kept,
-  /// initialize(MassMatrixDae)). Returns false with a message on failure.
-  std::function<bool(double t, Vector& y, Vector& yp, std::string& message)> reinitialize;
+  std::vector<int> index;          ///< index tag 1, 2 or 3 per component; empty = all 1
+  Vector p;                        ///< parameters passed to the callbacks (may be empty)
+  std::vector<std::string> component_names;
   std::string name = "user problem";
 
   void validate() const;
-  /// Evaluates the analytic Jacobians (if any) at (t, y, yp) and throws InvalidArgument if one
-  /// does not come back n x n or contains NaN/Inf.
-  void check_jacobians(double t, const Vector& y, const Vector& yp) const;
+  bool is_differential(int i) const {
+    return differential.empty() || differential[static_cast<size_t>(i)];
+  }
+  int index_of(int i) const { return index.empty() ? 1 : index[static_cast<size_t>(i)]; }
+  int max_index() const;
 };
 
-/// F(t, y, y') = M y' - f(t, y); components whose column of M is zero are tagged algebraic.
+/// F(t, y, y') = M y' - f(t, y); components whose column of M is zero are tagged algebraic;
+/// index tags, parameters, names and the Jacobian structure are carried over.
 ImplicitDae to_implicit_form(const MassMatrixDae& dae);
-
-/// y'(t0) of M y' = f(t, y) at a consistent y0: the differential part from M y' = f (least
-/// squares on the rows of M that are not zero), the algebraic part (zero columns of M) from the
-/// time derivative of the algebraic equations, J_AZ z' = -(J_AD y'_D + df_A/dt), when J_AZ is
-/// invertible (index 1); otherwise those components are left 0.
-Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0);
 
 }  // namespace daekit

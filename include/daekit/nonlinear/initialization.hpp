@@ -8,6 +8,8 @@
 // Newton's method with a backtracking line search on |F|^2 / 2; Jacobians analytic when the
 // problem gives them, finite differences otherwise. A singular Jacobian (e.g. a model that is
 // not index 1, or wrong differential/algebraic tags) is reported, naming the dependent unknown.
+// A callback that throws is reported in InitResult::message (ok = false), never rethrown.
+// (Dense Newton matrices: meant for problems up to a few thousand unknowns.)
 #pragma once
 
 #include <string>
@@ -37,6 +39,13 @@ struct InitResult {
 
 InitResult initialize(const ImplicitDae& dae, double t0, const Vector& y0, const Vector& yp0,
                       InitMode mode, const InitOptions& options = {});
+
+/// y'(t0) of M y' = f(t, y) at a consistent y0: the differential part from M y' = f (least
+/// squares on the rows of M that are not zero), the algebraic part (zero columns of M) from the
+/// time derivative of the algebraic equations, J_AZ z' = -(J_AD y'_D + df_A/dt), when J_AZ is
+/// invertible (index 1); otherwise those components are left 0. Throws InvalidArgument if a
+/// callback fails.
+Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0);
 
 /// Consistent initial values for an index-1 M y' = f(t, y) with constant singular M whose
 /// algebraic part need not sit in zero rows and columns (e.g. the transistor amplifier, where

@@ -1,0 +1,57 @@
+// Callback<R(Args...)>: a user function that may take the problem's parameter vector p as an
+// extra LAST argument. Both forms are accepted wherever daekit takes a callback:
+//
+//   dae.f = [](double t, VecIn y, VecOut out) { ... };            // no parameters
+//   dae.f = [](double t, VecIn y, VecOut out, VecIn p) { ... };   // reads p
+//
+// The solver passes its own copy of the problem's p (a solve never modifies the problem; event
+// actions may change the solve's copy, which is how discrete modes are kept).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "daekit/core/types.hpp"
+
+namespace daekit {
+
+template <typename Signature>
+class Callback;
+
+template <typename R, typename... Args>
+class Callback<R(Args...)> {
+ public:
+  using Function = std::function<R(Args..., VecIn)>;
+
+  Callback() = default;
+  Callback(std::nullptr_t) {}  // NOLINT: implicit like std::function
+  template <typename F,
+            typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Callback> &&
+                                        (std::is_invocable_r_v<R, F&, Args..., VecIn> ||
+                                         std::is_invocable_r_v<R, F&, Args...>)>>
+  Callback(F f) {  // NOLINT: implicit like std::function
+    if constexpr (std::is_invocable_r_v<R, F&, Args..., VecIn>) {
+      fn_ = std::move(f);
+    } else {
+      fn_ = [g = std::move(f)](Args... args, VecIn) mutable -> R {
+        return g(std::forward<Args>(args)...);
+      };
+    }
+  }
+
+  explicit operator bool() const { return static_cast<bool>(fn_); }
+  /// With parameters p.
+  R operator()(Args... args, VecIn p) const { return fn_(std::forward<Args>(args)..., p); }
+  /// Without parameters (p empty): for user code and tests that call a problem's functions.
+  R operator()(Args... args) const {
+    static const Vector empty;
+    return fn_(std::forward<Args>(args)..., empty);
+  }
+
+ private:
+  Function fn_;
+};
+
+}  // namespace daekit

@@ -1,0 +1,38 @@
+// The statistics of a solve, described once: every counter has a name (the JSON key and the
+// report label) and a one-line meaning in stats_fields(), which the report, the JSON output of
+// the CLI and the tests iterate over. Adding a counter touches this header and stats.cpp only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace daekit {
+
+struct Stats {
+  long nfev = 0;          ///< evaluations of f / F by the method (without Jacobian differences)
+  long nfev_jac = 0;      ///< evaluations of f / F spent on finite-difference Jacobians
+  long njac = 0;          ///< Jacobian evaluations (analytic or by differences)
+  long nlu = 0;           ///< LU factorisations of the iteration matrix (a real+complex pair is 1)
+  long nsol = 0;          ///< forward/backward substitutions (a real+complex pair is 1)
+  long nsteps = 0;        ///< step attempts: accepted + rejected by the error test + failed
+  long naccept = 0;       ///< accepted steps
+  long nreject = 0;       ///< steps rejected by the error test
+  long nfail = 0;         ///< attempts that failed before the error test (Newton, NaN, singular)
+  long nnewton = 0;       ///< Newton iterations in total
+  long nnewton_fail = 0;  ///< Newton failures (divergence / too slow / too many iterations)
+  long nproject = 0;      ///< projections onto the constraint manifold
+  long nroot = 0;         ///< evaluations of event (root) functions
+  long nevents = 0;       ///< located events
+};
+
+/// One counter of Stats: its JSON key, its meaning and a pointer to it.
+struct StatsField {
+  const char* key;
+  const char* meaning;
+  long Stats::*member;
+};
+
+/// All counters, in report order.
+const std::vector<StatsField>& stats_fields();
+
+}  // namespace daekit

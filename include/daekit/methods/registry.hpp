@@ -1,0 +1,59 @@
+// The method registry: every method family registers a name, its capabilities and a factory
+// (src/methods/registry.cpp lists the families, one line each). solve(), the Integrator, the
+// CLI (`daekit methods`, `--method`) and the Python module choose methods by name from here.
+#pragma once
+
+#include <any>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace daekit {
+
+struct MethodCapabilities {
+  bool mass_matrix_form = false;  ///< solves MassMatrixDae M y' = f
+  bool implicit_form = false;     ///< solves ImplicitDae F(t, y, y') = 0
+  int max_index = 1;              ///< highest index tag it handles
+  bool error_estimate = true;     ///< false: constant steps only (Options::fixed_step)
+  bool variable_step = true;
+  bool variable_order = false;
+  int order = 0;                ///< order (the highest, for variable-order methods)
+  int dense_output_order = 0;   ///< order of the continuous output
+  bool own_step_control = false;  ///< chooses step and order itself (Options' controller unused)
+  bool projection = false;        ///< supports the post-step projection (paper 000)
+};
+
+struct MethodInfo {
+  std::string name;       ///< e.g. "radau5"
+  std::string title;      ///< one line
+  std::string reference;  ///< papers / codes it follows
+  MethodCapabilities capabilities;
+  /// "M y' = f", "F(t, y, y') = 0" or both, the index range and the order, for listings.
+  std::string summary() const;
+};
+
+/// All registered methods, in registration order.
+const std::vector<MethodInfo>& registered_methods();
+std::vector<std::string> method_names();
+/// The method called `name`; throws InvalidArgument listing the valid names otherwise.
+const MethodInfo& method_info(const std::string& name);
+
+/// A method chosen by name ("radau5") or by its options struct (Radau5Options{...}, whose
+/// static member `method_name` names it).
+class MethodChoice {
+ public:
+  MethodChoice(const char* name) : name_(name) {}          // NOLINT: implicit by design
+  MethodChoice(std::string name) : name_(std::move(name)) {}  // NOLINT
+  template <typename Options, typename = decltype(Options::method_name)>
+  MethodChoice(const Options& options)  // NOLINT
+      : name_(Options::method_name), options_(options) {}
+  const std::string& name() const { return name_; }
+  /// The options struct, or empty (the method's defaults).
+  const std::any& options() const { return options_; }
+
+ private:
+  std::string name_;
+  std::any options_;
+};
+
+}  // namespace daekit

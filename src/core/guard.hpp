@@ -1,0 +1,77 @@
+// CallGuard: every call into user code (f, F, Jacobians, event functions, event actions,
+// projectors, monitors, initial-value callbacks) goes through one guard per solve, which turns
+// what can go wrong into a record the integrator reports as a Status, so that nothing escapes
+// solve():
+//   - daekit::RecoverableError thrown, or NaN/Inf in the output: recoverable (the step is
+//     rejected and retried smaller; Status::NonFiniteFunction if that never helps);
+//   - any other exception, or output of the wrong size: fatal (Status::CallbackError at once,
+//     the message names the callback, t and the cause).
+// Internal header (not installed).
+#pragma once
+
+#include <cmath>
+#include <exception>
+#include <string>
+
+#include "daekit/core/types.hpp"
+
+namespace daekit {
+
+struct CallbackFailure {
+  enum class Kind { None, Recoverable, NonFinite, Exception, WrongSize };
+  Kind kind = Kind::None;
+  const char* callback = "";  ///< e.g. "f", "the Jacobian", "event function 'valve'"
+  double t = 0.0;
+  std::string message;  ///< the exception's text, or what was wrong
+  bool fatal() const { return kind == Kind::Exception || kind == Kind::WrongSize; }
+  /// "f threw at t = 0.5: <what>" and the like.
+  std::string describe() const;
+};
+
+class CallGuard {
+ public:
+  /// Runs body(); returns false (and records why) if it threw.
+  template <typename Body>
+  bool operator()(const char* callback, double t, Body&& body) noexcept {
+    try {
+      body();
+      return true;
+    } catch (const RecoverableError& e) {
+      record(CallbackFailure::Kind::Recoverable, callback, t, e.what());
+    } catch (const std::exception& e) {
+      record(CallbackFailure::Kind::Exception, callback, t, e.what());
+    } catch (...) {
+      record(CallbackFailure::Kind::Exception, callback, t, "an exception not derived from std::exception");
+    }
+    return false;
+  }
+
+  /// Checks a vector a callback wrote: returns false and records the first NaN/Inf.
+  template <typename V>
+  bool check_finite(const char* callback, double t, const V& v) noexcept {
+    for (Eigen::Index i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i])) {
+        non_finite(callback, t, static_cast<int>(i));
+        return false;
+      }
+    return true;
+  }
+
+  void non_finite(const char* callback, double t, int component) noexcept;
+  void wrong_size(const char* callback, double t, const std::string& what) noexcept;
+
+  /// A fatal failure is pending: the solve must stop.
+  bool fatal() const { return failure_.fatal(); }
+  const CallbackFailure& failure() const { return failure_; }
+  /// Forgets a recoverable failure (after the step that caused it was retried successfully).
+  void clear_recoverable() {
+    if (!failure_.fatal()) failure_ = CallbackFailure{};
+  }
+  void clear() { failure_ = CallbackFailure{}; }
+
+ private:
+  void record(CallbackFailure::Kind kind, const char* callback, double t, const char* what) noexcept;
+  CallbackFailure failure_;
+};
+
+}  // namespace daekit

@@ -1,0 +1,26 @@
+#include "daekit/core/stats.hpp"
+
+namespace daekit {
+
+const std::vector<StatsField>& stats_fields() {
+  static const std::vector<StatsField> fields = {
+      {"nsteps", "step attempts (accepted + rejected + failed)", &Stats::nsteps},
+      {"naccept", "accepted steps", &Stats::naccept},
+      {"nreject", "steps rejected by the error test", &Stats::nreject},
+      {"nfail", "attempts failed before the error test (Newton, NaN/Inf, singular)",
+       &Stats::nfail},
+      {"nfev", "evaluations of f (or F) by the method", &Stats::nfev},
+      {"nfev_jac", "evaluations of f (or F) for finite-difference Jacobians", &Stats::nfev_jac},
+      {"njac", "Jacobian evaluations", &Stats::njac},
+      {"nlu", "LU factorisations of the iteration matrix", &Stats::nlu},
+      {"nsol", "forward/backward substitutions", &Stats::nsol},
+      {"nnewton", "Newton iterations", &Stats::nnewton},
+      {"nnewton_fail", "Newton failures", &Stats::nnewton_fail},
+      {"nproject", "projections onto the constraint manifold", &Stats::nproject},
+      {"nroot", "evaluations of event (root) functions", &Stats::nroot},
+      {"nevents", "located events", &Stats::nevents},
+  };
+  return fields;
+}
+
+}  // namespace daekit

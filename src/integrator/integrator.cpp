@@ -1,0 +1,618 @@
+// The integrator's step loop (integrator.hpp): one accepted step per step() call, with the
+// retry policy (error-test rejections, Newton failures, singular matrices, NaN/Inf and
+// recoverable callback errors), the post-step projection with its continuous dense output,
+// events, output sampling, the drift monitor, the trace, and statistics.
+#include "daekit/integrator/integrator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <sstream>
+
+#include "core/guard.hpp"
+#include "integrator/controller.hpp"
+#include "integrator/events.hpp"
+#include "methods/factory.hpp"
+#include "methods/method.hpp"
+
+namespace daekit {
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(6);
+  os << x;
+  return os.str();
+}
+
+StepTrace::Outcome trace_outcome(AttemptOutcome o) {
+  switch (o) {
+    case AttemptOutcome::Converged:
+      return StepTrace::Outcome::Accepted;
+    case AttemptOutcome::NewtonFailed:
+      return StepTrace::Outcome::NewtonFailed;
+    case AttemptOutcome::Singular:
+      return StepTrace::Outcome::Singular;
+    case AttemptOutcome::NonFinite:
+      return StepTrace::Outcome::NonFinite;
+    case AttemptOutcome::CallbackError:
+      return StepTrace::Outcome::Failed;
+  }
+  return StepTrace::Outcome::Failed;
+}
+
+}  // namespace
+
+struct Integrator::Impl : public DenseSource {
+  // set up
+  Options opt;
+  Result result;
+  CallGuard guard;
+  std::unique_ptr<Method> method;
+  MethodCapabilities caps;
+  ErrorWeights weights;
+  std::unique_ptr<StepController> controller;
+  std::unique_ptr<EventLocator> events;
+  Projection projection = Projection::None;
+  int n = 0;
+  double t0 = 0, t_end = 0, dir = 1, hmax = 0, h = 0, h_min_floor = 0;
+  std::vector<double> out_times;
+  size_t next_out = 0;
+  std::clock_t clock_start = 0;
+  // state of the loop
+  bool finished = false, started = false, last_rejected = false;
+  bool last_failure_non_finite = false;
+  const char* last_failure = "";
+  int consecutive_failures = 0, singular_failures = 0;
+  long event_count = 0;
+  // projection correction of the last accepted step's dense output: (theta + 1) delta
+  bool have_correction = false;
+  Vector delta, unprojected, work, work2;
+  double t_left = 0;  // start of the last accepted step
+
+  // ---------------------------------------------------------------------------------------
+  void dense(double t, VecOut out) const override {
+    method->dense(t, out);
+    if (have_correction) {
+      const double h_step = method->t() - t_left;
+      const double s = h_step != 0.0 ? (t - t_left) / h_step : 1.0;
+      out += s * delta;
+    }
+  }
+  void dense_derivative(double t, VecOut out) const override {
+    method->dense_derivative(t, out);
+    if (have_correction) {
+      const double h_step = method->t() - t_left;
+      if (h_step != 0.0) out += delta / h_step;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  void setup(const std::string& problem_name, const MethodInput& input, const MethodChoice& choice,
+             const Vector& y0) {
+    clock_start = std::clock();
+    const MethodRegistration& reg = method_registration(choice.name());
+    caps = reg.info.capabilities;
+    result.method = reg.info.name;
+    result.problem = problem_name;
+    if (input.mass_form && !caps.mass_matrix_form)
+      throw InvalidArgument("method '" + reg.info.name +
+                            "' does not take a MassMatrixDae (it solves " + reg.info.summary() + ")");
+    if (input.implicit_form && !caps.implicit_form)
+      throw InvalidArgument("method '" + reg.info.name +
+                            "' does not take an ImplicitDae (it solves " + reg.info.summary() +
+                            "); write the problem as M y' = f or choose bdf");
+    n = static_cast<int>(y0.size());
+    opt.validate(n);
+    if (!std::isfinite(t0) || !std::isfinite(t_end))
+      throw InvalidArgument("solve: t0 and t_end must be finite");
+    if (t_end == t0) throw InvalidArgument("solve: t_end equals t0 (" + fmt(t0) + "): empty interval");
+    if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
+    if (!caps.error_estimate && !opt.fixed_step)
+      throw InvalidArgument("solve: method " + reg.info.name +
+                            " has no error estimate; set Options::fixed_step and h0");
+    dir = t_end > t0 ? 1.0 : -1.0;
+    for (double to : opt.output_times)
+      if (dir * (to - t0) < 0 || dir * (to - t_end) > 0)
+        throw InvalidArgument("options: output time " + fmt(to) + " lies outside [t0, t_end]");
+    out_times = opt.output_times;
+    std::sort(out_times.begin(), out_times.end(),
+              [this](double a, double b) { return dir * a < dir * b; });
+
+    method = reg.make(input);
+    controller = make_controller(opt);
+    projection = opt.projection;
+    if (projection == Projection::None) projection = method->requested_projection();
+    if (projection != Projection::None) {
+      if (!caps.projection)
+        throw InvalidArgument("method '" + reg.info.name + "' does not support projection");
+      if (!method->has_projector())
+        throw InvalidArgument("projection '" + std::string(to_string(projection)) +
+                              "' requested but problem '" + problem_name +
+                              "' has no projector (build it with formulate(MechanicalSystem))");
+    }
+    delta.setZero(n);
+    unprojected.setZero(n);
+    work.setZero(n);
+    work2.setZero(n);
+
+    // given and used
+    result.rtol = opt.rtol;
+    result.atol = opt.atol;
+    Tolerances given;
+    given.rtol = opt.rtol;
+    given.atol = opt.atol_vector.size() ? opt.atol_vector : Vector::Constant(n, opt.atol);
+    const Tolerances used = method->used_tolerances(given);
+    result.rtol_used = used.rtol;
+    result.atol_used = used.atol.size() ? used.atol.maxCoeff() : 0.0;
+    std::vector<char> in_test(static_cast<size_t>(n), 1);
+    const std::vector<int> excluded = opt.exclude_from_error_test
+                                          ? *opt.exclude_from_error_test
+                                          : method->default_error_test_exclusions();
+    for (int i : excluded) in_test[static_cast<size_t>(i)] = 0;
+    for (int i = 0; i < n; ++i)
+      if (!in_test[static_cast<size_t>(i)]) result.excluded_from_error_test.push_back(i);
+    weights.setup(used, in_test);
+    result.linear_solver = method->linear_solver();
+    result.jacobian_colours = method->jacobian_colours();
+    if (caps.own_step_control) {
+      const Options defaults;
+      std::string unused;
+      if (opt.safety != defaults.safety) unused += " safety";
+      if (opt.max_increase != defaults.max_increase) unused += " max_increase";
+      if (opt.max_decrease != defaults.max_decrease) unused += " max_decrease";
+      if (opt.controller != defaults.controller) unused += " controller";
+      if (!unused.empty())
+        result.warnings.push_back("method " + reg.info.name +
+                                  " chooses its step sizes and orders itself; not used:" + unused);
+    }
+
+    const double span = std::abs(t_end - t0);
+    hmax = opt.hmax > 0 ? std::min(opt.hmax, span) : span;
+    h_min_floor = kEps * kEps * span;
+    result.t = t0;
+    result.y = y0;
+    start(y0);
+  }
+
+  void start(const Vector& y0) {
+    // consistency of the initial values
+    if (opt.check_consistency) {
+      // default: 10 atol (the given one): an algebraic residual above it would dominate the
+      // error the tolerances ask for from the first step on
+      const double atol_max = opt.atol_vector.size() ? opt.atol_vector.maxCoeff() : opt.atol;
+      const double tol = opt.consistency_tol > 0 ? opt.consistency_tol : 10.0 * atol_max;
+      const std::string msg = method->check_consistency(t0, y0, tol);
+      if (guard.fatal()) return finish_callback_error();
+      if (!msg.empty())
+        return finish(Status::InconsistentInitialValues, "inconsistent initial values: " + msg);
+    }
+    weights.update(y0);
+    std::string message;
+    if (!method->start(t0, y0, weights, message)) {
+      if (guard.fatal()) return finish_callback_error();
+      if (guard.failure().kind != CallbackFailure::Kind::None)
+        return finish(Status::NonFiniteFunction, "at the start: " + guard.failure().describe());
+      return finish(Status::InvalidInput, message);
+    }
+    h = dir * std::min(opt.h0 > 0 ? opt.h0 : std::abs(method->initial_step(t_end)), hmax);
+    emit_outputs_at_start(y0);
+    if (opt.store_steps) {
+      result.t_steps.push_back(t0);
+      result.y_steps.push_back(y0);
+    }
+    result.has_constraints = method->has_monitor();
+    if (!record_residual(t0, y0)) return;
+    if (!opt.events.empty()) {
+      events = std::make_unique<EventLocator>(opt.events, n, guard, result.stats);
+      method->derivative(work);
+      if (!events->initialize(t0, y0, work, method->parameters())) return finish_callback_error();
+    }
+    started = true;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  void finish(Status status, std::string message) {
+    result.status = status;
+    result.message = std::move(message);
+    if (method && started) {
+      result.t = method->t();
+      result.y = method->y();
+      result.yp.resize(n);
+      method->derivative(result.yp);
+      result.order = method->order();
+    }
+    result.h_next = h;
+    result.cpu_seconds = static_cast<double>(std::clock() - clock_start) / CLOCKS_PER_SEC;
+    finished = true;
+  }
+  void finish_callback_error() {
+    finish(Status::CallbackError, guard.failure().describe());
+  }
+
+  bool record_residual(double t, const Vector& y) {
+    if (!method->has_monitor()) return true;
+    ConstraintResiduals c;
+    if (!method->monitor(t, y, c)) {
+      finish_callback_error();
+      return false;
+    }
+    result.max_residual.position = std::max(result.max_residual.position, c.position);
+    result.max_residual.velocity = std::max(result.max_residual.velocity, c.velocity);
+    result.max_residual.acceleration = std::max(result.max_residual.acceleration, c.acceleration);
+    if (opt.store_steps) result.residual_steps.push_back(c);
+    return true;
+  }
+
+  void emit_outputs_at_start(const Vector& y0) {
+    while (next_out < out_times.size() && out_times[next_out] == t0) {
+      result.t_out.push_back(out_times[next_out]);
+      result.y_out.push_back(y0);
+      ++next_out;
+    }
+  }
+  void emit_outputs_upto(double t_reached) {
+    while (next_out < out_times.size() && dir * (out_times[next_out] - t_reached) <= 0) {
+      result.t_out.push_back(out_times[next_out]);
+      dense(out_times[next_out], work);
+      result.y_out.push_back(work);
+      ++next_out;
+    }
+  }
+
+  void trace(double t, double h_try, const StepAttempt& a, StepTrace::Outcome outcome) {
+    if (!opt.trace || guard.fatal()) return;
+    StepTrace s;
+    s.t = t;
+    s.h = h_try;
+    s.outcome = outcome;
+    s.order = method->order();
+    s.newton_iterations = a.newton_iterations;
+    s.newton_rate = a.newton_rate;
+    s.error = a.outcome == AttemptOutcome::Converged ? a.err : 0.0;
+    s.detail = a.detail;
+    guard("the trace callback", t, [&] { opt.trace(s); });
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // One accepted step (or the end of the solve).
+  Stop step() {
+    if (finished) return result.ok() || result.status == Status::TerminalEvent ||
+                                 result.status == Status::UserStop
+                             ? Stop::End
+                             : Stop::Failure;
+    try {
+      return step_guarded();
+    } catch (const std::exception& e) {  // a bug or out of memory: still a status, not a crash
+      finish(Status::CallbackError, std::string("internal error: ") + e.what());
+      return Stop::Failure;
+    }
+  }
+
+  Stop fail(Status status, std::string message) {
+    finish(status, std::move(message));
+    return Stop::Failure;
+  }
+
+  Stop step_guarded() {
+    Stats& s = result.stats;
+    for (;;) {
+      if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+      const double t = method->t();
+      bool last = false;
+      // last step: reach t_end exactly, never leave a remainder at round-off level
+      if (dir * (t + h - t_end) >= -1e-10 * std::abs(h)) {
+        h = t_end - t;
+        last = true;
+      }
+      if (s.nsteps >= opt.max_steps)
+        return fail(Status::MaxStepsExceeded,
+                    "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t));
+      const double h_min = std::max(10.0 * kEps * std::abs(t), h_min_floor);
+      if (std::abs(h) <= h_min || h == 0.0) {
+        if (last_failure_non_finite)
+          return fail(Status::NonFiniteFunction,
+                      std::string("f keeps returning NaN/Inf near t = ") + fmt(t) +
+                          " for every step size down to " + fmt(h) + ": " +
+                          guard.failure().describe());
+        return fail(Status::StepSizeTooSmall,
+                    "step size " + fmt(h) + " at t = " + fmt(t) +
+                        " is below what t can resolve (" + fmt(h_min) + ")" +
+                        (*last_failure ? std::string(" after: ") + last_failure
+                                       : std::string(" after error-test rejections")));
+      }
+      ++s.nsteps;
+      const StepAttempt a = method->attempt(h);
+      if (guard.fatal() || a.outcome == AttemptOutcome::CallbackError) {
+        trace(t, h, a, StepTrace::Outcome::Failed);
+        return fail(Status::CallbackError, guard.failure().describe());
+      }
+      if (a.outcome == AttemptOutcome::Converged && (a.err < 1.0 || opt.fixed_step)) {
+        const Stop stop = try_accept(t, a, last);
+        if (stop != Stop::InternalStep || !retry_pending) return stop;
+        retry_pending = false;
+        continue;
+      }
+      if (a.outcome == AttemptOutcome::Converged) {  // error test failed
+        trace(t, h, a, StepTrace::Outcome::Rejected);
+        consecutive_failures = singular_failures = 0;
+        last_failure = "";
+        last_failure_non_finite = false;
+        ++s.nreject;
+        h = method->step_after_reject(
+            h, s.naccept == 0 ? 0.1 * h
+                              : controller->propose(h, a.err, method->error_order(), a.safety_scale,
+                                                    false));
+        last_rejected = true;
+        continue;
+      }
+      trace(t, h, a, trace_outcome(a.outcome));
+      const Stop stop = handle_failure(t, a);
+      if (finished) return stop;
+    }
+  }
+
+  bool retry_pending = false;
+
+  // A failed attempt (Newton, singular, NaN): retry smaller, or give up.
+  Stop handle_failure(double t, const StepAttempt& a) {
+    Stats& s = result.stats;
+    ++s.nfail;
+    if (opt.fixed_step) {
+      if (++consecutive_failures <= 2) return Stop::InternalStep;  // retry: fresh Jacobian
+      return fail(a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
+                                                         : Status::RepeatedNewtonFailure,
+                  std::string("fixed step ") + fmt(h) + " failed at t = " + fmt(t) + ": " +
+                      a.detail);
+    }
+    ++consecutive_failures;
+    if (a.outcome == AttemptOutcome::Singular && ++singular_failures >= opt.max_singular_failures)
+      return fail(Status::SingularMatrix, "iteration matrix singular " +
+                                              std::to_string(singular_failures) +
+                                              " times in a row at t = " + fmt(t) + ": " + a.detail);
+    if (consecutive_failures >= opt.max_consecutive_failures) {
+      const Status status = a.outcome == AttemptOutcome::NonFinite  ? Status::NonFiniteFunction
+                            : a.outcome == AttemptOutcome::Singular ? Status::SingularMatrix
+                                                                    : Status::RepeatedNewtonFailure;
+      std::string why = a.detail;
+      if (a.outcome == AttemptOutcome::NonFinite && guard.failure().kind != CallbackFailure::Kind::None)
+        why += " (" + guard.failure().describe() + ")";
+      return fail(status, std::to_string(consecutive_failures) +
+                              " failed step attempts in a row at t = " + fmt(t) + ": " + why);
+    }
+    h *= a.h_factor;
+    last_rejected = true;
+    last_failure = a.detail;
+    last_failure_non_finite = a.outcome == AttemptOutcome::NonFinite;
+    return Stop::InternalStep;
+  }
+
+  // The attempt passed the error test: project, accept, events, output, callbacks.
+  Stop try_accept(double t, const StepAttempt& a, bool last) {
+    Stats& s = result.stats;
+    Vector& cand = method->candidate();
+    have_correction_next = false;
+    if (projection != Projection::None) {
+      unprojected = cand;
+      if (!method->project(t + h, cand, projection)) {
+        cand = unprojected;
+        if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+        StepAttempt f = a;
+        f.outcome = AttemptOutcome::NewtonFailed;
+        f.h_factor = 0.5;
+        f.detail = "projection onto the constraint manifold did not converge";
+        trace(t, h, f, StepTrace::Outcome::NewtonFailed);
+        retry_pending = true;
+        return handle_failure(t, f);
+      }
+      work2 = cand - unprojected;
+      have_correction_next = true;
+    }
+    if (!method->accept()) {
+      if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+      StepAttempt f = a;
+      f.outcome = AttemptOutcome::NonFinite;
+      f.detail = "f returned NaN/Inf at the end of the step";
+      trace(t, h, f, StepTrace::Outcome::NonFinite);
+      retry_pending = true;
+      return handle_failure(t, f);
+    }
+    trace(t, h, a, StepTrace::Outcome::Accepted);
+    guard.clear_recoverable();
+    consecutive_failures = singular_failures = 0;
+    last_failure = "";
+    last_failure_non_finite = false;
+    ++s.naccept;
+    t_left = t;
+    have_correction = have_correction_next;
+    if (have_correction) delta = work2;
+    weights.update(method->y());
+    result.h_last = h;
+    double h_new = controller->propose(h, a.err, method->error_order(), a.safety_scale, true);
+    if (last_rejected) h_new = dir * std::min(std::abs(h_new), std::abs(h));
+    last_rejected = false;
+    const double h_taken = h;
+
+    // state events in (t, t_new]: may cut the step at an event time
+    if (events) {
+      const EventCut cut = events->process(*this, t, method->t(), method->y(), dir,
+                                           method->parameters(), result.events);
+      if (cut.kind == EventCut::Failure) return fail(Status::CallbackError, guard.failure().describe());
+      if (cut.kind != EventCut::None) {
+        if (++event_count > opt.max_events)
+          return fail(Status::MaxStepsExceeded, "more than max_events = " +
+                                                    std::to_string(opt.max_events) +
+                                                    " events (chattering?) at t = " + fmt(cut.t));
+        return handle_event_cut(cut);
+      }
+    }
+    const double t_new = last ? t_end : method->t();
+    emit_outputs_upto(t_new);
+    if (opt.store_steps) {
+      result.t_steps.push_back(method->t());
+      result.y_steps.push_back(method->y());
+    }
+    if (opt.store_dense) {
+      result.segments.push_back(method->segment());
+      if (have_correction) result.segments.back().correction = delta;
+    }
+    if (!record_residual(method->t(), method->y())) return Stop::Failure;
+    if (opt.progress &&
+        !guard("the progress callback", method->t(),
+               [&] { opt.progress((method->t() - t0) / (t_end - t0)); }))
+      return fail(Status::CallbackError, guard.failure().describe());
+    if (opt.step_callback) {
+      StepInfo info{method->t(), h_taken, &method->y(), s.naccept, method->order()};
+      bool go_on = true;
+      if (!guard("the step callback", method->t(), [&] { go_on = opt.step_callback(info); }))
+        return fail(Status::CallbackError, guard.failure().describe());
+      if (!go_on) {
+        finish(Status::UserStop, "stopped by the step callback at t = " + fmt(method->t()));
+        return Stop::End;
+      }
+    }
+    if (last) {
+      finish(Status::Success, "");
+      return Stop::End;
+    }
+    h = opt.fixed_step ? dir * opt.h0 : method->adjust_step(h_taken, h_new);
+    h = dir * std::min(std::abs(h), hmax);
+    return Stop::InternalStep;
+  }
+  bool have_correction_next = false;
+
+  Stop handle_event_cut(const EventCut& cut) {
+    emit_outputs_upto(cut.t);
+    if (opt.store_steps) {
+      result.t_steps.push_back(cut.t);
+      result.y_steps.push_back(cut.y_before);
+    }
+    if (!record_residual(cut.t, cut.y_before)) return Stop::Failure;
+    if (cut.kind == EventCut::Stop) {
+      finish(Status::TerminalEvent,
+             "terminal event '" + result.events.back().name + "' at t = " + fmt(cut.t));
+      result.t = cut.t;
+      result.y = cut.y_before;
+      return Stop::End;
+    }
+    std::string message;
+    if (!method->restart(cut.t, cut.y_after, message)) {
+      if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+      return fail(Status::RestartFailed, "restart after event '" + result.events.back().name +
+                                             "' at t = " + fmt(cut.t) + " failed: " + message);
+    }
+    have_correction = false;
+    weights.update(method->y());
+    controller->reset();
+    method->derivative(work);
+    if (!events->reset(cut.t, method->y(), work, method->parameters()))
+      return fail(Status::CallbackError, guard.failure().describe());
+    if (opt.store_steps) {
+      result.t_steps.push_back(method->t());
+      result.y_steps.push_back(method->y());
+    }
+    if (!record_residual(method->t(), method->y())) return Stop::Failure;
+    h = dir * std::min(std::abs(h), std::abs(method->initial_step(t_end)));
+    h = dir * std::min(std::abs(h), hmax);
+    if (dir * (t_end - method->t()) <= 0) {
+      finish(Status::Success, "");
+      return Stop::End;
+    }
+    return Stop::Event;
+  }
+};
+
+// ------------------------------------------------------------------------------------------
+
+Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
+                       const MethodChoice& method, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  dae.validate();
+  if (y0.size() != dae.n)
+    throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
+                          dae.name + "' has n = " + std::to_string(dae.n));
+  Impl& I = *impl_;
+  I.opt = options;
+  I.t0 = t0;
+  I.t_end = t_end;
+  MethodInput in;
+  in.mass_form = &dae;
+  in.t0 = t0;
+  in.options = &method.options();
+  in.integrator_options = &I.opt;
+  in.guard = &I.guard;
+  in.stats = &I.result.stats;
+  I.setup(dae.name, in, method, y0);
+}
+
+Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Vector& y0,
+                       const Vector& yp0, const MethodChoice& method, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  dae.validate();
+  if (y0.size() != dae.n || yp0.size() != dae.n)
+    throw InvalidArgument("solve: y0 and yp0 must have size n = " + std::to_string(dae.n) +
+                          " for problem '" + dae.name + "'");
+  if (!yp0.allFinite()) throw InvalidArgument("solve: yp0 contains NaN or Inf");
+  Impl& I = *impl_;
+  I.opt = options;
+  I.t0 = t0;
+  I.t_end = t_end;
+  MethodInput in;
+  in.implicit_form = &dae;
+  in.yp0 = &yp0;
+  in.t0 = t0;
+  in.options = &method.options();
+  in.integrator_options = &I.opt;
+  in.guard = &I.guard;
+  in.stats = &I.result.stats;
+  I.setup(dae.name, in, method, y0);
+}
+
+Integrator::~Integrator() = default;
+Integrator::Integrator(Integrator&&) noexcept = default;
+Integrator& Integrator::operator=(Integrator&&) noexcept = default;
+
+Integrator::Stop Integrator::step() { return impl_->step(); }
+
+Integrator::Stop Integrator::solve_until(double t) {
+  Impl& I = *impl_;
+  if (I.dir * (t - I.t_end) > 0 || I.dir * (t - I.method->t()) < 0)
+    throw InvalidArgument("solve_until: t = " + fmt(t) + " outside [" + fmt(I.method->t()) +
+                          ", t_end]");
+  while (!I.finished && I.dir * (I.method->t() - t) < 0) {
+    const Stop s = I.step();
+    if (s == Stop::End || s == Stop::Failure) return s;
+  }
+  if (I.finished && !(I.result.ok())) return I.result.status == Status::TerminalEvent ||
+                                                     I.result.status == Status::UserStop
+                                                 ? Stop::End
+                                                 : Stop::Failure;
+  return Stop::OutputTime;
+}
+
+bool Integrator::finished() const { return impl_->finished; }
+double Integrator::t() const { return impl_->method->t(); }
+const Vector& Integrator::y() const { return impl_->method->y(); }
+
+Vector Integrator::y_at(double t) const {
+  const Impl& I = *impl_;
+  Vector out(I.n);
+  if (I.result.stats.naccept == 0 || t == I.method->t()) return I.method->y();
+  I.dense(t, out);
+  return out;
+}
+
+const Result& Integrator::result() const { return impl_->result; }
+
+Result Integrator::take_result() {
+  Impl& I = *impl_;
+  if (!I.finished) I.finish(Status::UserStop, "the integration was stopped before t_end");
+  I.result.cpu_seconds = static_cast<double>(std::clock() - I.clock_start) / CLOCKS_PER_SEC;
+  return std::move(I.result);
+}
+
+}  // namespace daekit

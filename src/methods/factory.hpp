@@ -1,0 +1,50 @@
+// How the registry creates methods: each family's .cpp defines a MethodRegistration (name,
+// capabilities, factory) and registry.cpp lists the families, one line each. Internal header.
+#pragma once
+
+#include <any>
+#include <memory>
+
+#include "core/guard.hpp"
+#include "daekit/integrator/options.hpp"
+#include "daekit/methods/registry.hpp"
+#include "daekit/problem/implicit_dae.hpp"
+#include "daekit/problem/mass_matrix_dae.hpp"
+#include "methods/method.hpp"
+
+namespace daekit {
+
+/// What a factory gets: the problem in one of the forms (the other pointer null), y'(t0) for
+/// the implicit form, the method's options (the family's options struct, or empty for its
+/// defaults), the integrator's options, and the solve's guard and statistics.
+struct MethodInput {
+  const MassMatrixDae* mass_form = nullptr;
+  const ImplicitDae* implicit_form = nullptr;
+  const Vector* yp0 = nullptr;
+  double t0 = 0.0;
+  const std::any* options = nullptr;
+  const Options* integrator_options = nullptr;
+  CallGuard* guard = nullptr;
+  Stats* stats = nullptr;
+};
+
+using MethodFactory = std::unique_ptr<Method> (*)(const MethodInput&);
+
+struct MethodRegistration {
+  MethodInfo info;
+  MethodFactory make = nullptr;
+};
+
+/// The registration of `name`; throws InvalidArgument listing the valid names otherwise.
+const MethodRegistration& method_registration(const std::string& name);
+
+/// The family's options from a MethodInput: the struct given, or defaults when none was;
+/// throws InvalidArgument if options of another family were given.
+template <typename O>
+O method_options(const MethodInput& in, const char* method) {
+  if (!in.options || !in.options->has_value()) return O{};
+  if (const O* o = std::any_cast<O>(in.options)) return *o;
+  throw InvalidArgument(std::string("method '") + method + "' got the options of another method");
+}
+
+}  // namespace daekit

@@ -1,0 +1,158 @@
+// The contract between a method (one step of one scheme) and the integrator
+// (integrator/integrator.hpp), DESIGN.md layers "integrator" and "methods".
+//
+// The integrator owns the error weights (one meaning of rtol/atol, ErrorWeights below), the
+// step-size controller, retries, projection as a post-step hook, events, output and the guard
+// around user code. A method takes single steps from its current point (t, y):
+//   attempt(h)   solves the step equations and estimates the local error (err < 1: acceptable);
+//   candidate()  y_{n+1} of the converged attempt, which post-step hooks (projection) may change;
+//   accept()     commits the candidate (and may evaluate f there);
+//   dense(t)     the method's interpolant over the last accepted step, built from the
+//                candidate as the method computed it (the integrator adds the projection's
+//                linear correction so that the dense output is continuous).
+// Methods with their own order and step logic (BDF) say so in their capabilities and supply
+// the next step through adjust_step/step_after_reject; the integrator reports the options such
+// a method does not use. Numerical trouble is an AttemptOutcome, never an exception; callback
+// failures are recorded in the solve's CallGuard. Internal header (not installed).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/guard.hpp"
+#include "daekit/core/dense_output.hpp"
+#include "daekit/core/stats.hpp"
+#include "daekit/core/types.hpp"
+#include "daekit/methods/registry.hpp"
+
+namespace daekit {
+
+/// Tolerances as given or as a method uses them (radau5 transforms rtol).
+struct Tolerances {
+  double rtol = 1e-6;
+  Vector atol;
+};
+
+/// Error weights w_i = rtol |y_i| + atol_i of the current point, owned by the integrator
+/// (updated after every accepted step) and read by the method's norms. Components may be left
+/// out of the error test (`in_test`); Newton iterations use all components (norm_all).
+class ErrorWeights {
+ public:
+  void setup(const Tolerances& tol, const std::vector<char>& in_test);
+  void update(const Vector& y);
+  const Vector& w() const { return w_; }
+  double rtol() const { return tol_.rtol; }
+  const Vector& atol() const { return tol_.atol; }
+  bool in_test(int i) const { return in_test_[static_cast<size_t>(i)] != 0; }
+  const std::vector<char>& in_test() const { return in_test_; }
+  int test_count() const { return test_count_; }
+  /// RMS over the components in the error test of v_i / w_i.
+  double norm(const Vector& v) const;
+  /// RMS over all components of v_i / w_i.
+  double norm_all(const Vector& v) const;
+
+ private:
+  Tolerances tol_;
+  std::vector<char> in_test_;
+  int test_count_ = 0;
+  Vector w_;
+};
+
+enum class AttemptOutcome {
+  Converged,     ///< step equations solved; `err` is meaningful
+  NewtonFailed,  ///< Newton diverged or was too slow: retry with h * h_factor
+  Singular,      ///< iteration matrix singular: retry with h * h_factor
+  NonFinite,     ///< a user function returned NaN/Inf (or failed recoverably): retry smaller
+  CallbackError, ///< a user function failed fatally (see the guard): stop
+};
+
+struct StepAttempt {
+  AttemptOutcome outcome = AttemptOutcome::Converged;
+  double err = 0.0;           ///< scaled error norm (accept if < 1)
+  double h_factor = 0.5;      ///< suggested step reduction when not converged
+  double safety_scale = 1.0;  ///< multiplies the controller's safety factor (Newton effort)
+  int newton_iterations = 0;  ///< of this attempt (trace)
+  double newton_rate = 0.0;   ///< contraction estimate of this attempt (trace)
+  const char* detail = "";    ///< what went wrong (static text: no allocation in the loop)
+};
+
+class Method {
+ public:
+  virtual ~Method() = default;
+  virtual const char* name() const = 0;
+  /// Order of the method for the step just taken (variable-order methods: current order).
+  virtual int order() const = 0;
+  /// Exponent k of the error model err ~ C h^k used by the step-size controller (read before
+  /// every proposal: a variable-order method changes it).
+  virtual int error_order() const = 0;
+  /// The tolerances the method works with for the given ones (default: unchanged).
+  virtual Tolerances used_tolerances(const Tolerances& given) const { return given; }
+  /// Components left out of the error test unless Options says otherwise (default: none).
+  virtual std::vector<int> default_error_test_exclusions() const { return {}; }
+  /// A projection the method's own options ask for (kept for Radau5Options::projection).
+  virtual Projection requested_projection() const { return Projection::None; }
+  /// Prepare to integrate from (t0, y0) with the integrator's weights (which must outlive the
+  /// method). False on a failure: the guard holds a callback failure, or `message` says why.
+  virtual bool start(double t0, const Vector& y0, const ErrorWeights& weights,
+                     std::string& message) = 0;
+  virtual StepAttempt attempt(double h) = 0;
+  /// y_{n+1} of the last converged attempt (post-step hooks may change it before accept()).
+  virtual Vector& candidate() = 0;
+  /// Commits the candidate: the current point moves to t + h. Returns false (state unchanged)
+  /// if the method could not evaluate what it needs there (the guard says why).
+  virtual bool accept() = 0;
+  /// Step size to use next, given the controller's proposal for it (default: the proposal).
+  virtual double adjust_step(double h_last, double h_proposed) {
+    (void)h_last;
+    return h_proposed;
+  }
+  /// Step size to retry with after an error-test rejection of a step of size h.
+  virtual double step_after_reject(double h, double h_proposed) {
+    (void)h;
+    return h_proposed;
+  }
+  /// Initial step size when the user gives none.
+  virtual double initial_step(double t_end) {
+    (void)t_end;
+    return 1e-6;
+  }
+  virtual double t() const = 0;
+  virtual const Vector& y() const = 0;
+  /// y'(t) at the current point, if the method knows it (else a derivative of the interpolant).
+  virtual void derivative(VecOut out) const { dense_derivative(t(), out); }
+  /// The interpolant over the last accepted step (valid after the first accept()).
+  virtual void dense(double t, VecOut out) const = 0;
+  virtual void dense_derivative(double t, VecOut out) const = 0;
+  /// Restart at (t, y) after an event changed the state or the model: make the algebraic part
+  /// consistent where the method can, and start afresh (BDF: order 1). False with a message
+  /// (or a failure in the guard) if no consistent state was found.
+  virtual bool restart(double t, const Vector& y, std::string& message) = 0;
+  /// Copy of the last step's interpolant (allocates: only used when the user stores it).
+  virtual DenseSegment segment() const = 0;
+  /// The parameters the method's callbacks see (the solve's copy; event actions change it).
+  virtual Vector& parameters() = 0;
+  /// Constraint monitor / projector of the problem, where the form has them.
+  virtual bool has_monitor() const { return false; }
+  virtual bool monitor(double t, const Vector& y, ConstraintResiduals& out) {
+    (void)t, (void)y, (void)out;
+    return false;
+  }
+  virtual bool has_projector() const { return false; }
+  virtual bool project(double t, VecOut y, Projection level) {
+    (void)t, (void)y, (void)level;
+    return false;
+  }
+  /// Algebraic equations and constraints at (t0, y0) for the consistency check: returns an
+  /// empty string if consistent to `tol`, else what is violated (default: no check).
+  virtual std::string check_consistency(double t0, const Vector& y0, double tol) {
+    (void)t0, (void)y0, (void)tol;
+    return {};
+  }
+  /// The linear-solver backend in use ("dense LU", "banded LU", "KLU") and the number of
+  /// columns groups of its finite-difference Jacobian (0 for analytic Jacobians).
+  virtual std::string linear_solver() const { return ""; }
+  virtual int jacobian_colours() const { return 0; }
+};
+
+}  // namespace daekit

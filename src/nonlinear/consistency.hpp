@@ -1,0 +1,30 @@
+// Consistent values on the solve's systems (systems.hpp): the algorithms behind
+// nonlinear/initialization.hpp, used by the public initialize() functions, by the methods'
+// starts and by the re-initialisation after events, all with the solve's parameters, guard and
+// statistics. Internal header (not installed).
+#pragma once
+
+#include <string>
+
+#include "daekit/nonlinear/initialization.hpp"
+#include "nonlinear/systems.hpp"
+
+namespace daekit {
+
+InitResult initialize(ImplicitSystem& sys, double t0, const Vector& y0, const Vector& yp0,
+                      InitMode mode, const InitOptions& options);
+InitResult initialize(MassMatrixSystem& sys, double t0, const Vector& y0,
+                      const InitOptions& options);
+/// y'(t0) of M y' = f (see initial_derivative in initialization.hpp); false if a callback failed.
+bool initial_derivative(MassMatrixSystem& sys, double t0, const Vector& y0, Vector& yp);
+/// Re-initialisation after an event: solves the algebraic part of M y' = f at fixed
+/// differential part (Newton on the algebraic equations for the algebraic variables when M has
+/// as many zero rows as zero columns, else Newton on L^T f along ker M). Nothing to do for a
+/// nonsingular M. False with a message if it fails.
+bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& message);
+/// Consistency of (t0, y0) for M y' = f: the algebraic equations (zero rows of M: |f_i| <= tol;
+/// for a singular M without zero rows: L^T f) and the constraint monitor. Empty if consistent,
+/// else what is violated.
+std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0, double tol);
+
+}  // namespace daekit

@@ -1,0 +1,449 @@
+// Consistent initial values (nonlinear/initialization.hpp, nonlinear/consistency.hpp): Newton
+// with a backtracking line search on the solve's systems, Jacobians from the systems' one
+// source (analytic or the shared finite differences).
+#include "daekit/nonlinear/initialization.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "linalg/dense_kernels.hpp"
+#include "nonlinear/consistency.hpp"
+
+namespace daekit {
+
+void InitOptions::validate() const {
+  if (!(tol > 0)) throw InvalidArgument("initialize: tol must be positive");
+  if (max_iterations < 1) throw InvalidArgument("initialize: max_iterations must be >= 1");
+}
+
+std::string InitResult::report() const {
+  std::ostringstream os;
+  os << (ok ? "consistent" : "NOT consistent") << (message.empty() ? "" : ": " + message) << "\n";
+  char line[128];
+  for (int i = 0; i < residual.size(); ++i) {
+    std::snprintf(line, sizeof line, "  equation %3d  residual %11.3e\n", i, residual[i]);
+    os << line;
+  }
+  return os.str();
+}
+
+namespace {
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(4);
+  os << x;
+  return os.str();
+}
+
+double max_abs(const Vector& v) {
+  return v.allFinite() ? (v.size() ? v.cwiseAbs().maxCoeff() : 0.0)
+                       : std::numeric_limits<double>::infinity();
+}
+
+// What the guard recorded, as a message ("" if nothing).
+std::string guard_message(const CallGuard& guard) { return guard.failure().describe(); }
+
+// Dense df/dy of a mass-matrix system at (t, y) with f0 = f(t, y).
+bool dense_jacobian(MassMatrixSystem& sys, double t, const Vector& y, const Vector& f0, Matrix& J) {
+  StructuredMatrix<double> Js;
+  sys.allocate_jacobian(Js);
+  if (!sys.jacobian(t, y, f0, Js)) return false;
+  J = Js.to_dense();
+  return true;
+}
+
+// Orthonormal bases N of ker M and L of ker M^T (dense SVD: small problems).
+int kernels(const Matrix& M, Matrix& N, Matrix& L) {
+  const double n = static_cast<double>(M.rows());
+  return null_spaces(M, n * std::numeric_limits<double>::epsilon(), N, L);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// F(t, y, y') = 0
+
+InitResult initialize(ImplicitSystem& sys, double t0, const Vector& y0, const Vector& yp0,
+                      InitMode mode, const InitOptions& options) {
+  const int n = sys.n();
+  InitResult r;
+  r.y = y0;
+  r.yp = yp0;
+  r.residual.setZero(n);
+  if (!sys.F(t0, r.y, r.yp, r.residual) && sys.guard().fatal()) {
+    r.message = guard_message(sys.guard());
+    return r;
+  }
+  auto violated = [&]() {
+    int worst = 0;
+    for (int i = 1; i < n; ++i)
+      if (!(std::abs(r.residual[i]) <= std::abs(r.residual[worst]))) worst = i;
+    return worst;
+  };
+  if (mode == InitMode::CheckOnly) {
+    r.ok = max_abs(r.residual) <= options.tol;
+    if (!r.ok) {
+      const int i = violated();
+      r.message = "equation " + std::to_string(i) + " has residual " + fmt(r.residual[i]) +
+                  " > tol";
+    }
+    return r;
+  }
+  // which unknowns: by_y[j] true -> y_j, false -> y'_j
+  std::vector<bool> by_y(n, true);
+  if (mode == InitMode::DifferentialGiven)
+    for (int j = 0; j < n; ++j) by_y[j] = !sys.is_differential(j);
+  Matrix J(n, n), Jy, D;
+  StructuredMatrix<double> E(n, sys.iteration_structure());
+  Vector trial_y(n), trial_yp(n), trial_res(n);
+  for (int it = 0; it < options.max_iterations; ++it) {
+    if (!r.residual.allFinite()) {
+      r.message = "F is not finite at the current iterate";
+      if (sys.guard().failure().kind != CallbackFailure::Kind::None)
+        r.message += " (" + guard_message(sys.guard()) + ")";
+      return r;
+    }
+    if (max_abs(r.residual) <= options.tol) {
+      r.ok = true;
+      r.iterations = it;
+      return r;
+    }
+    // dF/dy (c_j = 0) and dF/dy', then the columns of the unknowns
+    if (!sys.iteration_matrix(t0, r.y, r.yp, 0.0, r.residual, nullptr, E) ||
+        !sys.dF_dyp_dense(t0, r.y, r.yp, D)) {
+      r.message = "the Jacobian could not be evaluated: " + guard_message(sys.guard());
+      r.iterations = it;
+      return r;
+    }
+    Jy = E.to_dense();
+    for (int j = 0; j < n; ++j) J.col(j) = by_y[j] ? Jy.col(j) : D.col(j);
+    Eigen::FullPivLU<Matrix> lu(J);
+    if (!lu.isInvertible()) {
+      // name an unknown that is not determined: a column in the kernel of J
+      const Matrix kernel = lu.kernel();
+      int j = 0;
+      kernel.col(0).cwiseAbs().maxCoeff(&j);
+      r.message = std::string("the Jacobian of F with respect to the unknowns is singular: ") +
+                  (by_y[j] ? "y" : "y'") + "[" + std::to_string(j) +
+                  "] is not determined by the equations (the DAE is not index 1, or the " +
+                  "differential/algebraic tags are wrong)";
+      r.iterations = it;
+      return r;
+    }
+    const Vector du = lu.solve(r.residual);
+    // backtracking line search on |F|^2 / 2
+    const double phi0 = 0.5 * r.residual.squaredNorm();
+    double lambda = 1.0;
+    bool accepted = false;
+    for (int ls = 0; ls < 30; ++ls) {
+      trial_y = r.y;
+      trial_yp = r.yp;
+      for (int j = 0; j < n; ++j) (by_y[j] ? trial_y[j] : trial_yp[j]) -= lambda * du[j];
+      const bool ok = sys.F(t0, trial_y, trial_yp, trial_res);
+      if (sys.guard().fatal()) {
+        r.message = guard_message(sys.guard());
+        return r;
+      }
+      if (ok && 0.5 * trial_res.squaredNorm() <= (1 - 1e-4 * lambda) * phi0) {
+        accepted = true;
+        break;
+      }
+      lambda *= 0.5;
+    }
+    if (!accepted) {
+      r.message = "Newton with line search made no progress (|F| = " + fmt(max_abs(r.residual)) + ")";
+      r.iterations = it;
+      return r;
+    }
+    r.y = trial_y;
+    r.yp = trial_yp;
+    r.residual = trial_res;
+  }
+  r.ok = max_abs(r.residual) <= options.tol;
+  r.iterations = options.max_iterations;
+  if (!r.ok) r.message = "no convergence in max_iterations";
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// M y' = f(t, y)
+
+bool initial_derivative(MassMatrixSystem& sys, double t0, const Vector& y0, Vector& yp) {
+  const int n = sys.n();
+  const MassOperator& M = sys.mass();
+  Vector f(n);
+  if (!sys.f(t0, y0, f)) return false;
+  if (M.is_identity()) {
+    yp = f;
+    return true;
+  }
+  yp.setZero(n);
+  const std::vector<int> alg_rows = M.zero_rows(), alg_cols = M.zero_columns();
+  if (M.kind() == MassOperator::Kind::Diagonal) {
+    for (int i = 0; i < n; ++i)
+      if (M.diagonal()[i] != 0.0) yp[i] = f[i] / M.diagonal()[i];
+  } else {
+    // differential part: least squares on M y' = f (exact where M is invertible on its range)
+    std::vector<int> diff_rows, diff_cols;
+    std::vector<char> zr(n, 0), zc(n, 0);
+    for (int i : alg_rows) zr[i] = 1;
+    for (int j : alg_cols) zc[j] = 1;
+    for (int i = 0; i < n; ++i) {
+      if (!zr[i]) diff_rows.push_back(i);
+      if (!zc[i]) diff_cols.push_back(i);
+    }
+    if (!diff_rows.empty() && !diff_cols.empty()) {
+      Matrix Mdd(diff_rows.size(), diff_cols.size());
+      Vector fd(diff_rows.size());
+      for (size_t a = 0; a < diff_rows.size(); ++a) {
+        fd[a] = f[diff_rows[a]];
+        for (size_t b = 0; b < diff_cols.size(); ++b) Mdd(a, b) = M.at(diff_rows[a], diff_cols[b]);
+      }
+      const Vector ypd = Mdd.completeOrthogonalDecomposition().solve(fd);
+      for (size_t b = 0; b < diff_cols.size(); ++b) yp[diff_cols[b]] = ypd[b];
+    }
+  }
+  if (alg_rows.empty() || alg_rows.size() != alg_cols.size()) return true;
+  // algebraic part: 0 = d/dt f_A(t, y) = J_AD y'_D + J_AZ z' + df_A/dt
+  Matrix J;
+  if (!dense_jacobian(sys, t0, y0, f, J)) return false;
+  const double dt = std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t0));
+  Vector f1(n);
+  if (!sys.f(t0 + dt, y0, f1)) return false;
+  const int m = static_cast<int>(alg_rows.size());
+  Matrix JAZ(m, m);
+  Vector rhs(m);
+  for (int a = 0; a < m; ++a) {
+    double r = (f1[alg_rows[a]] - f[alg_rows[a]]) / dt;
+    for (int c = 0; c < n; ++c) r += J(alg_rows[a], c) * yp[c];
+    rhs[a] = -r;
+    for (int b = 0; b < m; ++b) JAZ(a, b) = J(alg_rows[a], alg_cols[b]);
+  }
+  Eigen::FullPivLU<Matrix> lu(JAZ);
+  if (!lu.isInvertible()) return true;  // index > 1: leave the algebraic derivatives at 0
+  const Vector z = lu.solve(rhs);
+  for (int b = 0; b < m; ++b) yp[alg_cols[b]] = z[b];
+  return true;
+}
+
+InitResult initialize(MassMatrixSystem& sys, double t0, const Vector& y0,
+                      const InitOptions& options) {
+  const int n = sys.n();
+  InitResult r;
+  r.y = y0;
+  Vector fv(n);
+  auto finish = [&](bool ok, const std::string& message) {
+    r.ok = ok;
+    r.message = message;
+    r.yp.setZero(n);
+    r.residual.setZero(n);
+    if (!sys.f(t0, r.y, fv)) {
+      if (r.ok) r.message = guard_message(sys.guard());
+      r.ok = false;
+      return r;
+    }
+    if (ok && !initial_derivative(sys, t0, r.y, r.yp)) {
+      r.ok = false;
+      r.message = guard_message(sys.guard());
+    }
+    sys.mass().apply(r.yp, r.residual);
+    r.residual -= fv;
+    return r;
+  };
+  if (sys.mass().is_identity() || sys.mass().kind() == MassOperator::Kind::Diagonal) {
+    // diagonal M: the algebraic equations are the zero rows
+    std::string message;
+    const bool ok = reinitialize(sys, t0, r.y, message);
+    return finish(ok, message);
+  }
+  Matrix N, L;
+  const int m = kernels(sys.mass().to_dense(), N, L);
+  if (m == 0) return finish(true, "");
+  Matrix J(n, n), A(m, m);
+  Vector g(m), dc(m), trial(n), gt(m);
+  auto residual = [&](const Vector& y, Vector& out) {
+    if (!sys.f(t0, y, fv)) return std::numeric_limits<double>::infinity();
+    out = L.transpose() * fv;
+    return out.norm();
+  };
+  double gnorm = residual(r.y, g);
+  for (r.iterations = 0; r.iterations < options.max_iterations; ++r.iterations) {
+    if (!std::isfinite(gnorm))
+      return finish(false, "f is not finite at the initial values" +
+                               (sys.guard().failure().kind != CallbackFailure::Kind::None
+                                    ? " (" + guard_message(sys.guard()) + ")"
+                                    : std::string()));
+    if (g.cwiseAbs().maxCoeff() <= options.tol) return finish(true, "");
+    if (!dense_jacobian(sys, t0, r.y, fv, J))
+      return finish(false, "the Jacobian could not be evaluated: " + guard_message(sys.guard()));
+    A = L.transpose() * J * N;
+    Eigen::FullPivLU<Matrix> lu(A);
+    if (!lu.isInvertible())
+      return finish(false,
+                    "the algebraic equations L^T f are singular with respect to the algebraic "
+                    "directions ker M (rank " +
+                        std::to_string(lu.rank()) + " < " + std::to_string(m) +
+                        "): the model is not index 1 at t0");
+    dc = lu.solve(g);
+    double lambda = 1.0;  // backtracking on |L^T f|
+    for (;;) {
+      trial = r.y - lambda * (N * dc);
+      const double tn = residual(trial, gt);
+      if (sys.guard().fatal()) return finish(false, guard_message(sys.guard()));
+      if (tn < (1.0 - 1e-4 * lambda) * gnorm || lambda < 1e-4) {
+        r.y = trial;
+        g = gt;
+        gnorm = tn;
+        break;
+      }
+      lambda *= 0.5;
+    }
+  }
+  if (g.cwiseAbs().maxCoeff() <= options.tol) return finish(true, "");
+  return finish(false, "Newton on the algebraic equations did not converge in " +
+                           std::to_string(options.max_iterations) + " iterations");
+}
+
+bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& message) {
+  const MassOperator& M = sys.mass();
+  if (M.is_identity()) return true;
+  const std::vector<int> rows = M.zero_rows(), cols = M.zero_columns();
+  const int n = sys.n();
+  if (rows.empty()) {
+    if (M.kind() == MassOperator::Kind::Diagonal) return true;  // nonsingular diagonal
+    // singular M without zero rows (algebraic equations in combinations of rows): Newton on
+    // L^T f along ker M; nothing to do when M is nonsingular
+    Matrix N, L;
+    if (kernels(M.to_dense(), N, L) == 0) return true;
+    const InitResult r = initialize(sys, t, y, InitOptions{});
+    if (!r.ok) {
+      message = r.message;
+      return false;
+    }
+    y = r.y;
+    return true;
+  }
+  if (rows.size() != cols.size()) return true;
+  const int m = static_cast<int>(rows.size());
+  Vector fv(n), r(m);
+  Matrix J, JA(m, m);
+  for (int it = 0; it < 20; ++it) {
+    if (!sys.f(t, y, fv)) {
+      message = "f failed while solving the algebraic equations: " + guard_message(sys.guard());
+      return false;
+    }
+    double worst = 0.0;
+    for (int a = 0; a < m; ++a) {
+      r[a] = fv[rows[a]];
+      worst = std::max(worst, std::abs(r[a]));
+    }
+    if (worst <= 1e-12 * (1.0 + y.cwiseAbs().maxCoeff())) return true;
+    if (!dense_jacobian(sys, t, y, fv, J)) {
+      message = "the Jacobian failed while solving the algebraic equations: " +
+                guard_message(sys.guard());
+      return false;
+    }
+    for (int a = 0; a < m; ++a)
+      for (int b = 0; b < m; ++b) JA(a, b) = J(rows[a], cols[b]);
+    Eigen::FullPivLU<Matrix> lu(JA);
+    if (!lu.isInvertible()) {
+      message =
+          "the Jacobian of the algebraic equations with respect to the algebraic "
+          "variables is singular (not index 1)";
+      return false;
+    }
+    const Vector dz = lu.solve(r);
+    for (int b = 0; b < m; ++b) y[cols[b]] -= dz[b];
+  }
+  message = "Newton on the algebraic equations did not converge";
+  return false;
+}
+
+std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0, double tol) {
+  const int n = sys.n();
+  const MassOperator& M = sys.mass();
+  if (!M.is_identity()) {
+    Vector f(n);
+    if (!sys.f(t0, y0, f)) {
+      if (sys.guard().fatal()) return guard_message(sys.guard());
+      return "f is not finite at t0 (" + guard_message(sys.guard()) + ")";
+    }
+    const std::vector<int> rows = M.zero_rows();
+    for (int i : rows)
+      if (!(std::abs(f[i]) <= tol))
+        return "algebraic equation " + std::to_string(i) + " (zero row of M) is violated at t0: " +
+               "|f_" + std::to_string(i) + "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " +
+               fmt(tol) + " (consistent values: daekit::initialize(dae, t0, y0))";
+    if (rows.empty() && M.kind() == MassOperator::Kind::Structured && n <= 2000) {
+      Matrix N, L;
+      if (kernels(M.to_dense(), N, L) > 0) {
+        const Vector g = L.transpose() * f;
+        int worst = 0;
+        g.cwiseAbs().maxCoeff(&worst);
+        if (!(std::abs(g[worst]) <= tol))
+          return "the algebraic part of M y' = f (L^T f, L spanning ker M^T) is violated at t0 "
+                 "by " +
+                 fmt(std::abs(g[worst])) + " > " + fmt(tol) +
+                 " (consistent values: daekit::initialize(dae, t0, y0))";
+      }
+    }
+  }
+  if (sys.has_monitor()) {
+    ConstraintResiduals c;
+    if (!sys.monitor(t0, y0, c)) return guard_message(sys.guard());
+    if (!(c.position <= tol))
+      return "position constraint g(q) = 0 is violated at t0 by " + fmt(c.position) + " > " +
+             fmt(tol);
+    if (!(c.velocity <= tol))
+      return "velocity constraint G(q) v = 0 is violated at t0 by " + fmt(c.velocity) + " > " +
+             fmt(tol);
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public entry points: a system of their own, failures as messages.
+
+InitResult initialize(const ImplicitDae& dae, double t0, const Vector& y0, const Vector& yp0,
+                      InitMode mode, const InitOptions& options) {
+  dae.validate();
+  options.validate();
+  if (y0.size() != dae.n || yp0.size() != dae.n)
+    throw InvalidArgument("initialize: y0 and yp0 must have size n = " + std::to_string(dae.n));
+  CallGuard guard;
+  Stats stats;
+  ImplicitSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  return initialize(sys, t0, y0, yp0, mode, options);
+}
+
+InitResult initialize(const MassMatrixDae& dae, double t0, const Vector& y0,
+                      const InitOptions& options) {
+  dae.validate();
+  options.validate();
+  if (y0.size() != dae.n)
+    throw InvalidArgument("initialize: y0 has size " + std::to_string(y0.size()) +
+                          ", expected n = " + std::to_string(dae.n));
+  CallGuard guard;
+  Stats stats;
+  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  return initialize(sys, t0, y0, options);
+}
+
+Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0) {
+  dae.validate();
+  if (y0.size() != dae.n)
+    throw InvalidArgument("initial_derivative: y0 has size " + std::to_string(y0.size()) +
+                          ", expected n = " + std::to_string(dae.n));
+  CallGuard guard;
+  Stats stats;
+  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  Vector yp;
+  if (!initial_derivative(sys, t0, y0, yp))
+    throw InvalidArgument("initial_derivative: " + guard_message(guard));
+  return yp;
+}
+
+}  // namespace daekit

@@ -1,0 +1,65 @@
+// NewtonMonitor: the one convergence monitor of daekit's simplified Newton iterations (every
+// method, the initialization and the projections that iterate with a frozen matrix). After
+// each iteration the method passes the weighted norm of the increment; the monitor estimates
+// the contraction rate theta, decides converged / continue / failed, and keeps the factor
+// theta / (1 - theta) between steps (its memory makes the first iteration of the next step
+// testable). Two rate estimates:
+//   Successive (Hairer-Wanner IV.8, RADAU5): theta_k = |dx_k| / |dx_{k-1}|, smoothed as
+//     sqrt(theta_k theta_{k-1}); the iteration is abandoned early when the error predicted
+//     after the remaining iterations, theta/(1-theta) |dx_k| theta^(kmax-1-k), exceeds the
+//     tolerance (Settings::predict_slow), with a suggested step factor 0.8 q^(-1/(4+kmax-1-k));
+//   FromFirst (Brenan-Campbell-Petzold 5.4, DASSL): theta = (|dx_k| / |dx_0|)^(1/k).
+// Converged when theta/(1-theta) |dx_k| <= tolerance (or |dx_0| below a round-off level the
+// caller gives). Diverging when theta >= Settings::divergence. Internal header.
+#pragma once
+
+namespace daekit {
+
+class NewtonMonitor {
+ public:
+  enum class RateEstimate { Successive, FromFirst };
+  enum class Verdict { Continue, Converged, Diverging, TooSlow, MaxIterations, NonFinite };
+
+  struct Settings {
+    int max_iterations = 7;
+    double tolerance = 0.03;  ///< on theta/(1-theta) |dx| (weighted norm)
+    RateEstimate rate_estimate = RateEstimate::Successive;
+    double divergence = 0.99;   ///< theta at or above this: diverging
+    bool predict_slow = false;  ///< RADAU5's early abandonment of slow iterations
+    /// Successive: the factor's memory between steps, factor <- max(factor, eps)^memory at
+    /// the start of a step (RADAU5: 0.8); FromFirst keeps the factor unchanged.
+    double memory = 0.8;
+  };
+
+  NewtonMonitor() = default;
+  explicit NewtonMonitor(const Settings& s) : s_(s) {}
+  const Settings& settings() const { return s_; }
+  Settings& settings() { return s_; }
+
+  /// Start of the iteration of one step. `initial_rate`: theta reported if the iteration
+  /// converges at once; `roundoff`: a first increment at or below it counts as converged
+  /// (FromFirst; 0 = none).
+  void begin(double initial_rate, double roundoff = 0.0);
+  /// After iteration k (1, 2, ...) with increment norm `norm`.
+  Verdict next(double norm);
+  /// Forget the factor (a new iteration matrix): FromFirst restarts from `factor`.
+  void reset_factor(double factor) { factor_ = factor; }
+
+  int iterations() const { return k_; }
+  /// Current contraction estimate theta.
+  double rate() const { return rate_; }
+  /// theta / (1 - theta), kept between steps.
+  double factor() const { return factor_; }
+  /// Suggested step-size factor after TooSlow (else 0.5).
+  double step_factor() const { return step_factor_; }
+
+ private:
+  Settings s_;
+  int k_ = 0;
+  double rate_ = 0.0, factor_ = 1.0, previous_norm_ = 0.0, first_norm_ = 0.0;
+  double previous_ratio_ = 0.0, roundoff_ = 0.0, step_factor_ = 0.5;
+};
+
+const char* to_string(NewtonMonitor::Verdict v);
+
+}  // namespace daekit

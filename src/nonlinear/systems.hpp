@@ -1,0 +1,151 @@
+// The problem as a method sees it: MassMatrixSystem (M y' = f) and ImplicitSystem
+// (F(t, y, y') = 0, also built from a MassMatrixDae as F = M y' - f). They own the solve's copy
+// of the problem and of its parameters p (solves are independent objects), and provide the
+// shared services every method, the initialization, the projections and the event
+// re-initialisation use:
+//   - guarded, counted evaluations (core/guard.hpp): exceptions, NaN/Inf and wrong-size output
+//     become records, never escape;
+//   - Jacobians from ONE source: the analytic dense or sparse callback, or coloured finite
+//     differences (finite_difference.hpp) over the declared structure;
+//   - the mass matrix in its structure (linalg/mass_operator.hpp);
+//   - the linear-solver backend chosen from the structure (linalg/linear_solver.hpp).
+// Internal header (not installed).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "core/guard.hpp"
+#include "daekit/problem/implicit_dae.hpp"
+#include "daekit/problem/mass_matrix_dae.hpp"
+#include "linalg/linear_solver.hpp"
+#include "linalg/mass_operator.hpp"
+#include "nonlinear/finite_difference.hpp"
+
+namespace daekit {
+
+class MassMatrixSystem {
+ public:
+  MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
+                   Stats& stats);
+
+  const MassMatrixDae& dae() const { return dae_; }
+  int n() const { return dae_.n; }
+  /// The solve's parameters (event actions may change them).
+  Vector& p() { return p_; }
+  const Vector& p() const { return p_; }
+  const MassOperator& mass() const { return mass_; }
+  int index_of(int i) const { return dae_.index_of(i); }
+  CallGuard& guard() { return *guard_; }
+  Stats& stats() { return *stats_; }
+
+  /// out = f(t, y); false if the callback failed or returned NaN/Inf (recorded in the guard).
+  bool f(double t, VecIn y, VecOut out);
+  /// J = df/dy at (t, y) with f0 = f(t, y); J sized by allocate_jacobian(). Counts njac and
+  /// the f-evaluations of differences. False on a callback failure, wrong size or NaN/Inf.
+  bool jacobian(double t, const Vector& y, const Vector& f0, StructuredMatrix<double>& J);
+  /// Sizes J with the iteration-matrix structure (so E = s M - J is assembled by a copy).
+  void allocate_jacobian(StructuredMatrix<double>& J) const { J.resize(n(), iteration_structure_); }
+  /// The structure of df/dy as declared (dense by default).
+  const Sparsity& jacobian_structure() const { return dae_.jacobian_sparsity; }
+  /// The structure of s M - J in the chosen backend's storage.
+  const Sparsity& iteration_structure() const { return iteration_structure_; }
+  LinearSolverKind backend() const { return backend_; }
+  template <typename Scalar>
+  std::unique_ptr<LinearSolver<Scalar>> make_solver() const {
+    return make_linear_solver<Scalar>(n(), iteration_structure_, backend_);
+  }
+  /// E = s M - J (E from make_solver(), J from jacobian()).
+  template <typename Scalar>
+  void assemble(Scalar s, const StructuredMatrix<double>& J, StructuredMatrix<Scalar>& E) const {
+    E.assign_scaled(J, -1.0);
+    mass_.add_to(E, s);
+  }
+  /// Colours of the finite-difference Jacobian (n for dense).
+  int jacobian_colours() const { return fd_.colours(); }
+
+  bool has_monitor() const { return static_cast<bool>(dae_.constraint_monitor); }
+  bool monitor(double t, const Vector& y, ConstraintResiduals& out);
+  bool has_projector() const { return static_cast<bool>(dae_.project); }
+  /// Projects y in place; false if the projector failed (or threw: recorded in the guard).
+  bool project(double t, VecOut y, Projection level);
+
+ private:
+  MassMatrixDae dae_;
+  Vector p_;
+  CallGuard* guard_;
+  Stats* stats_;
+  MassOperator mass_;
+  LinearSolverKind backend_;
+  Sparsity iteration_structure_;
+  FiniteDifferenceJacobian fd_;
+  Matrix dense_work_;
+  SparseMatrix sparse_work_;
+};
+
+class ImplicitSystem {
+ public:
+  ImplicitSystem(const ImplicitDae& dae, LinearSolverKind solver, CallGuard& guard, Stats& stats);
+  /// F(t, y, y') = M y' - f(t, y), keeping M's structure (the BDF on a MassMatrixDae).
+  ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
+                 Stats& stats);
+
+  int n() const { return n_; }
+  const std::string& name() const { return name_; }
+  Vector& p() { return mass_form_ ? mass_form_->p() : p_; }
+  bool is_differential(int i) const { return differential_[static_cast<size_t>(i)]; }
+  int index_of(int i) const { return index_.empty() ? 1 : index_[static_cast<size_t>(i)]; }
+  int max_index() const { return max_index_; }
+  /// The mass-matrix problem this system was built from (nullptr for an ImplicitDae).
+  MassMatrixSystem* mass_form() { return mass_form_ ? &*mass_form_ : nullptr; }
+  const MassMatrixSystem* mass_form() const { return mass_form_ ? &*mass_form_ : nullptr; }
+  /// True if iteration_matrix() differentiates numerically (it then needs F0).
+  bool jacobian_by_differences() const {
+    if (mass_form_) return !mass_form_->dae().jacobian && !mass_form_->dae().sparse_jacobian;
+    return !implicit_->dF_dy && !implicit_->sparse_dF_dy;
+  }
+  CallGuard& guard() { return *guard_; }
+  Stats& stats() { return *stats_; }
+
+  /// out = F(t, y, yp); false on a callback failure or NaN/Inf.
+  bool F(double t, VecIn y, VecIn yp, VecOut out);
+  /// E = dF/dy + cj dF/dy' at (t, y, yp), with F0 = F(t, y, yp) (used by the differences,
+  /// taken along (e_j, cj e_j) with typical magnitudes `typical`, e.g. |h y'|).
+  bool iteration_matrix(double t, const Vector& y, const Vector& yp, double cj, const Vector& F0,
+                        const Vector* typical, StructuredMatrix<double>& E);
+  /// D = dF/dy' at (t, y, yp) as a dense matrix (the BDF's algebraic error filter; n small).
+  bool dF_dyp_dense(double t, const Vector& y, const Vector& yp, Matrix& D);
+  /// True if dF/dy' is a constant diagonal (identity or diagonal mass matrix): its diagonal.
+  std::optional<Vector> constant_diagonal_dF_dyp() const;
+
+  const Sparsity& iteration_structure() const { return iteration_structure_; }
+  LinearSolverKind backend() const { return backend_; }
+  std::unique_ptr<LinearSolver<double>> make_solver() const {
+    return make_linear_solver<double>(n_, iteration_structure_, backend_);
+  }
+  int jacobian_colours() const {
+    return mass_form_ ? mass_form_->jacobian_colours() : fd_.colours();
+  }
+
+ private:
+  void setup_tags(int n, const std::vector<int>& index);
+  int n_ = 0;
+  std::string name_;
+  std::optional<ImplicitDae> implicit_;
+  std::optional<MassMatrixSystem> mass_form_;
+  Vector p_;
+  CallGuard* guard_;
+  Stats* stats_;
+  std::vector<bool> differential_;
+  std::vector<int> index_;
+  int max_index_ = 1;
+  LinearSolverKind backend_ = LinearSolverKind::Dense;
+  Sparsity iteration_structure_;
+  FiniteDifferenceJacobian fd_;
+  StructuredMatrix<double> J_;  // df/dy (mass form)
+  Matrix dense_a_, dense_b_;
+  SparseMatrix sparse_a_, sparse_b_;
+  Vector yp_work_, y_work_, out_work_;
+};
+
+}  // namespace daekit
