@@ -7,12 +7,15 @@
 #include <cstdlib>
 #include <new>
 
+#include "allocation_counter.hpp"
 #include "daekit/integrator/solve.hpp"
 #include "daekit/problems/registry.hpp"
 
 namespace {
 std::atomic<long> g_allocations{0};
 }
+
+long daekit_testing::heap_allocations() { return g_allocations.load(); }
 
 // Count every heap allocation: operator new (std::vector, std::function, ...) goes through
 // malloc in libstdc++, and Eigen allocates its dynamic temporaries with malloc directly, so

@@ -20,6 +20,9 @@ double magnitude(const std::complex<double>& x) { return std::abs(x.real()) + st
 
 // Right-looking Gaussian elimination with partial pivoting on the column-major storage; the
 // rank-1 update of the trailing block is done column by column so that it runs contiguously.
+// Every pivot candidate is checked for finiteness: a NaN or Inf below the pivot would otherwise
+// pass into L unnoticed (it is never the largest candidate), and one in U reaches the pivot
+// candidates of its column through the update, so any non-finite entry makes factor() fail.
 template <typename Scalar>
 bool dense_lu_factor(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& lu,
                      Eigen::VectorXi& perm, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& inv_diag) {
@@ -29,8 +32,10 @@ bool dense_lu_factor(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& lu,
   for (int k = 0; k < n; ++k) {
     int p = k;
     double best = magnitude(lu(k, k));
+    if (!std::isfinite(best)) return false;
     for (int i = k + 1; i < n; ++i) {
       const double a = magnitude(lu(i, k));
+      if (!std::isfinite(a)) return false;
       if (a > best) {
         best = a;
         p = i;

@@ -1,18 +1,34 @@
 #include "linalg/mass_operator.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace daekit {
+
+namespace {
+Sparsity diagonal_pattern(int n) {
+  SparseMatrix eye(n, n);
+  eye.setIdentity();
+  return Sparsity::sparse(eye);
+}
+// An empty matrix (0 x 0) stands for the identity; anything else must be n x n.
+bool check_size(int n, Eigen::Index rows, Eigen::Index cols, const char* what) {
+  if (rows == 0 && cols == 0) return false;
+  if (rows != n || cols != n)
+    throw InvalidArgument(std::string("MassOperator: ") + what + " mass matrix is " +
+                          std::to_string(rows) + " x " + std::to_string(cols) + ", expected " +
+                          std::to_string(n) + " x " + std::to_string(n));
+  return true;
+}
+}  // namespace
 
 MassOperator MassOperator::from_dense(int n, const Matrix& m) {
   MassOperator op;
   op.n_ = n;
-  if (m.size() == 0 || m.isIdentity(0.0)) {
+  if (!check_size(n, m.rows(), m.cols(), "dense") || m.isIdentity(0.0)) {
     op.kind_ = Kind::Identity;
     op.diag_ = Vector::Ones(n);
-    SparseMatrix eye(n, n);
-    eye.setIdentity();
-    op.sparsity_ = Sparsity::sparse(eye);
+    op.sparsity_ = diagonal_pattern(n);
     return op;
   }
   int lower = 0, upper = 0;
@@ -25,9 +41,7 @@ MassOperator MassOperator::from_dense(int n, const Matrix& m) {
   if (lower == 0 && upper == 0) {
     op.kind_ = Kind::Diagonal;
     op.diag_ = m.diagonal();
-    SparseMatrix eye(n, n);
-    eye.setIdentity();
-    op.sparsity_ = Sparsity::sparse(eye);
+    op.sparsity_ = diagonal_pattern(n);
     return op;
   }
   op.kind_ = Kind::Structured;
@@ -41,6 +55,7 @@ MassOperator MassOperator::from_dense(int n, const Matrix& m) {
 }
 
 MassOperator MassOperator::from_sparse(int n, const SparseMatrix& m) {
+  if (!check_size(n, m.rows(), m.cols(), "sparse")) return from_dense(n, Matrix());
   MassOperator op;
   op.n_ = n;
   bool diagonal = true;
@@ -50,9 +65,7 @@ MassOperator MassOperator::from_sparse(int n, const SparseMatrix& m) {
   op.diag_ = m.diagonal();
   if (diagonal) {
     op.kind_ = op.diag_.isOnes(0.0) ? Kind::Identity : Kind::Diagonal;
-    SparseMatrix eye(n, n);
-    eye.setIdentity();
-    op.sparsity_ = Sparsity::sparse(eye);
+    op.sparsity_ = diagonal_pattern(n);
     return op;
   }
   op.kind_ = Kind::Structured;

@@ -15,10 +15,11 @@ class MassOperator {
   enum class Kind { Identity, Diagonal, Structured };
 
   MassOperator() = default;
-  /// From a dense matrix (empty = identity): detects identity, diagonal, banded (bandwidths
-  /// below n/4) or keeps it dense.
+  /// From a dense matrix (empty = identity): detects identity, diagonal, banded (l + u + 1 at
+  /// most n/4) or keeps it dense. Throws InvalidArgument unless m is empty or n x n.
   static MassOperator from_dense(int n, const Matrix& m);
-  /// From a sparse matrix (diagonal detected).
+  /// From a sparse matrix (empty = identity; identity and diagonal detected, else kept in its
+  /// pattern). Throws InvalidArgument unless m is empty or n x n.
   static MassOperator from_sparse(int n, const SparseMatrix& m);
 
   Kind kind() const { return kind_; }

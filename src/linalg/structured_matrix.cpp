@@ -23,6 +23,7 @@ void StructuredMatrix<Scalar>::resize(int n, const Sparsity& s) {
       sparse_ = s.pattern.template cast<Scalar>();
       sparse_.makeCompressed();
       sparse_.coeffs().setZero();
+      sparsity_.pattern.makeCompressed();  // Sparsity::contains() reads it as compressed
       sparsity_.pattern.coeffs().setOnes();
       break;
   }
@@ -103,11 +104,10 @@ void StructuredMatrix<Scalar>::multiply(const Eigen::Ref<const VectorType>& x,
 
 template <typename Scalar>
 typename StructuredMatrix<Scalar>::DenseType StructuredMatrix<Scalar>::to_dense() const {
-  DenseType d = DenseType::Zero(n_, n_);
+  if (kind() == Sparsity::Kind::Sparse) return DenseType(sparse_);
+  DenseType d(n_, n_);
   for (int j = 0; j < n_; ++j)
-    for (int i = 0; i < n_; ++i)
-      if (sparsity_.kind != Sparsity::Kind::Sparse) d(i, j) = at(i, j);
-  if (kind() == Sparsity::Kind::Sparse) d = DenseType(sparse_);
+    for (int i = 0; i < n_; ++i) d(i, j) = at(i, j);
   return d;
 }
 

@@ -6,8 +6,10 @@
 //   Banded: LAPACK band storage with room for the LU fill: (2 l + u + 1) x n, entry (i, j) at
 //           row l + u + i - j of column j (rows 0 .. l - 1 are the fill rows, zero until
 //           factored).
-//   Sparse: compressed columns (Eigen::SparseMatrix, 32-bit indices) with a fixed pattern
-//           containing the diagonal; writing outside the pattern is a programming error.
+//   Sparse: compressed columns (Eigen::SparseMatrix, 32-bit indices) with the fixed pattern
+//           of the Sparsity (stored zeros included); ref() outside it throws InvalidArgument,
+//           so add_identity() needs the whole diagonal in the pattern (structure_union(...,
+//           with_diagonal = true) provides it for iteration matrices).
 // Internal header (not installed).
 #pragma once
 
@@ -38,7 +40,7 @@ class StructuredMatrix {
   int upper() const { return sparsity_.upper; }
 
   void set_zero();
-  /// Reference to entry (i, j), which must lie in the structure.
+  /// Reference to entry (i, j), which must lie in the structure (InvalidArgument otherwise).
   Scalar& ref(int i, int j);
   /// Entry (i, j); zero outside the structure.
   Scalar at(int i, int j) const;
