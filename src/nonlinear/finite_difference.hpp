@@ -66,6 +66,7 @@ class FiniteDifferenceJacobian {
  private:
   int n_ = 0;
   ColumnColouring colouring_;
+  Sparsity sparsity_;  ///< the coloured structure (entries of J outside it are set to zero)
   Vector x_work_, G_work_, delta_;
 };
 
