@@ -138,7 +138,7 @@ void plot_png(const std::string& path, const BuiltinProblem& p, const Result& r)
   if (gnuplot.empty())
     throw std::runtime_error("gnuplot not found on PATH; it is needed to write '" + path +
                              "' (Debian: apt-get install gnuplot-nox, or run scripts/setup.sh)");
-  const size_t steps = std::min(r.t_steps.size(), r.y_steps.size());
+  const size_t steps = std::min(r.t_steps.size(), static_cast<size_t>(r.y_steps.size()));
   if (steps < 2) throw std::runtime_error("no stored steps to plot for '" + path + "'");
 
   std::vector<int> comps = p.plot_components;

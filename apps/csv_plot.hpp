@@ -4,8 +4,7 @@
 
 #include <string>
 
-#include "daekit/integrator/result.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 namespace daekit::cli {
 

@@ -8,6 +8,8 @@
 // Exit status: 0 success; 1 a solve ended with a non-success status, or writing an output
 // (CSV, plot) failed; 2 bad command line (unknown problem/option/method, bad value, missing
 // argument) or the library rejected the input (InvalidArgument).
+#include "daekit/daekit.hpp"
+
 #include <unistd.h>
 
 #include <cctype>
@@ -24,8 +26,6 @@
 #include <vector>
 
 #include "csv_plot.hpp"
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problems/registry.hpp"
 #include "json.hpp"
 
 #ifndef DAEKIT_VERSION
@@ -38,8 +38,6 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
-
-const std::vector<std::string> kMethods = {"radau5", "bdf"};
 
 /// Bad command line: message on stderr, exit status 2.
 struct UsageError : std::runtime_error {
@@ -285,14 +283,8 @@ void execute(Run& run) {
   Options o = run.options;
   o.progress = [&bar](double fraction) { bar.update(fraction); };
   o.events.insert(o.events.end(), p.events.begin(), p.events.end());  // the model's switches
-  if (p.reset) p.reset();  // mode variables of models with events
-  if (run.method == "bdf") {
-    run.result = solve(p.dae, p.t0, p.t_end, p.y0, BdfOptions{}, o);
-  } else {
-    Radau5Options m;
-    m.projection = run.projection;
-    run.result = solve(p.dae, p.t0, p.t_end, p.y0, m, o);
-  }
+  o.projection = run.projection;
+  run.result = solve(p.dae, p.t0, p.t_end, p.y0, MethodChoice(run.method), o);
   bar.finish();
   run.scd.reset();
   const Result& r = run.result;
@@ -460,9 +452,9 @@ int cmd_solve(const std::vector<std::string>& args) {
   for (const auto& [opt, value] : a.options) {
     if (opt == "--method") {
       bool known = false;
-      for (const auto& m : kMethods) known = known || m == value;
+      for (const auto& m : method_names()) known = known || m == value;
       if (!known)
-        throw UsageError("unknown method '" + value + "'; valid methods: " + join(kMethods));
+        throw UsageError("unknown method '" + value + "'; valid methods: " + join(method_names()));
       run.method = value;
     } else if (opt == "--projection") {
       projection = value;

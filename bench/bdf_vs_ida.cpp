@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 #include "ida_runner.hpp"
 
 using namespace daekit;

@@ -9,9 +9,7 @@
 #include <ctime>
 #include <string>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problem/mechanical_system.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 #include "ida_runner.hpp"
 
 using namespace daekit;

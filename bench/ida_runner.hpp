@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "daekit/problem/implicit_dae.hpp"
+#include "daekit/daekit.hpp"
 
 namespace daekit {
 

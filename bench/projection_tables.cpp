@@ -8,8 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 

@@ -8,8 +8,7 @@
 #include <new>
 
 #include "allocation_counter.hpp"
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 namespace {
 std::atomic<long> g_allocations{0};

@@ -3,12 +3,11 @@
 // variable-order code.
 #include <gtest/gtest.h>
 
+#include <any>
 #include <cmath>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/methods/bdf.hpp"
-#include "daekit/problems/registry.hpp"
-#include "daekit/tableaus/multistep.hpp"
+#include "daekit/daekit.hpp"
+#include "methods/factory.hpp"
 
 using namespace daekit;
 
@@ -107,16 +106,33 @@ TEST(Bdf, ImplicitEulerVariableStepExample42) {
     Vector y0(3), yp0(3);
     y0 << 0, 0, 2;
     yp0 << 0, 2, 0;
-    auto st = make_bdf(d, yp0, m);
+    // the method by itself (internal interface): three steps of chosen sizes
+    CallGuard guard;
+    Stats stats;
+    Options o;
+    const std::any options = m;
+    MethodInput in;
+    in.implicit_form = &d;
+    in.yp0 = &yp0;
+    in.options = &options;
+    in.integrator_options = &o;
+    in.guard = &guard;
+    in.stats = &stats;
+    auto st = method_registration("bdf").make(in);
     Tolerances tol;
     tol.rtol = 1e-12;
     tol.atol = Vector::Constant(3, 1e-12);
-    st->start(0.0, y0, tol);
+    ErrorWeights w;
+    w.setup(tol, std::vector<char>(3, 1));
+    w.update(y0);
+    std::string message;
+    ASSERT_TRUE(st->start(0.0, y0, w, message)) << message;
     const double h = 0.1;
     for (double step : {h, h, ratio * h}) {
       const StepAttempt a = st->attempt(step);
       ASSERT_EQ(a.outcome, AttemptOutcome::Converged);
-      st->accept();
+      ASSERT_TRUE(st->accept());
+      w.update(st->y());
     }
     EXPECT_NEAR(st->y()[2], 1.0 + 1.0 / ratio, 1e-6 / ratio) << ratio;
   }
@@ -214,6 +230,7 @@ TEST(Bdf, BadOptions) {
   const ImplicitDae d = smooth_index1();
   BdfOptions m;
   m.max_order = 6;
-  EXPECT_THROW(make_bdf(d, Vector::Zero(2), m), InvalidArgument);
-  EXPECT_THROW(make_bdf(d, Vector::Zero(3), BdfOptions{}), InvalidArgument);
+  const Vector y0 = smooth_exact(0), yp0 = smooth_exact_derivative(0);
+  EXPECT_THROW(solve(d, 0.0, 1.0, y0, yp0, m), InvalidArgument);
+  EXPECT_THROW(solve(d, 0.0, 1.0, y0, Vector::Zero(3), BdfOptions{}), InvalidArgument);
 }

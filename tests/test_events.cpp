@@ -5,8 +5,7 @@
 #include <cmath>
 #include <memory>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 
@@ -195,7 +194,6 @@ TEST_P(EventsBothMethods, ClampedPiValve) {
 TEST(Events, BuiltinPiValveProblem) {
   for (bool bdf : {false, true}) {
     BuiltinProblem p = make_builtin_problem("pi-valve");
-    p.reset();
     Options o;
     o.rtol = o.atol = p.rtol;
     o.events = p.events;
@@ -222,8 +220,8 @@ TEST(Events, BdfRestartsAtOrderOne) {
   // detect restarts through an event action wrapper
   for (Event& e : o.events) {
     auto inner = e.action;
-    e.action = [inner, &expect_restart_step, &events_before](double t, Vector& y) {
-      const EventAction a = inner(t, y);
+    e.action = [inner, &expect_restart_step, &events_before](double t, Vector& y, Vector& p) {
+      const EventAction a = inner(t, y, p);
       if (a == EventAction::Restart) expect_restart_step = true;
       ++events_before;
       return a;

@@ -287,22 +287,27 @@ TEST(FiniteDifferenceColouring, EmptyMatrix) {
 }
 
 TEST(FiniteDifferenceIncrement, Rule) {
-  // a component at zero: sqrt(eps) * 1e-5, whatever the tolerances
-  EXPECT_EQ(FiniteDifferenceJacobian::increment(0.0, 0.0), kSqrtEps * 1e-5);
-  EXPECT_NEAR(FiniteDifferenceJacobian::increment(0.0, 0.0), 1.49e-13, 1e-15);
-  // large components: sqrt(eps) |x| (rounded to the spacing of x)
+  // a component at zero: sqrt(eps * 1e-5) = 4.7e-11, whatever the tolerances
+  const double at_zero = kSqrtEps * std::sqrt(1e-5);
+  EXPECT_EQ(FiniteDifferenceJacobian::increment(0.0, 0.0), at_zero);
+  EXPECT_NEAR(FiniteDifferenceJacobian::increment(0.0, 0.0), 4.71e-11, 1e-13);
+  // large components: sqrt(eps |x|) (rounded to the spacing of x)
   for (double x : {1.0, -3.0, 1e3, 123.456, -7.5e8}) {
     const double d = FiniteDifferenceJacobian::increment(x, 0.0);
-    EXPECT_NEAR(d, kSqrtEps * std::abs(x), 1e-15 * kSqrtEps * std::abs(x) + 1e-16 * std::abs(x))
-        << x;
+    const double expected = kSqrtEps * std::sqrt(std::abs(x));
+    EXPECT_NEAR(d, expected, 1e-12 * expected + 1e-16 * std::abs(x)) << x;
     EXPECT_GT(d, 0.0);
   }
   // typical_j is honoured when it is the largest
-  EXPECT_NEAR(FiniteDifferenceJacobian::increment(1e-3, 10.0), kSqrtEps * 10.0, 1e-22);
-  EXPECT_NEAR(FiniteDifferenceJacobian::increment(0.0, 1e-2), kSqrtEps * 1e-2, 1e-24);
-  EXPECT_NEAR(FiniteDifferenceJacobian::increment(2.0, 1e-2), kSqrtEps * 2.0, 1e-22);
+  // (each rounded to the spacing of x: x + delta - x is exact)
+  EXPECT_NEAR(FiniteDifferenceJacobian::increment(1e-3, 10.0), kSqrtEps * std::sqrt(10.0), 1e-18);
+  EXPECT_NEAR(FiniteDifferenceJacobian::increment(0.0, 1e-2), kSqrtEps * 0.1, 1e-22);
+  EXPECT_NEAR(FiniteDifferenceJacobian::increment(2.0, 1e-2), kSqrtEps * std::sqrt(2.0), 1e-15);
+  // huge components: the relative increment stays at least 1e3 eps (x + delta != x)
+  EXPECT_NEAR(FiniteDifferenceJacobian::increment(1e18, 0.0), 1e3 * kSqrtEps * kSqrtEps * 1e18,
+              1e3);
   // below the floor typical_j does not matter
-  EXPECT_EQ(FiniteDifferenceJacobian::increment(0.0, 1e-9), kSqrtEps * 1e-5);
+  EXPECT_EQ(FiniteDifferenceJacobian::increment(0.0, 1e-9), at_zero);
 }
 
 TEST(FiniteDifferenceIncrement, StepIsExact) {
@@ -476,7 +481,7 @@ TEST(FiniteDifferenceJacobianTest, EvaluateUsesTheIncrementRule) {
       EXPECT_NEAR(J.at(j, j), 2.0 * x[j] + d, 1e-6 * std::abs(2.0 * x[j] + d) + 1e-12) << j;
     }
   }
-  EXPECT_NEAR(J.at(2, 2), -4.0 + kSqrtEps * 1e3, 1e-9);
+  EXPECT_NEAR(J.at(2, 2), -4.0 + kSqrtEps * std::sqrt(1e3), 1e-9);
 }
 
 // Robertson's kinetics as G(y) = (f1, f2, y1 + y2 + y3 - 1) at y = (1, 0, 0): the columns of
@@ -505,16 +510,18 @@ TEST(FiniteDifferenceJacobianTest, RobertsonAtInitialValue) {
     ASSERT_EQ(fd.evaluate(G, y, G0, nullptr, J), 3);
     const Matrix Jd = J.to_dense();
     EXPECT_TRUE(Jd.allFinite());
-    // Forward-difference error: truncation O(delta) plus the round-off of G_i, about
-    // eps * (magnitude of the terms of G_i) / delta_j. With y2 = y3 = 0 the increments are
-    // 1.5e-13, so row 3 (terms of size 1) has a relative error up to ~1e-3 in those columns:
-    // accurate enough for Newton, and far from the zero column an atol-tied increment gives.
+    // Forward-difference error: truncation delta_j |G_ij,j| / 2 (the y2^2 term: 3e7 delta_2)
+    // plus the round-off of G_i, about eps * (magnitude of the terms of G_i) / delta_j. With
+    // y2 = y3 = 0 the increments are 4.7e-11: accurate enough for Newton, and far from the
+    // zero column an atol-tied increment gives.
     const double row_scale[3] = {0.04, 0.04, 1.0};
+    const double second[3][3] = {{0, 0, 0}, {0, 3e7, 0}, {0, 0, 0}};  // |d2 G_i / d y_j^2| / 2
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
         const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
         const double tol = 1e-6 * std::max(1.0, std::abs(exact(i, j))) +
-                           2.0 * std::numeric_limits<double>::epsilon() * row_scale[i] / delta;
+                           2.0 * std::numeric_limits<double>::epsilon() * row_scale[i] / delta +
+                           1.01 * second[i][j] * delta;
         EXPECT_NEAR(Jd(i, j), exact(i, j), tol) << i << " " << j;
       }
     // the y2 and y3 columns of the conservation row are 1, not 0 or garbage

@@ -4,9 +4,7 @@
 
 #include <cmath>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problem/mechanical_system.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 

@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 

@@ -5,10 +5,7 @@
 
 #include <cmath>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/methods/projected_rk.hpp"
-#include "daekit/problem/semi_explicit_dae.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 
@@ -21,13 +18,13 @@ struct Errors {
 Errors run_fixed(const MassMatrixDae& dae, const Vector& y0, const RungeKuttaTableau& tab,
                  Projection projection, double T, int steps) {
   ProjectedRkOptions m;
-  m.projection = projection;
-  auto stepper = make_projected_rk(dae, tab, m);
+  m.tableau = tab;
   Options o;
+  o.projection = projection;
   o.fixed_step = true;
   o.h0 = T / steps;
   o.rtol = o.atol = 1e-13;  // Newton solved to ~round-off
-  Result r = integrate(*stepper, &dae, 0.0, T, y0, o);
+  Result r = solve(dae, 0.0, T, y0, m, o);
   EXPECT_TRUE(r.ok()) << r.message;
   const Vector ref = pendulum_reference(T);
   return {(r.y.head(2) - ref.head(2)).cwiseAbs().maxCoeff(),
@@ -115,7 +112,8 @@ TEST(ProjectedRk, Index2OrderTable) {
 
 TEST(ProjectedRk, NeedsFixedStep) {
   const BuiltinProblem p = pendulum_index3();
-  const RungeKuttaTableau tab = radau_ia(3);
-  auto stepper = make_projected_rk(p.dae, tab, {});
-  EXPECT_THROW(integrate(*stepper, &p.dae, 0.0, 1.0, p.y0, Options{}), InvalidArgument);
+  ProjectedRkOptions m;
+  m.tableau = radau_ia(3);
+  EXPECT_THROW(solve(p.dae, 0.0, 1.0, p.y0, m, Options{}), InvalidArgument);
+  EXPECT_THROW(solve(p.dae, 0.0, 1.0, p.y0, "projected-rk", Options{}), InvalidArgument);
 }

@@ -5,8 +5,7 @@
 
 #include <cmath>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/problems/registry.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 

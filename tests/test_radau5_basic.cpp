@@ -2,8 +2,7 @@
 
 #include <cmath>
 
-#include "daekit/integrator/solve.hpp"
-#include "daekit/tableaus/runge_kutta.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 

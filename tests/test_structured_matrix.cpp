@@ -238,6 +238,9 @@ void check_mass_operator(const MassOperator& op, const Matrix& dense) {
   for (int i = 0; i < n; ++i) x[i] = random_scalar<double>(rng);
   op.apply(x, y);
   EXPECT_LT((y - dense * x).norm(), 1e-14);
+  Vector z = x;
+  op.apply_add(x, z);  // z = x + M x
+  EXPECT_LT((z - x - dense * x).norm(), 1e-14);
   // E += s M into structures containing M's (its own, and a dense one), real and complex
   std::vector<Sparsity> targets = {Sparsity::dense(), op.sparsity()};
   if (op.kind() != MassOperator::Kind::Structured) targets.push_back(Sparsity::banded(1, 0));
@@ -290,21 +293,28 @@ TEST(MassOperator, FromDenseDetectsStructure) {
     check_mass_operator(op, m);
   }
   {
-    // tridiagonal with a zero row and a zero column: banded (1, 1), (1 + 1 + 1) * 4 <= 12
-    Matrix m = Matrix::Zero(n, n);
-    for (int i = 0; i < n; ++i) {
-      m(i, i) = 2.0;
-      if (i > 0) m(i, i - 1) = -1.0;
-      if (i + 1 < n) m(i, i + 1) = -0.5;
+    // tridiagonal with a zero row and a zero column: banded (1, 1) from n = 64 on (below, Eigen's
+    // dense product is cheaper: kept dense)
+    for (const int nb : {n, 80}) {
+      Matrix m = Matrix::Zero(nb, nb);
+      for (int i = 0; i < nb; ++i) {
+        m(i, i) = 2.0;
+        if (i > 0) m(i, i - 1) = -1.0;
+        if (i + 1 < nb) m(i, i + 1) = -0.5;
+      }
+      m.row(4).setZero();
+      m.col(7).setZero();
+      const MassOperator op = MassOperator::from_dense(nb, m);
+      EXPECT_EQ(op.kind(), MassOperator::Kind::Structured);
+      if (nb >= 64) {
+        EXPECT_EQ(op.sparsity().kind, Sparsity::Kind::Banded);
+        EXPECT_EQ(op.sparsity().lower, 1);
+        EXPECT_EQ(op.sparsity().upper, 1);
+      } else {
+        EXPECT_EQ(op.sparsity().kind, Sparsity::Kind::Dense);
+      }
+      check_mass_operator(op, m);
     }
-    m.row(4).setZero();
-    m.col(7).setZero();
-    const MassOperator op = MassOperator::from_dense(n, m);
-    EXPECT_EQ(op.kind(), MassOperator::Kind::Structured);
-    EXPECT_EQ(op.sparsity().kind, Sparsity::Kind::Banded);
-    EXPECT_EQ(op.sparsity().lower, 1);
-    EXPECT_EQ(op.sparsity().upper, 1);
-    check_mass_operator(op, m);
   }
   {
     // a wide band (or a full matrix) stays dense

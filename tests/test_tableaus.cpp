@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "daekit/tableaus/runge_kutta.hpp"
+#include "daekit/daekit.hpp"
 
 using namespace daekit;
 

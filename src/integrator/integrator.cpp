@@ -101,7 +101,8 @@ struct Integrator::Impl : public DenseSource {
     result.problem = problem_name;
     if (input.mass_form && !caps.mass_matrix_form)
       throw InvalidArgument("method '" + reg.info.name +
-                            "' does not take a MassMatrixDae (it solves " + reg.info.summary() + ")");
+                            "' does not take a MassMatrixDae (it solves " + reg.info.summary() +
+                            ")");
     if (input.implicit_form && !caps.implicit_form)
       throw InvalidArgument("method '" + reg.info.name +
                             "' does not take an ImplicitDae (it solves " + reg.info.summary() +
@@ -110,7 +111,8 @@ struct Integrator::Impl : public DenseSource {
     opt.validate(n);
     if (!std::isfinite(t0) || !std::isfinite(t_end))
       throw InvalidArgument("solve: t0 and t_end must be finite");
-    if (t_end == t0) throw InvalidArgument("solve: t_end equals t0 (" + fmt(t0) + "): empty interval");
+    if (t_end == t0)
+      throw InvalidArgument("solve: t_end equals t0 (" + fmt(t0) + "): empty interval");
     if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
     if (!caps.error_estimate && !opt.fixed_step)
       throw InvalidArgument("solve: method " + reg.info.name +
@@ -196,7 +198,8 @@ struct Integrator::Impl : public DenseSource {
     if (!method->start(t0, y0, weights, message)) {
       if (guard.fatal()) return finish_callback_error();
       if (guard.failure().kind != CallbackFailure::Kind::None)
-        return finish(Status::NonFiniteFunction, "at the start: " + guard.failure().describe());
+        return finish(Status::NonFiniteFunction,
+                      "at the initial values: " + guard.failure().describe());
       return finish(Status::InvalidInput, message);
     }
     h = dir * std::min(opt.h0 > 0 ? opt.h0 : std::abs(method->initial_step(t_end)), hmax);
@@ -230,9 +233,7 @@ struct Integrator::Impl : public DenseSource {
     result.cpu_seconds = static_cast<double>(std::clock() - clock_start) / CLOCKS_PER_SEC;
     finished = true;
   }
-  void finish_callback_error() {
-    finish(Status::CallbackError, guard.failure().describe());
-  }
+  void finish_callback_error() { finish(Status::CallbackError, guard.failure().describe()); }
 
   bool record_residual(double t, const Vector& y) {
     if (!method->has_monitor()) return true;
@@ -281,10 +282,11 @@ struct Integrator::Impl : public DenseSource {
   // ---------------------------------------------------------------------------------------
   // One accepted step (or the end of the solve).
   Stop step() {
-    if (finished) return result.ok() || result.status == Status::TerminalEvent ||
-                                 result.status == Status::UserStop
-                             ? Stop::End
-                             : Stop::Failure;
+    if (finished)
+      return result.ok() || result.status == Status::TerminalEvent ||
+                     result.status == Status::UserStop
+                 ? Stop::End
+                 : Stop::Failure;
     try {
       return step_guarded();
     } catch (const std::exception& e) {  // a bug or out of memory: still a status, not a crash
@@ -320,8 +322,8 @@ struct Integrator::Impl : public DenseSource {
                           " for every step size down to " + fmt(h) + ": " +
                           guard.failure().describe());
         return fail(Status::StepSizeTooSmall,
-                    "step size " + fmt(h) + " at t = " + fmt(t) +
-                        " is below what t can resolve (" + fmt(h_min) + ")" +
+                    "step size " + fmt(h) + " at t = " + fmt(t) + " is below what t can resolve (" +
+                        fmt(h_min) + ")" +
                         (*last_failure ? std::string(" after: ") + last_failure
                                        : std::string(" after error-test rejections")));
       }
@@ -344,9 +346,9 @@ struct Integrator::Impl : public DenseSource {
         last_failure_non_finite = false;
         ++s.nreject;
         h = method->step_after_reject(
-            h, s.naccept == 0 ? 0.1 * h
-                              : controller->propose(h, a.err, method->error_order(), a.safety_scale,
-                                                    false));
+            h, s.naccept == 0 || caps.own_step_control
+                   ? 0.1 * h
+                   : controller->propose(h, a.err, method->error_order(), a.safety_scale, false));
         last_rejected = true;
         continue;
       }
@@ -364,10 +366,10 @@ struct Integrator::Impl : public DenseSource {
     ++s.nfail;
     if (opt.fixed_step) {
       if (++consecutive_failures <= 2) return Stop::InternalStep;  // retry: fresh Jacobian
-      return fail(a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
-                                                         : Status::RepeatedNewtonFailure,
-                  std::string("fixed step ") + fmt(h) + " failed at t = " + fmt(t) + ": " +
-                      a.detail);
+      return fail(
+          a.outcome == AttemptOutcome::NonFinite ? Status::NonFiniteFunction
+                                                 : Status::RepeatedNewtonFailure,
+          std::string("fixed step ") + fmt(h) + " failed at t = " + fmt(t) + ": " + a.detail);
     }
     ++consecutive_failures;
     if (a.outcome == AttemptOutcome::Singular && ++singular_failures >= opt.max_singular_failures)
@@ -379,7 +381,8 @@ struct Integrator::Impl : public DenseSource {
                             : a.outcome == AttemptOutcome::Singular ? Status::SingularMatrix
                                                                     : Status::RepeatedNewtonFailure;
       std::string why = a.detail;
-      if (a.outcome == AttemptOutcome::NonFinite && guard.failure().kind != CallbackFailure::Kind::None)
+      if (a.outcome == AttemptOutcome::NonFinite &&
+          guard.failure().kind != CallbackFailure::Kind::None)
         why += " (" + guard.failure().describe() + ")";
       return fail(status, std::to_string(consecutive_failures) +
                               " failed step attempts in a row at t = " + fmt(t) + ": " + why);
@@ -432,7 +435,10 @@ struct Integrator::Impl : public DenseSource {
     if (have_correction) delta = work2;
     weights.update(method->y());
     result.h_last = h;
-    double h_new = controller->propose(h, a.err, method->error_order(), a.safety_scale, true);
+    // methods with their own step logic (the BDF) choose the next step in adjust_step()
+    double h_new = caps.own_step_control
+                       ? h
+                       : controller->propose(h, a.err, method->error_order(), a.safety_scale, true);
     if (last_rejected) h_new = dir * std::min(std::abs(h_new), std::abs(h));
     last_rejected = false;
     const double h_taken = h;
@@ -441,12 +447,13 @@ struct Integrator::Impl : public DenseSource {
     if (events) {
       const EventCut cut = events->process(*this, t, method->t(), method->y(), dir,
                                            method->parameters(), result.events);
-      if (cut.kind == EventCut::Failure) return fail(Status::CallbackError, guard.failure().describe());
+      if (cut.kind == EventCut::Failure)
+        return fail(Status::CallbackError, guard.failure().describe());
       if (cut.kind != EventCut::None) {
         if (++event_count > opt.max_events)
-          return fail(Status::MaxStepsExceeded, "more than max_events = " +
-                                                    std::to_string(opt.max_events) +
-                                                    " events (chattering?) at t = " + fmt(cut.t));
+          return fail(Status::MaxStepsExceeded,
+                      "more than max_events = " + std::to_string(opt.max_events) +
+                          " events (chattering?) at t = " + fmt(cut.t));
         return handle_event_cut(cut);
       }
     }
@@ -461,9 +468,8 @@ struct Integrator::Impl : public DenseSource {
       if (have_correction) result.segments.back().correction = delta;
     }
     if (!record_residual(method->t(), method->y())) return Stop::Failure;
-    if (opt.progress &&
-        !guard("the progress callback", method->t(),
-               [&] { opt.progress((method->t() - t0) / (t_end - t0)); }))
+    if (opt.progress && !guard("the progress callback", method->t(),
+                               [&] { opt.progress((method->t() - t0) / (t_end - t0)); }))
       return fail(Status::CallbackError, guard.failure().describe());
     if (opt.step_callback) {
       StepInfo info{method->t(), h_taken, &method->y(), s.naccept, method->order()};
@@ -587,10 +593,10 @@ Integrator::Stop Integrator::solve_until(double t) {
     const Stop s = I.step();
     if (s == Stop::End || s == Stop::Failure) return s;
   }
-  if (I.finished && !(I.result.ok())) return I.result.status == Status::TerminalEvent ||
-                                                     I.result.status == Status::UserStop
-                                                 ? Stop::End
-                                                 : Stop::Failure;
+  if (I.finished && !(I.result.ok()))
+    return I.result.status == Status::TerminalEvent || I.result.status == Status::UserStop
+               ? Stop::End
+               : Stop::Failure;
   return Stop::OutputTime;
 }
 

@@ -32,15 +32,16 @@ bool dense_lu_factor(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& lu,
   for (int k = 0; k < n; ++k) {
     int p = k;
     double best = magnitude(lu(k, k));
-    if (!std::isfinite(best)) return false;
+    double sum = best;  // NaN or Inf if any candidate is: one test per column
     for (int i = k + 1; i < n; ++i) {
       const double a = magnitude(lu(i, k));
-      if (!std::isfinite(a)) return false;
+      sum += a;
       if (a > best) {
         best = a;
         p = i;
       }
     }
+    if (!std::isfinite(sum)) return false;
     perm[k] = p;
     if (p != k) lu.row(k).swap(lu.row(p));
     const Scalar pivot = lu(k, k);
@@ -77,7 +78,7 @@ class DenseSolver final : public LinearSolver<Scalar> {
   LinearSolverKind kind() const override { return LinearSolverKind::Dense; }
   bool factor() override { return dense_lu_factor(this->matrix_.dense(), perm_, inv_diag_); }
   void solve_in_place(Eigen::Ref<VectorType> b) const override {
-    dense_lu_solve(this->matrix_.dense(), perm_, inv_diag_, b);
+    dense_lu_solve(this->matrix_.dense(), perm_, inv_diag_, b.data());
   }
 
  private:

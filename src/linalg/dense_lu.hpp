@@ -19,29 +19,42 @@ template <typename Scalar>
 bool dense_lu_factor(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& a,
                      Eigen::VectorXi& perm, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& inv_diag);
 
-/// Solves A x = b in place with the factors of dense_lu_factor (b: a vector or column block).
+/// Solves A x = b in place with the factors of dense_lu_factor: x[0..n) contiguous.
+template <typename Scalar>
+void dense_lu_solve(const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& lu,
+                    const Eigen::VectorXi& perm,
+                    const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& inv_diag, Scalar* x) {
+  const int n = static_cast<int>(lu.rows());
+  const Scalar* a = lu.data();
+  const int* p = perm.data();
+  for (int i = 0; i < n; ++i)
+    if (p[i] != i) std::swap(x[i], x[p[i]]);
+  for (int k = 0; k < n - 1; ++k) {  // forward substitution with the unit lower triangle
+    const Scalar xk = x[k];
+    if (xk == Scalar(0)) continue;
+    const Scalar* col = a + static_cast<long>(k) * n;
+    for (int i = k + 1; i < n; ++i) x[i] -= col[i] * xk;
+  }
+  for (int k = n - 1; k >= 0; --k) {  // back substitution
+    x[k] *= inv_diag[k];
+    const Scalar xk = x[k];
+    if (xk == Scalar(0)) continue;
+    const Scalar* col = a + static_cast<long>(k) * n;
+    for (int i = 0; i < k; ++i) x[i] -= col[i] * xk;
+  }
+}
+
+/// The same for a vector or a column block b (contiguous).
 template <typename Scalar, typename Derived>
 void dense_lu_solve(const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& lu,
                     const Eigen::VectorXi& perm,
                     const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& inv_diag,
                     const Eigen::MatrixBase<Derived>& b_const) {
   auto& b = const_cast<Eigen::MatrixBase<Derived>&>(b_const);  // Eigen's idiom for blocks
-  const int n = static_cast<int>(lu.rows());
-  for (int i = 0; i < n; ++i) {
-    const int p = perm[i];
-    if (p != i) std::swap(b(i), b(p));
-  }
-  for (int k = 0; k < n - 1; ++k) {  // forward substitution with the unit lower triangle
-    const Scalar bk = b(k);
-    if (bk == Scalar(0)) continue;
-    for (int i = k + 1; i < n; ++i) b(i) -= lu(i, k) * bk;
-  }
-  for (int k = n - 1; k >= 0; --k) {  // back substitution
-    b(k) *= inv_diag[k];
-    const Scalar bk = b(k);
-    if (bk == Scalar(0)) continue;
-    for (int i = 0; i < k; ++i) b(i) -= lu(i, k) * bk;
-  }
+  static_assert(
+      Derived::InnerStrideAtCompileTime == 1 || Derived::InnerStrideAtCompileTime == Eigen::Dynamic,
+      "dense_lu_solve needs contiguous storage");
+  dense_lu_solve(lu, perm, inv_diag, b.derived().data());
 }
 
 /// Owning convenience wrapper: write into matrix(), factor(), solve_in_place().

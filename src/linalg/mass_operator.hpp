@@ -30,7 +30,27 @@ class MassOperator {
   const Vector& diagonal() const { return diag_; }
 
   /// out = M x (out must not alias x).
-  void apply(const Eigen::Ref<const Vector>& x, Eigen::Ref<Vector> out) const;
+  void apply(const Eigen::Ref<const Vector>& x, Eigen::Ref<Vector> out) const {
+    if (kind_ == Kind::Identity)
+      out = x;
+    else if (kind_ == Kind::Diagonal)
+      out = diag_.cwiseProduct(x);
+    else if (matrix_.kind() == Sparsity::Kind::Dense)
+      out.noalias() = matrix_.dense() * x;
+    else
+      matrix_.multiply(x, out);
+  }
+  /// out += M x (out must not alias x).
+  void apply_add(const Eigen::Ref<const Vector>& x, Eigen::Ref<Vector> out) const {
+    if (kind_ == Kind::Identity)
+      out += x;
+    else if (kind_ == Kind::Diagonal)
+      out += diag_.cwiseProduct(x);
+    else if (matrix_.kind() == Sparsity::Kind::Dense)
+      out.noalias() += matrix_.dense() * x;
+    else
+      matrix_.multiply_add(x, out);
+  }
   /// E += s M for E whose structure contains M's.
   template <typename Scalar>
   void add_to(StructuredMatrix<Scalar>& E, Scalar s) const;

@@ -88,17 +88,51 @@ void StructuredMatrix<Scalar>::multiply(const Eigen::Ref<const VectorType>& x,
     case Sparsity::Kind::Dense:
       y.noalias() = dense_ * x;
       break;
-    case Sparsity::Kind::Banded:
-      y.setZero();
-      for (int j = 0; j < n_; ++j) {
-        const Scalar xj = x[j];
-        const int lo = std::max(0, j - upper()), hi = std::min(n_ - 1, j + lower());
-        for (int i = lo; i <= hi; ++i) y[i] += band_(band_row(i, j), j) * xj;
+    case Sparsity::Kind::Banded: {
+      // row by row: y_i = sum_{j = i-l..i+u} A(i, j) x_j, A(i, j) at band_(l + u + i - j, j),
+      // i.e. at offset (ld - 1) j + (l + u + i) of the storage (short dot products: no
+      // vectorisation prologues for narrow bands)
+      const int l = lower(), u = upper();
+      const long ld = band_.rows();
+      const Scalar* a = band_.data();
+      const Scalar* xp = x.data();
+      for (int i = 0; i < n_; ++i) {
+        const int lo = std::max(0, i - l), hi = std::min(n_ - 1, i + u);
+        Scalar sum(0);
+        for (int j = lo; j <= hi; ++j) sum += a[(ld - 1) * j + (l + u + i)] * xp[j];
+        y[i] = sum;
       }
       break;
+    }
     case Sparsity::Kind::Sparse:
       y.noalias() = sparse_ * x;
       break;
+  }
+}
+
+template <typename Scalar>
+void StructuredMatrix<Scalar>::multiply_add(const Eigen::Ref<const VectorType>& x,
+                                            Eigen::Ref<VectorType> y) const {
+  switch (kind()) {
+    case Sparsity::Kind::Dense:
+      y.noalias() += dense_ * x;
+      break;
+    case Sparsity::Kind::Sparse:
+      y.noalias() += sparse_ * x;
+      break;
+    case Sparsity::Kind::Banded: {
+      const int l = lower(), u = upper();
+      const long ld = band_.rows();
+      const Scalar* a = band_.data();
+      const Scalar* xp = x.data();
+      for (int i = 0; i < n_; ++i) {
+        const int lo = std::max(0, i - l), hi = std::min(n_ - 1, i + u);
+        Scalar sum(0);
+        for (int j = lo; j <= hi; ++j) sum += a[(ld - 1) * j + (l + u + i)] * xp[j];
+        y[i] += sum;
+      }
+      break;
+    }
   }
 }
 
@@ -145,15 +179,25 @@ void StructuredMatrix<Scalar>::add_scaled(const StructuredMatrix<double>& A, Sca
         for (int i = 0; i < n_; ++i)
           if (A.dense()(i, j) != 0.0) ref(i, j) += s * A.dense()(i, j);
       return;
-    case Sparsity::Kind::Banded:
+    case Sparsity::Kind::Banded: {
+      const int l = A.lower(), u = A.upper();
+      const long ld = A.band().rows();
       for (int j = 0; j < n_; ++j) {
-        const int lo = std::max(0, j - A.upper()), hi = std::min(n_ - 1, j + A.lower());
-        for (int i = lo; i <= hi; ++i) {
-          const double v = A.band()(A.band_row(i, j), j);
-          if (v != 0.0 || kind() != Sparsity::Kind::Sparse) ref(i, j) += s * v;
+        const int lo = std::max(0, j - u), hi = std::min(n_ - 1, j + l);
+        const double* col = A.band().data() + j * ld + (l + u - j);  // col[i] = A(i, j)
+        if (kind() == Sparsity::Kind::Dense) {
+          Scalar* out = dense_.data() + static_cast<long>(j) * n_;
+          for (int i = lo; i <= hi; ++i) out[i] += s * col[i];
+        } else if (kind() == Sparsity::Kind::Banded) {
+          Scalar* out = band_.data() + j * band_.rows() + (lower() + upper() - j);
+          for (int i = lo; i <= hi; ++i) out[i] += s * col[i];
+        } else {
+          for (int i = lo; i <= hi; ++i)
+            if (col[i] != 0.0) ref(i, j) += s * col[i];
         }
       }
       return;
+    }
     case Sparsity::Kind::Sparse:
       for (int j = 0; j < A.sparse().outerSize(); ++j)
         for (typename StructuredMatrix<double>::SparseType::InnerIterator it(A.sparse(), j); it;

@@ -69,6 +69,8 @@ class StructuredMatrix {
 
   /// y = A x.
   void multiply(const Eigen::Ref<const VectorType>& x, Eigen::Ref<VectorType> y) const;
+  /// y += A x.
+  void multiply_add(const Eigen::Ref<const VectorType>& x, Eigen::Ref<VectorType> y) const;
   DenseType to_dense() const;
 
   /// this = c * J for a real J whose structure is contained in this one's (entries of this

@@ -478,11 +478,12 @@ class Bdf final : public Method {
   // invisible to P v).
   double error_norm(const Vector& v) {
     if (filter_ == Filter::None) return weights_->norm(v);
-    if (MassMatrixSystem* m = sys_->mass_form())
+    if (MassMatrixSystem* m = sys_->mass_form()) {
       m->mass().apply(v, ef_);
-    else
-      ef_.noalias() = dFdyp0_ * v;
-    ef_ *= cj_;
+      ef_ *= cj_;
+    } else {
+      ef_.noalias() = cj_ * (dFdyp0_ * v);
+    }
     lu_->solve_in_place(ef_);
     ++stats_.nsol;
     ftmp_ = ef_ - v;
@@ -494,10 +495,11 @@ class Bdf final : public Method {
       ef_.noalias() += Q_ * ftmp_;
       ftmp_.noalias() = Q_ * v;
     }
-    const Vector& wt = weights_->w();
+    const double* wt = weights_->w().data();
     double sum = 0.0;
+    const bool all = weights_->test_count() == n_;
     for (int i = 0; i < n_; ++i) {
-      if (!weights_->in_test(i)) continue;
+      if (!all && !weights_->in_test(i)) continue;
       const double a = ef_[i] / wt[i], b = kAlgebraicSmoothness * ftmp_[i] / wt[i];
       sum += a * a + b * b;
     }

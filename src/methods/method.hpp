@@ -16,6 +16,8 @@
 // failures are recorded in the solve's CallGuard. Internal header (not installed).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "daekit/core/stats.hpp"
 #include "daekit/core/types.hpp"
 #include "daekit/methods/registry.hpp"
+#include "daekit/problem/mass_matrix_dae.hpp"
 
 namespace daekit {
 
@@ -48,9 +51,27 @@ class ErrorWeights {
   const std::vector<char>& in_test() const { return in_test_; }
   int test_count() const { return test_count_; }
   /// RMS over the components in the error test of v_i / w_i.
-  double norm(const Vector& v) const;
+  double norm(const Vector& v) const {
+    if (test_count_ == static_cast<int>(w_.size())) return norm_all(v);
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < v.size(); ++i)
+      if (in_test_[static_cast<size_t>(i)]) {
+        const double r = v[i] / w_[i];
+        sum += r * r;
+      }
+    return std::sqrt(sum / std::max(test_count_, 1));
+  }
   /// RMS over all components of v_i / w_i.
-  double norm_all(const Vector& v) const;
+  double norm_all(const Vector& v) const {
+    double sum = 0.0;
+    const double* a = v.data();
+    const double* w = w_.data();
+    for (Eigen::Index i = 0; i < v.size(); ++i) {
+      const double r = a[i] / w[i];
+      sum += r * r;
+    }
+    return std::sqrt(sum / static_cast<double>(v.size()));
+  }
 
  private:
   Tolerances tol_;
@@ -60,11 +81,11 @@ class ErrorWeights {
 };
 
 enum class AttemptOutcome {
-  Converged,     ///< step equations solved; `err` is meaningful
-  NewtonFailed,  ///< Newton diverged or was too slow: retry with h * h_factor
-  Singular,      ///< iteration matrix singular: retry with h * h_factor
-  NonFinite,     ///< a user function returned NaN/Inf (or failed recoverably): retry smaller
-  CallbackError, ///< a user function failed fatally (see the guard): stop
+  Converged,      ///< step equations solved; `err` is meaningful
+  NewtonFailed,   ///< Newton diverged or was too slow: retry with h * h_factor
+  Singular,       ///< iteration matrix singular: retry with h * h_factor
+  NonFinite,      ///< a user function returned NaN/Inf (or failed recoverably): retry smaller
+  CallbackError,  ///< a user function failed fatally (see the guard): stop
 };
 
 struct StepAttempt {

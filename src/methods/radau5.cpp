@@ -241,9 +241,7 @@ class Radau5 final : public Method {
     return sys_.monitor(t, y, out);
   }
   bool has_projector() const override { return sys_.has_projector(); }
-  bool project(double t, VecOut y, Projection level) override {
-    return sys_.project(t, y, level);
-  }
+  bool project(double t, VecOut y, Projection level) override { return sys_.project(t, y, level); }
   std::string check_consistency(double t0, const Vector& y0, double tol) override {
     return daekit::check_consistency(sys_, t0, y0, tol);
   }
@@ -304,6 +302,14 @@ class Radau5 final : public Method {
     }
   }
 
+  // out = in S^T for the 3 x 3 transformations S = T, T^{-1}: out.col(k) = sum_j S(k, j)
+  // in.col(j), as three fused column combinations (a general matrix product costs more than
+  // the arithmetic at these sizes)
+  static void transform(const Matrix& S, const Matrix& in, Matrix& out) {
+    for (int k = 0; k < 3; ++k)
+      out.col(k) = S(k, 0) * in.col(0) + S(k, 1) * in.col(1) + S(k, 2) * in.col(2);
+  }
+
   // Z_i from the previous collocation polynomial at t_n + c_i h, or zero at the first step.
   void starting_values(double h) {
     if (first_ || opt_.start_newton_from_zero) {
@@ -317,7 +323,7 @@ class Radau5 final : public Method {
       const double s = k_.c[i] * q;
       Z_.col(i) = s * (cont_.col(1) + (s - x1) * (cont_.col(2) + (s - x2) * cont_.col(3)));
     }
-    W_.noalias() = Z_ * k_.TI.transpose();
+    transform(k_.TI, Z_, W_);
   }
 
   // Simplified Newton on the transformed stage system. Returns the number of iterations, or -1
@@ -334,7 +340,7 @@ class Radau5 final : public Method {
           return -1;
         }
       }
-      R_.noalias() = F_ * k_.TI.transpose();
+      transform(k_.TI, F_, R_);
       M.apply(W_.col(0), tmp_);
       R_.col(0) -= g * tmp_;
       M.apply(W_.col(1), tmp_);
@@ -372,7 +378,7 @@ class Radau5 final : public Method {
           break;
       }
       W_ += R_;
-      Z_.noalias() = W_ * k_.T.transpose();
+      transform(k_.T, W_, Z_);
       if (v == NewtonMonitor::Verdict::Converged) return newton_.iterations();
       if (v == NewtonMonitor::Verdict::MaxIterations) {
         res = fail(AttemptOutcome::NewtonFailed, 0.5,

@@ -151,7 +151,11 @@ FiniteDifferenceJacobian::FiniteDifferenceJacobian(int n, const Sparsity& s)
 double FiniteDifferenceJacobian::increment(double x_j, double typical_j) {
   constexpr double kSqrtEps = 1.4901161193847656e-08;  // sqrt(2^-52) = 2^-26, exact
   static_assert(kSqrtEps * kSqrtEps == std::numeric_limits<double>::epsilon());
-  const double delta = kSqrtEps * std::max({std::abs(x_j), std::abs(typical_j), 1e-5});
+  // RADAU5's sqrt(eps max(|x|, 1e-5)), extended by the typical magnitude, and never below
+  // 1e3 eps |x| (for |x| > 5e9 sqrt(eps |x|) would fall to the spacing of x)
+  const double delta =
+      std::max(kSqrtEps * std::sqrt(std::max({std::abs(x_j), std::abs(typical_j), 1e-5})),
+               1e3 * kSqrtEps * kSqrtEps * std::abs(x_j));
   // the increment actually representable at x_j: x_j + rounded - x_j is then exact
   const double rounded = (x_j + delta) - x_j;
   return rounded != 0.0 ? rounded : delta;

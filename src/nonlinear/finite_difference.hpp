@@ -1,15 +1,19 @@
 // Finite-difference Jacobians, the one implementation in daekit (every method, the consistent
 // initialization, the projections and the event re-initialisation use it).
 //
-// Increment rule (one rule, for every caller):
-//     delta_j = sqrt(eps) * max(|x_j|, typical_j, 1e-5),
+// Increment rule (one rule, for every caller): RADAU5's, extended by a typical magnitude,
+//     delta_j = max(sqrt(eps * max(|x_j|, typical_j, 1e-5)), 1e3 eps |x_j|),
 // where typical_j >= 0 is an optional magnitude the caller knows (the BDF passes |h y'_j|,
-// the change of y_j over a step, as DASSL does). The floor 1e-5 (RADAU5's) keeps the increment
-// of a component that sits at zero at 1.5e-13: large enough that f changes above its round-off
-// for models whose coefficients span 1e-8..1e8, and independent of atol (an increment tied to
-// the error weight, sqrt(eps) * (rtol |y| + atol), vanishes for atol -> 0: the BDF then built
-// singular matrices on Robertson at atol <= 1e-10). The increment is rounded so that
-// x_j + delta_j - x_j is exact.
+// the change of y_j over a step, as DASSL does). A component that sits at zero is perturbed by
+// sqrt(eps 1e-5) = 4.7e-11: independent of atol (an increment tied to the error weight,
+// sqrt(eps) (rtol |y| + atol), vanishes for atol -> 0: the BDF then built singular matrices on
+// Robertson at atol <= 1e-10), and large enough that the change of f stays above its round-off
+// for the built-in models (with sqrt(eps) * 1e-5 = 1.5e-13 the columns of Andrews'
+// accelerations and multipliers that start at zero were lost in round-off and the index-1 and
+// GGL formulations with differenced Jacobians failed with singular matrices). For |x_j| >= 1e-5
+// the relative increment is sqrt(eps / |x_j|), RADAU5's compromise between truncation and
+// round-off; it is kept at or above 1e3 eps |x_j| (which matters only for |x_j| > 5e9). The
+// increment is rounded so that x_j + delta_j - x_j is exact.
 //
 // Column grouping (Curtis, Powell and Reid 1974): columns that share no row of the sparsity
 // pattern are perturbed together and cost one evaluation; the groups are a greedy colouring of

@@ -3,6 +3,7 @@
 // source (analytic or the shared finite differences).
 #include "daekit/nonlinear/initialization.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include "linalg/dense_kernels.hpp"
 #include "nonlinear/consistency.hpp"
+#include "nonlinear/finite_difference.hpp"
 
 namespace daekit {
 
@@ -87,8 +89,8 @@ InitResult initialize(ImplicitSystem& sys, double t0, const Vector& y0, const Ve
     r.ok = max_abs(r.residual) <= options.tol;
     if (!r.ok) {
       const int i = violated();
-      r.message = "equation " + std::to_string(i) + " has residual " + fmt(r.residual[i]) +
-                  " > tol";
+      r.message =
+          "equation " + std::to_string(i) + " has residual " + fmt(r.residual[i]) + " > tol";
     }
     return r;
   }
@@ -154,7 +156,8 @@ InitResult initialize(ImplicitSystem& sys, double t0, const Vector& y0, const Ve
       lambda *= 0.5;
     }
     if (!accepted) {
-      r.message = "Newton with line search made no progress (|F| = " + fmt(max_abs(r.residual)) + ")";
+      r.message =
+          "Newton with line search made no progress (|F| = " + fmt(max_abs(r.residual)) + ")";
       r.iterations = it;
       return r;
     }
@@ -374,9 +377,10 @@ std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0
     const std::vector<int> rows = M.zero_rows();
     for (int i : rows)
       if (!(std::abs(f[i]) <= tol))
-        return "algebraic equation " + std::to_string(i) + " (zero row of M) is violated at t0: " +
-               "|f_" + std::to_string(i) + "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " +
-               fmt(tol) + " (consistent values: daekit::initialize(dae, t0, y0))";
+        return "algebraic equation " + std::to_string(i) +
+               " (zero row of M) is violated at t0: " + "|f_" + std::to_string(i) +
+               "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " + fmt(tol) +
+               " (consistent values: daekit::initialize(dae, t0, y0))";
     if (rows.empty() && M.kind() == MassOperator::Kind::Structured && n <= 2000) {
       Matrix N, L;
       if (kernels(M.to_dense(), N, L) > 0) {
@@ -444,6 +448,119 @@ Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0)
   if (!initial_derivative(sys, t0, y0, yp))
     throw InvalidArgument("initial_derivative: " + guard_message(guard));
   return yp;
+}
+
+}  // namespace daekit
+
+namespace daekit {
+
+std::string check_initial_values(const MassMatrixDae& dae, double t0, const Vector& y0,
+                                 double tol) {
+  dae.validate();
+  if (y0.size() != dae.n)
+    throw InvalidArgument("check_initial_values: y0 has size " + std::to_string(y0.size()) +
+                          ", expected n = " + std::to_string(dae.n));
+  CallGuard guard;
+  Stats stats;
+  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  return check_consistency(sys, t0, y0, tol);
+}
+
+std::string JacobianCheck::report() const {
+  std::ostringstream os;
+  if (!message.empty()) os << message << "\n";
+  if (ok && message.empty()) os << "the analytic Jacobian agrees with finite differences\n";
+  if (disagreeing > 0)
+    os << disagreeing << " entries disagree with finite differences (worst first):\n";
+  char line[160];
+  for (const Entry& e : entries) {
+    std::snprintf(line, sizeof line, "  (%d, %d)  analytic %14.6e  differences %14.6e\n", e.row,
+                  e.col, e.analytic, e.difference);
+    os << line;
+  }
+  return os.str();
+}
+
+namespace {
+
+// Compares A (analytic) with D (differences of G with increments delta, base values G0): an
+// entry disagrees beyond the relative tolerance 1e-3 plus the differences' round-off
+// (eps times the magnitude of the terms of G_i, estimated by |G0_i| + sum_k |A_ik x_k|, over
+// delta_j, with a safety factor 1e3) and truncation (sqrt(eps) times the column's scale).
+JacobianCheck compare(const Matrix& A, const Matrix& D, const Vector& G0, const Vector& x) {
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  JacobianCheck c;
+  const int n = static_cast<int>(A.rows());
+  std::vector<std::pair<double, JacobianCheck::Entry>> bad;
+  const Vector terms = G0.cwiseAbs() + A.cwiseAbs() * x.cwiseAbs();
+  for (int j = 0; j < n; ++j) {
+    const double delta = FiniteDifferenceJacobian::increment(x[j], 0.0);
+    const double col = std::max(A.col(j).cwiseAbs().maxCoeff(), D.col(j).cwiseAbs().maxCoeff());
+    for (int i = 0; i < n; ++i) {
+      const double a = A(i, j), d = D(i, j);
+      const double allowed = 1e-3 * std::max(std::abs(a), std::abs(d)) +
+                             1e3 * eps * terms[i] / delta + std::sqrt(eps) * col;
+      const double diff = std::abs(a - d);
+      if (!(diff <= allowed)) bad.push_back({diff / std::max(allowed, 1e-300), {i, j, a, d}});
+    }
+  }
+  std::sort(bad.begin(), bad.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  c.disagreeing = static_cast<long>(bad.size());
+  for (size_t k = 0; k < bad.size() && k < 20; ++k) c.entries.push_back(bad[k].second);
+  c.ok = bad.empty();
+  return c;
+}
+
+}  // namespace
+
+JacobianCheck check_jacobian(const MassMatrixDae& dae, double t, const Vector& y) {
+  dae.validate();
+  if (y.size() != dae.n)
+    throw InvalidArgument("check_jacobian: y has size " + std::to_string(y.size()) +
+                          ", expected n = " + std::to_string(dae.n));
+  JacobianCheck c;
+  if (!dae.jacobian && !dae.sparse_jacobian) return c;
+  CallGuard guard;
+  Stats stats;
+  MassMatrixSystem analytic(dae, LinearSolverKind::Dense, guard, stats);
+  MassMatrixDae fd_problem = dae;
+  fd_problem.jacobian = nullptr;
+  fd_problem.sparse_jacobian = nullptr;
+  MassMatrixSystem differences(fd_problem, LinearSolverKind::Dense, guard, stats);
+  Vector f0(dae.n);
+  Matrix A, D;
+  if (!analytic.f(t, y, f0) || !dense_jacobian(analytic, t, y, f0, A) ||
+      !dense_jacobian(differences, t, y, f0, D)) {
+    c.ok = false;
+    c.message = guard_message(guard);
+    return c;
+  }
+  return compare(A, D, f0, y);
+}
+
+JacobianCheck check_jacobian(const ImplicitDae& dae, double t, const Vector& y, const Vector& yp) {
+  dae.validate();
+  if (y.size() != dae.n || yp.size() != dae.n)
+    throw InvalidArgument("check_jacobian: y and yp must have size n = " + std::to_string(dae.n));
+  JacobianCheck c;
+  if (!dae.dF_dy && !dae.sparse_dF_dy) return c;
+  CallGuard guard;
+  Stats stats;
+  ImplicitSystem analytic(dae, LinearSolverKind::Dense, guard, stats);
+  ImplicitDae fd_problem = dae;
+  fd_problem.dF_dy = fd_problem.dF_dyp = nullptr;
+  fd_problem.sparse_dF_dy = fd_problem.sparse_dF_dyp = nullptr;
+  ImplicitSystem differences(fd_problem, LinearSolverKind::Dense, guard, stats);
+  Vector F0(dae.n);
+  StructuredMatrix<double> EA(dae.n, analytic.iteration_structure()),
+      ED(dae.n, differences.iteration_structure());
+  if (!analytic.F(t, y, yp, F0) || !analytic.iteration_matrix(t, y, yp, 1.0, F0, nullptr, EA) ||
+      !differences.iteration_matrix(t, y, yp, 1.0, F0, nullptr, ED)) {
+    c.ok = false;
+    c.message = guard_message(guard);
+    return c;
+  }
+  return compare(EA.to_dense(), ED.to_dense(), F0, y);
 }
 
 }  // namespace daekit

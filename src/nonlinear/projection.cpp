@@ -1,15 +1,17 @@
-#include "daekit/problem/projection.hpp"
+#include "daekit/nonlinear/projection.hpp"
 
 #include <cmath>
 #include <limits>
 #include <memory>
+
+#include "daekit/nonlinear/formulations.hpp"
+#include "nonlinear/finite_difference.hpp"
 
 namespace daekit {
 
 bool coordinate_projection(const ManifoldEquations& eq, double t, VecOut y, double tol) {
   const int n = static_cast<int>(y.size()), k = eq.k;
   if (k == 0) return true;
-  const double eps = std::numeric_limits<double>::epsilon();
   Vector c(k), c1(k), yy = y;
   Matrix C(k, n);
   eq.c(t, y, c);
@@ -18,7 +20,7 @@ bool coordinate_projection(const ManifoldEquations& eq, double t, VecOut y, doub
     eq.jacobian(t, y, C);
   } else {
     for (int j = 0; j < n; ++j) {
-      const double delta = std::sqrt(eps * std::max(1e-5, std::abs(y[j])));
+      const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
       yy[j] = y[j] + delta;
       eq.c(t, yy, c1);
       C.col(j) = (c1 - c) / delta;
@@ -50,9 +52,9 @@ ManifoldEquations mechanical_constraints(const MechanicalSystem& sys, Formulatio
   eq.c = [sys, L](double t, VecIn y, VecOut c) {
     auto q = y.segment(L.q, L.nq);
     auto v = y.segment(L.v, L.nq);
-    sys.g(t, q, c.head(L.m));
+    sys.g(t, q, c.head(L.m), sys.p);
     Matrix G(L.m, L.nq);
-    sys.eval_G(t, q, G);
+    constraint_jacobian(sys, t, q, G, sys.p);
     c.tail(L.m) = G * v;
   };
   return eq;

@@ -34,7 +34,8 @@ void copy_sparse(const SparseMatrix& A, StructuredMatrix<double>& J) {
   }
   J.set_zero();
   for (int j = 0; j < A.outerSize(); ++j)
-    for (SparseMatrix::InnerIterator it(A, j); it; ++it) J.ref(static_cast<int>(it.row()), j) = it.value();
+    for (SparseMatrix::InnerIterator it(A, j); it; ++it)
+      J.ref(static_cast<int>(it.row()), j) = it.value();
 }
 
 SparseMatrix zero_pattern(const Sparsity& s, int n) {
@@ -63,12 +64,6 @@ MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind so
   if (dae_.jacobian && backend_ != LinearSolverKind::Dense) dense_work_.setZero(n, n);
 }
 
-bool MassMatrixSystem::f(double t, VecIn y, VecOut out) {
-  ++stats_->nfev;
-  if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, p_); })) return false;
-  return guard_->check_finite("f", t, out);
-}
-
 bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
                                 StructuredMatrix<double>& J) {
   const int n = dae_.n;
@@ -85,7 +80,7 @@ bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
       A.setZero(n, n);
       return false;
     }
-    if (!A.allFinite()) {
+    if (!all_finite(A.data(), A.size())) {
       guard_->non_finite("the Jacobian", t, 0);
       return false;
     }
@@ -123,15 +118,14 @@ bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
 }
 
 bool MassMatrixSystem::monitor(double t, const Vector& y, ConstraintResiduals& out) {
-  return (*guard_)("the constraint monitor", t,
-                   [&] { out = dae_.constraint_monitor(t, y, p_); });
+  return (*guard_)("the constraint monitor", t, [&] { out = dae_.constraint_monitor(t, y, p_); });
 }
 
 bool MassMatrixSystem::project(double t, VecOut y, Projection level) {
   ++stats_->nproject;
   bool ok = false;
   if (!(*guard_)("the projector", t, [&] { ok = dae_.project(t, y, level, p_); })) return false;
-  return ok && y.allFinite();
+  return ok && all_finite(y.data(), y.size());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,8 +161,8 @@ ImplicitSystem::ImplicitSystem(const ImplicitDae& dae, LinearSolverKind solver, 
   }
 }
 
-ImplicitSystem::ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver,
-                               CallGuard& guard, Stats& stats)
+ImplicitSystem::ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
+                               Stats& stats)
     : n_(dae.n), name_(dae.name), guard_(&guard), stats_(&stats) {
   mass_form_.emplace(dae, solver, guard, stats);
   const int n = n_;
@@ -178,18 +172,6 @@ ImplicitSystem::ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver
   backend_ = mass_form_->backend();
   iteration_structure_ = mass_form_->iteration_structure();
   mass_form_->allocate_jacobian(J_);
-}
-
-bool ImplicitSystem::F(double t, VecIn y, VecIn yp, VecOut out) {
-  if (mass_form_) {  // F = M y' - f(t, y)
-    if (!mass_form_->f(t, y, out)) return false;
-    mass_form_->mass().apply(yp, out_work_);
-    out = out_work_ - out;
-    return true;
-  }
-  ++stats_->nfev;
-  if (!(*guard_)("F", t, [&] { implicit_->F(t, y, yp, out, p_); })) return false;
-  return guard_->check_finite("F", t, out);
 }
 
 bool ImplicitSystem::iteration_matrix(double t, const Vector& y, const Vector& yp, double cj,
@@ -219,7 +201,8 @@ bool ImplicitSystem::iteration_matrix(double t, const Vector& y, const Vector& y
         m->setZero(n, n);
         return false;
       }
-    if (!dense_a_.allFinite() || !dense_b_.allFinite()) {
+    if (!all_finite(dense_a_.data(), dense_a_.size()) ||
+        !all_finite(dense_b_.data(), dense_b_.size())) {
       guard_->non_finite(dense_a_.allFinite() ? "dF/dy'" : "dF/dy", t, 0);
       return false;
     }

@@ -40,7 +40,11 @@ class MassMatrixSystem {
   Stats& stats() { return *stats_; }
 
   /// out = f(t, y); false if the callback failed or returned NaN/Inf (recorded in the guard).
-  bool f(double t, VecIn y, VecOut out);
+  bool f(double t, const VecIn& y, VecOut out) {
+    ++stats_->nfev;
+    if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, p_); })) return false;
+    return guard_->check_finite("f", t, out);
+  }
   /// J = df/dy at (t, y) with f0 = f(t, y); J sized by allocate_jacobian(). Counts njac and
   /// the f-evaluations of differences. False on a callback failure, wrong size or NaN/Inf.
   bool jacobian(double t, const Vector& y, const Vector& f0, StructuredMatrix<double>& J);
@@ -87,8 +91,7 @@ class ImplicitSystem {
  public:
   ImplicitSystem(const ImplicitDae& dae, LinearSolverKind solver, CallGuard& guard, Stats& stats);
   /// F(t, y, y') = M y' - f(t, y), keeping M's structure (the BDF on a MassMatrixDae).
-  ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
-                 Stats& stats);
+  ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard, Stats& stats);
 
   int n() const { return n_; }
   const std::string& name() const { return name_; }
@@ -108,7 +111,17 @@ class ImplicitSystem {
   Stats& stats() { return *stats_; }
 
   /// out = F(t, y, yp); false on a callback failure or NaN/Inf.
-  bool F(double t, VecIn y, VecIn yp, VecOut out);
+  bool F(double t, const VecIn& y, const VecIn& yp, VecOut out) {
+    if (mass_form_) {  // F = M y' - f(t, y)
+      if (!mass_form_->f(t, y, out)) return false;
+      out = -out;
+      mass_form_->mass().apply_add(yp, out);
+      return true;
+    }
+    ++stats_->nfev;
+    if (!(*guard_)("F", t, [&] { implicit_->F(t, y, yp, out, p_); })) return false;
+    return guard_->check_finite("F", t, out);
+  }
   /// E = dF/dy + cj dF/dy' at (t, y, yp), with F0 = F(t, y, yp) (used by the differences,
   /// taken along (e_j, cj e_j) with typical magnitudes `typical`, e.g. |h y'|).
   bool iteration_matrix(double t, const Vector& y, const Vector& yp, double cj, const Vector& F0,

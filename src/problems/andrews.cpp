@@ -17,6 +17,7 @@
 // the default tolerances (h0 = 1e-10 gives the same accuracy and 110 instead of 111 steps).
 #include <cmath>
 
+#include "daekit/nonlinear/formulations.hpp"
 #include "daekit/problems/registry.hpp"
 
 namespace daekit {
@@ -56,23 +57,7 @@ struct Angles {
   }
 };
 
-// M(q), f(q, v), g(q), G(q) and the curvature term are evaluated separately at the same q
-// (index-3 adaptor, Jacobians): keep the last angles per thread (a copy is returned, so no
-// reference is invalidated by a nested call): radau5 at 1e-7 from 1.95 to 1.78 ms per solve.
-Angles angles(VecIn q) {
-  thread_local double last_q[7] = {std::nan(""), 0, 0, 0, 0, 0, 0};
-  thread_local Angles last = Angles(Vector::Zero(7));
-  bool same = true;
-  for (int i = 0; i < 7; ++i) same = same && last_q[i] == q[i];
-  if (!same) {
-    last = Angles(q);
-    for (int i = 0; i < 7; ++i) last_q[i] = q[i];
-  }
-  return last;
-}
-
-void mass_matrix(VecIn q, MatOut M) {
-  const Angles a = angles(q);
+void mass_matrix(const Angles& a, MatOut M) {
   M.setZero();
   M(0, 0) = m1 * ra * ra + m2 * (rr * rr - 2 * da * rr * a.cT + da * da) + i1 + i2;
   M(1, 0) = M(0, 1) = m2 * (da * da - da * rr * a.cT) + i2;
@@ -104,8 +89,7 @@ struct Spring {
 };
 
 // Applied and velocity-dependent forces; v = (beta', Theta', gamma', Phi', delta', Omega', eps').
-void forces(VecIn q, VecIn v, VecOut f) {
-  const Angles a = angles(q);
+void forces(const Angles& a, VecIn v, VecOut f) {
   const Spring s(a);
   f[0] = mom - kT * v[1] * (v[1] + 2 * v[0]) * a.sT;
   f[1] = kT * v[0] * v[0] * a.sT;
@@ -117,8 +101,7 @@ void forces(VecIn q, VecIn v, VecOut f) {
 }
 
 // df/dq (only Theta, gamma, Phi, Omega enter) and df/dv.
-void force_derivatives(VecIn q, VecIn v, MatOut Fq, MatOut Fv) {
-  const Angles a = angles(q);
+void force_derivatives(const Angles& a, VecIn v, MatOut Fq, MatOut Fv) {
   const Spring s(a);
   Fq.setZero();
   Fv.setZero();
@@ -145,8 +128,7 @@ void force_derivatives(VecIn q, VecIn v, MatOut Fq, MatOut Fv) {
 
 // Loop closures: the point E reached over bodies 1-2 equals B (via body 3) and A (via bodies
 // 4-5 and via bodies 6-7), in x and y.
-void constraints(VecIn q, VecOut g) {
-  const Angles a = angles(q);
+void constraints(const Angles& a, VecOut g) {
   const double ex = rr * a.cbe - d * a.cbT, ey = rr * a.sbe - d * a.sbT;
   g[0] = ex - ss * a.sg - xb;
   g[1] = ey + ss * a.cg - yb;
@@ -156,8 +138,7 @@ void constraints(VecIn q, VecOut g) {
   g[5] = ey - zf * a.sOe + u * a.ce - ya;
 }
 
-void constraint_jacobian(VecIn q, MatOut G) {
-  const Angles a = angles(q);
+void constraint_jacobian(const Angles& a, MatOut G) {
   G.setZero();
   const double gx_b = -rr * a.sbe + d * a.sbT, gx_T = d * a.sbT;  // d(ex)/d(beta, Theta)
   const double gy_b = rr * a.cbe - d * a.cbT, gy_T = -d * a.cbT;  // d(ey)/d(beta, Theta)
@@ -181,8 +162,7 @@ void constraint_jacobian(VecIn q, MatOut G) {
 
 // H = sum_i mu_i (Hessian of g_i)(q), symmetric 7x7: the q-derivative of G(q)^T mu, and
 // v^T H v = mu . g_qq(q)(v, v).
-void weighted_constraint_hessian(VecIn q, VecIn mu, MatOut H) {
-  const Angles a = angles(q);
+void weighted_constraint_hessian(const Angles& a, VecIn mu, MatOut H) {
   H.setZero();
   // parts shared by the x rows (0, 2, 4) and by the y rows (1, 3, 5): beta, Theta
   const double mx = mu[0] + mu[2] + mu[4], my = mu[1] + mu[3] + mu[5];
@@ -209,19 +189,28 @@ MechanicalSystem andrews_mechanical_system() {
   s.nq = 7;
   s.nlambda = 6;
   s.constant_mass = false;
-  s.mass = [](double, VecIn q, MatOut M) { mass_matrix(q, M); };
-  s.force = [](double, VecIn q, VecIn v, VecOut f) { forces(q, v, f); };
-  s.g = [](double, VecIn q, VecOut g) { constraints(q, g); };
-  s.G = [](double, VecIn q, MatOut G) { constraint_jacobian(q, G); };
+  s.mass = [](double, VecIn q, MatOut M) { mass_matrix(Angles(q), M); };
+  s.force = [](double, VecIn q, VecIn v, VecOut f) { forces(Angles(q), v, f); };
+  s.g = [](double, VecIn q, VecOut g) { constraints(Angles(q), g); };
+  s.G = [](double, VecIn q, MatOut G) { constraint_jacobian(Angles(q), G); };
   s.curvature = [](double, VecIn q, VecIn v, VecOut c) {
+    const Angles a(q);
     Eigen::Matrix<double, 7, 7> H;
     Eigen::Matrix<double, 6, 1> unit;
     for (int i = 0; i < 6; ++i) {
       unit.setZero();
       unit[i] = 1.0;
-      weighted_constraint_hessian(q, unit, H);
+      weighted_constraint_hessian(a, unit, H);
       c[i] = v.dot(H * v);
     }
+  };
+  // the four terms of the equations of motion at one q share the sines and cosines
+  s.terms = [](double, VecIn q, VecIn v, MatOut M, VecOut f, VecOut g, MatOut G) {
+    const Angles a(q);
+    mass_matrix(a, M);
+    forces(a, v, f);
+    constraints(a, g);
+    constraint_jacobian(a, G);
   };
   return s;
 }
@@ -232,11 +221,11 @@ void andrews_jacobian(VecIn y, MatOut J) {
   const auto lambda = y.segment(21, 6);
   Eigen::Matrix<double, 7, 7> M, Fq, Fv, H;
   Eigen::Matrix<double, 6, 7> G;
-  mass_matrix(q, M);
-  force_derivatives(q, v, Fq, Fv);
-  constraint_jacobian(q, G);
-  weighted_constraint_hessian(q, lambda, H);
-  const Angles a = angles(q);
+  const Angles a(q);
+  mass_matrix(a, M);
+  force_derivatives(a, v, Fq, Fv);
+  constraint_jacobian(a, G);
+  weighted_constraint_hessian(a, lambda, H);
   // q-derivative of M(q) w (M depends on Theta, Phi, Omega only)
   Eigen::Matrix<double, 7, 7> Mw = Eigen::Matrix<double, 7, 7>::Zero();
   Mw(0, 1) = kT * a.sT * (2 * w[0] + w[1]);

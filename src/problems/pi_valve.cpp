@@ -8,9 +8,10 @@
 // tau = 10, Ks = 10, T_set = 400, Kp = 0.05, Ti = 20; T_in ramps 450 -> 520 -> 380 -> 450
 // (smooth tanh ramps at t = 50, 150, 250), t in [0, 350]. The switches are state events on
 // z_c - 1 and z_c; the mode is captured by the model's functions and changed by the events,
-// after which the solver re-initialises z consistently (DNA's restart, ch. 10).
+// after which the solver re-initialises z consistently (DNA's restart, ch. 10). The valve's mode
+// (free / clamped open / clamped shut) is the parameter p[0]: the event actions change the
+// solve's copy of p, so the problem object itself never changes and solves are independent.
 #include <cmath>
-#include <memory>
 
 #include "daekit/problems/registry.hpp"
 
@@ -18,6 +19,7 @@ namespace daekit {
 
 namespace {
 enum Mode { kFree = 0, kOpen = 1, kShut = 2 };
+int mode_of(VecIn p) { return static_cast<int>(p[0]); }
 constexpr double kTau = 10, kKs = 10, kTset = 400, kKp = 0.05, kTi = 20;
 double ramp(double x) { return 0.5 * (1 + std::tanh(x / 2)); }
 double inflow_temperature(double t) {
@@ -27,7 +29,6 @@ double controller_output(VecIn y) { return kKp * (y[0] - kTset) + y[1]; }
 }  // namespace
 
 BuiltinProblem pi_valve() {
-  auto mode = std::make_shared<int>(kFree);
   BuiltinProblem p;
   p.name = "pi-valve";
   p.title = "PI temperature control with a clamped valve (state events)";
@@ -41,15 +42,17 @@ BuiltinProblem pi_valve() {
   d.mass = Matrix::Zero(3, 3);
   d.mass(0, 0) = d.mass(1, 1) = 1;
   d.component_names = {"T", "I", "z"};
-  d.f = [mode](double t, VecIn y, VecOut f) {
+  d.p = Vector::Constant(1, kFree);
+  d.f = [](double t, VecIn y, VecOut f, VecIn p) {
+    const int mode = mode_of(p);
     f[0] = (inflow_temperature(t) - y[0]) / kTau - kKs * y[2];
-    f[1] = *mode == kFree ? kKp / kTi * (y[0] - kTset) : 0.0;
-    f[2] = *mode == kFree ? y[2] - controller_output(y) : *mode == kOpen ? y[2] - 1.0 : y[2];
+    f[1] = mode == kFree ? kKp / kTi * (y[0] - kTset) : 0.0;
+    f[2] = mode == kFree ? y[2] - controller_output(y) : mode == kOpen ? y[2] - 1.0 : y[2];
   };
-  d.jacobian = [mode](double, VecIn, MatOut J) {
+  d.jacobian = [](double, VecIn, MatOut J, VecIn p) {
     J(0, 0) = -1.0 / kTau;
     J(0, 2) = -kKs;
-    if (*mode == kFree) {
+    if (mode_of(p) == kFree) {
       J(1, 0) = kKp / kTi;
       J(2, 0) = -kKp;
       J(2, 1) = -1.0;
@@ -59,21 +62,20 @@ BuiltinProblem pi_valve() {
   Event upper;
   upper.name = "valve at upper limit";
   upper.r = [](double, VecIn y, VecIn) { return controller_output(y) - 1.0; };
-  upper.action = [mode](double, Vector&) {
-    if (*mode == kShut) return EventAction::Continue;
-    *mode = *mode == kFree ? kOpen : kFree;
+  upper.action = [](double, Vector&, Vector& p) {
+    if (mode_of(p) == kShut) return EventAction::Continue;
+    p[0] = mode_of(p) == kFree ? kOpen : kFree;
     return EventAction::Restart;
   };
   Event lower;
   lower.name = "valve at lower limit";
   lower.r = [](double, VecIn y, VecIn) { return controller_output(y); };
-  lower.action = [mode](double, Vector&) {
-    if (*mode == kOpen) return EventAction::Continue;
-    *mode = *mode == kFree ? kShut : kFree;
+  lower.action = [](double, Vector&, Vector& p) {
+    if (mode_of(p) == kOpen) return EventAction::Continue;
+    p[0] = mode_of(p) == kFree ? kShut : kFree;
     return EventAction::Restart;
   };
   p.events = {upper, lower};
-  p.reset = [mode] { *mode = kFree; };
   p.t0 = 0;
   p.t_end = 350;
   p.y0 = Vector(3);

@@ -27,27 +27,32 @@ class Callback<R(Args...)> {
 
   Callback() = default;
   Callback(std::nullptr_t) {}  // NOLINT: implicit like std::function
-  template <typename F,
-            typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Callback> &&
-                                        (std::is_invocable_r_v<R, F&, Args..., VecIn> ||
-                                         std::is_invocable_r_v<R, F&, Args...>)>>
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Callback> &&
+                                                    (std::is_invocable_r_v<R, F&, Args..., VecIn> ||
+                                                     std::is_invocable_r_v<R, F&, Args...>)>>
   Callback(F f) {  // NOLINT: implicit like std::function
     if constexpr (std::is_invocable_r_v<R, F&, Args..., VecIn>) {
       fn_ = std::move(f);
     } else {
-      fn_ = [g = std::move(f)](Args... args, VecIn) mutable -> R {
+      // parameters by reference: no extra copies of the Eigen::Ref arguments on the way
+      fn_ = [g = std::move(f)](Args&&... args, const VecIn&) mutable -> R {
         return g(std::forward<Args>(args)...);
       };
     }
   }
 
   explicit operator bool() const { return static_cast<bool>(fn_); }
-  /// With parameters p.
-  R operator()(Args... args, VecIn p) const { return fn_(std::forward<Args>(args)..., p); }
-  /// Without parameters (p empty): for user code and tests that call a problem's functions.
-  R operator()(Args... args) const {
-    static const Vector empty;
-    return fn_(std::forward<Args>(args)..., empty);
+  /// Called as f(args..., p) with parameters or f(args...) without (p empty: for user code and
+  /// tests that call a problem's functions). Arguments are forwarded, not copied on the way.
+  template <typename... A>
+  R operator()(A&&... a) const {
+    if constexpr (sizeof...(A) == sizeof...(Args)) {
+      static const Vector empty;
+      return fn_(std::forward<A>(a)..., empty);
+    } else {
+      static_assert(sizeof...(A) == sizeof...(Args) + 1, "a callback takes its arguments [, p]");
+      return fn_(std::forward<A>(a)...);
+    }
   }
 
  private:

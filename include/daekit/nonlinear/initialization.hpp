@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "daekit/problem/implicit_dae.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
@@ -55,5 +56,30 @@ Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0)
 /// A singular L^T f_y N (not index 1) is reported.
 InitResult initialize(const MassMatrixDae& dae, double t0, const Vector& y0,
                       const InitOptions& options = {});
+
+/// Checks the algebraic equations (zero rows of M; for a singular M without zero rows, L^T f
+/// with L spanning ker M^T) and the constraint monitor of M y' = f at (t0, y0). Returns an
+/// empty string if consistent to `tol`, else a message naming the violated equation and the
+/// size of the violation (what solve() reports as Status::InconsistentInitialValues).
+std::string check_initial_values(const MassMatrixDae& dae, double t0, const Vector& y0, double tol);
+
+/// An analytic Jacobian compared with the shared finite differences (what CVODE/IDA users do
+/// by hand): the entries that disagree by more than the differences' own error can explain.
+struct JacobianCheck {
+  struct Entry {
+    int row = 0, col = 0;
+    double analytic = 0.0, difference = 0.0;
+  };
+  bool ok = true;              ///< no entry disagrees
+  std::vector<Entry> entries;  ///< the disagreeing entries, worst first (at most 20)
+  long disagreeing = 0;        ///< how many entries disagree
+  std::string message;         ///< failure of a callback (wrong size, NaN, exception)
+  std::string report() const;  ///< one line per disagreeing entry
+};
+/// df/dy of M y' = f at (t, y): the analytic (dense or sparse) callback against differences.
+/// Without an analytic Jacobian there is nothing to compare: ok.
+JacobianCheck check_jacobian(const MassMatrixDae& dae, double t, const Vector& y);
+/// dF/dy + dF/dy' of F(t, y, y') = 0 at (t, y, yp) (c_j = 1) against differences.
+JacobianCheck check_jacobian(const ImplicitDae& dae, double t, const Vector& y, const Vector& yp);
 
 }  // namespace daekit

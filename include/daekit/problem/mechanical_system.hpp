@@ -24,6 +24,8 @@ struct MechanicalSystem {
   using ConstraintFn = Callback<void(double t, VecIn q, VecOut g)>;
   using ConstraintJacobianFn = Callback<void(double t, VecIn q, MatOut G)>;
   using CurvatureFn = Callback<void(double t, VecIn q, VecIn v, VecOut out)>;
+  using TermsFn =
+      Callback<void(double t, VecIn q, VecIn v, MatOut M, VecOut f, VecOut g, MatOut G)>;
 
   int nq = 0;                  ///< number of positions (= number of velocities)
   int nlambda = 0;             ///< number of constraints / multipliers
@@ -33,7 +35,11 @@ struct MechanicalSystem {
   ConstraintFn g;              ///< position constraints g(q) (required if nlambda > 0)
   ConstraintJacobianFn G;      ///< G = dg/dq (optional: finite differences otherwise)
   CurvatureFn curvature;       ///< g_qq(q)(v, v) = (d/dq (G(q) v)) v (optional: differences)
-  Vector p;                    ///< parameters passed to the callbacks (may be empty)
+  /// Optional: M(q), f(t, q, v), g(q) and G(q) in one call, for models whose terms share work
+  /// (the sines and cosines of Andrews' angles); the formulations' f then calls it instead of
+  /// the four callbacks above (which remain required for the other uses).
+  TermsFn terms;
+  Vector p;  ///< parameters passed to the callbacks (may be empty)
   std::string name = "mechanical system";
 
   void validate() const;

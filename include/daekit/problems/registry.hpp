@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daekit/integrator/options.hpp"
+#include "daekit/nonlinear/formulations.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 #include "daekit/problem/mechanical_system.hpp"
 
@@ -37,9 +38,6 @@ struct BuiltinProblem {
   std::vector<int> plot_components;            ///< components the demo plots (empty = all)
   std::optional<MechanicalSystem> mechanical;  ///< the underlying model, when it is one
   std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
-  /// Resets mode variables captured by the model's functions (models with events); call
-  /// before each solve of the same problem object.
-  std::function<void()> reset;
 };
 
 /// Names of all built-in problems, in a stable order.

@@ -1,0 +1,452 @@
+// Formulations of mechanical systems and semi-explicit DAEs as mass-matrix DAEs, their drift
+// monitors, projections and consistent values (nonlinear/formulations.hpp).
+#include "daekit/nonlinear/formulations.hpp"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "nonlinear/finite_difference.hpp"
+
+namespace daekit {
+
+namespace {
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(4);
+  os << x;
+  return os.str();
+}
+
+}  // namespace
+
+void constraint_jacobian(const MechanicalSystem& sys, double t, VecIn q, MatOut G, VecIn p) {
+  if (sys.G) {
+    sys.G(t, q, G, p);
+    return;
+  }
+  // forward differences of g with the shared increment rule
+  const int m = sys.nlambda;
+  Vector qq = q, g0(m), g1(m);
+  sys.g(t, q, g0, p);
+  for (int j = 0; j < sys.nq; ++j) {
+    const double delta = FiniteDifferenceJacobian::increment(q[j], 0.0);
+    qq[j] = q[j] + delta;
+    sys.g(t, qq, g1, p);
+    G.col(j) = (g1 - g0) / delta;
+    qq[j] = q[j];
+  }
+}
+
+void constraint_curvature(const MechanicalSystem& sys, double t, VecIn q, VecIn v, VecOut out,
+                          VecIn p) {
+  if (sys.curvature) {
+    sys.curvature(t, q, v, out, p);
+    return;
+  }
+  // central difference of q -> G(q) v along v: (G(q + e v) - G(q - e v)) v / (2 e)
+  const double vn = v.cwiseAbs().maxCoeff();
+  if (vn == 0.0) {
+    out.setZero();
+    return;
+  }
+  const double e = std::cbrt(std::numeric_limits<double>::epsilon()) *
+                   std::max(1.0, q.cwiseAbs().maxCoeff()) / vn;
+  Matrix Gp(sys.nlambda, sys.nq), Gm(sys.nlambda, sys.nq);
+  const Vector qp = q + e * v, qm = q - e * v;
+  constraint_jacobian(sys, t, qp, Gp, p);
+  constraint_jacobian(sys, t, qm, Gm, p);
+  out = (Gp - Gm) * v / (2 * e);
+}
+
+ConstraintResiduals constraint_residuals(const MechanicalSystem& sys, double t, VecIn q, VecIn v,
+                                         VecIn vdot) {
+  ConstraintResiduals r;
+  if (sys.nlambda == 0) return r;
+  Vector gv(sys.nlambda), c(sys.nlambda);
+  Matrix Gm(sys.nlambda, sys.nq);
+  sys.g(t, q, gv, sys.p);
+  constraint_jacobian(sys, t, q, Gm, sys.p);
+  constraint_curvature(sys, t, q, v, c, sys.p);
+  r.position = gv.cwiseAbs().maxCoeff();
+  r.velocity = (Gm * v).cwiseAbs().maxCoeff();
+  r.acceleration = (Gm * vdot + c).cwiseAbs().maxCoeff();
+  return r;
+}
+
+AccelerationAndMultipliers consistent_acceleration(const MechanicalSystem& sys, double t,
+                                                   const Vector& q, const Vector& v) {
+  sys.validate();
+  const int nq = sys.nq, m = sys.nlambda;
+  Matrix M(nq, nq), G(m, nq);
+  sys.mass(t, q, M, sys.p);
+  constraint_jacobian(sys, t, q, G, sys.p);
+  // Rank of G row by row: name the first constraint that depends on the previous ones.
+  for (int k = 1; k <= m; ++k) {
+    Eigen::FullPivLU<Matrix> lu(G.topRows(k));
+    lu.setThreshold(1e-10);
+    if (lu.rank() < k)
+      throw InvalidArgument("mechanical system '" + sys.name + "': constraint Jacobian G is rank " +
+                            "deficient at t0: row " + std::to_string(k - 1) + " (constraint " +
+                            std::to_string(k - 1) + ") depends on the previous rows");
+  }
+  Vector f(nq), c(m);
+  sys.force(t, q, v, f, sys.p);
+  constraint_curvature(sys, t, q, v, c, sys.p);
+  Matrix K = Matrix::Zero(nq + m, nq + m);
+  K.topLeftCorner(nq, nq) = M;
+  K.topRightCorner(nq, m) = G.transpose();
+  K.bottomLeftCorner(m, nq) = G;
+  Vector rhs(nq + m);
+  rhs << f, -c;
+  Eigen::FullPivLU<Matrix> lu(K);
+  if (!lu.isInvertible())
+    throw InvalidArgument("mechanical system '" + sys.name +
+                          "': the saddle-point matrix [M G^T; G 0] is singular at t0 (M singular "
+                          "on the null space of G)");
+  const Vector x = lu.solve(rhs);
+  return {x.head(nq), x.tail(m)};
+}
+
+void check_consistent_positions(const MechanicalSystem& sys, double t, const Vector& q,
+                                const Vector& v, double tol) {
+  if (sys.nlambda == 0) return;
+  Vector gv(sys.nlambda);
+  Matrix G(sys.nlambda, sys.nq);
+  sys.g(t, q, gv, sys.p);
+  constraint_jacobian(sys, t, q, G, sys.p);
+  const Vector Gv = G * v;
+  for (int i = 0; i < sys.nlambda; ++i)
+    if (!(std::abs(gv[i]) <= tol))
+      throw InvalidArgument("mechanical system '" + sys.name + "': initial positions violate " +
+                            "constraint " + std::to_string(i) + ": |g_" + std::to_string(i) +
+                            "(q0)| = " + fmt(std::abs(gv[i])) + " > " + fmt(tol));
+  for (int i = 0; i < sys.nlambda; ++i)
+    if (!(std::abs(Gv[i]) <= tol))
+      throw InvalidArgument("mechanical system '" + sys.name + "': initial velocities violate " +
+                            "the velocity constraint " + std::to_string(i) + ": |(G(q0) v0)_" +
+                            std::to_string(i) + "| = " + fmt(std::abs(Gv[i])) + " > " + fmt(tol));
+}
+
+ProjectionWorkspace::ProjectionWorkspace(int nq, int nlambda)
+    : M(nq, nq),
+      G(nlambda, nq),
+      MinvGT(nq, nlambda),
+      S(nlambda, nlambda),
+      g(nlambda),
+      mu(nlambda),
+      dq(nq),
+      llt(nq),
+      lu(nlambda) {}
+
+namespace {
+// M(q), G(q), M^{-1} G^T and the LU of G M^{-1} G^T at q.
+bool prepare_projection(const MechanicalSystem& sys, double t, VecIn q, ProjectionWorkspace& ws,
+                        VecIn p) {
+  sys.mass(t, q, ws.M, p);
+  ws.llt.compute(ws.M);
+  if (ws.llt.info() != Eigen::Success) return false;
+  constraint_jacobian(sys, t, q, ws.G, p);
+  ws.MinvGT = ws.G.transpose();
+  ws.llt.solveInPlace(ws.MinvGT);
+  ws.S.noalias() = ws.G * ws.MinvGT;
+  ws.lu.compute(ws.S);
+  return ws.S.allFinite();
+}
+}  // namespace
+
+bool project_mechanical(const MechanicalSystem& sys, double t, VecOut q, VecOut v, Projection level,
+                        ProjectionWorkspace& ws, VecIn p) {
+  if (level == Projection::None || sys.nlambda == 0) return true;
+  if (!prepare_projection(sys, t, q, ws, p)) return false;
+  if (level == Projection::Full) {
+    const double eps = std::numeric_limits<double>::epsilon();
+    bool converged = false;
+    for (int it = 0; it < 10 && !converged; ++it) {
+      sys.g(t, q, ws.g, p);
+      ws.mu = ws.lu.solve(ws.g);
+      ws.dq.noalias() = ws.MinvGT * ws.mu;
+      q -= ws.dq;
+      const double dq = ws.dq.cwiseAbs().maxCoeff();
+      converged = dq <= 4 * eps * std::max(1.0, q.cwiseAbs().maxCoeff());
+      if (!std::isfinite(dq)) return false;
+    }
+    if (!converged) {
+      sys.g(t, q, ws.g, p);  // accept a tiny remaining residual, reject anything else
+      if (!(ws.g.cwiseAbs().maxCoeff() <= 1e-12)) return false;
+    }
+    if (!prepare_projection(sys, t, q, ws, p)) return false;
+  }
+  ws.g.noalias() = ws.G * v;
+  ws.mu = ws.lu.solve(ws.g);
+  v.noalias() -= ws.MinvGT * ws.mu;
+  return v.allFinite() && q.allFinite();
+}
+
+namespace {
+
+// Index tags (Hairer-Wanner II, VII.6) of the blocks per formulation.
+struct Tags {
+  int q, v, w, lambda, mu;
+};
+Tags tags_of(Formulation form) {
+  switch (form) {
+    case Formulation::Index3:
+      return {1, 2, 3, 3, 0};
+    case Formulation::Index2:
+      return {1, 1, 2, 2, 0};
+    case Formulation::Index1:
+      return {1, 1, 1, 1, 0};
+    case Formulation::GGL:
+      return {1, 1, 2, 2, 2};
+  }
+  return {1, 1, 1, 1, 1};
+}
+
+// Scratch storage of the right-hand side of a formulation (owned by value by its closure).
+struct RhsWorkspace {
+  Matrix M, G;
+  Vector f, g, tmp, tmp2;
+  RhsWorkspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), tmp(nq), tmp2(nq) {}
+};
+
+// The drift monitor's storage.
+struct MonitorWorkspace {
+  Matrix G;
+  Vector f, vdot, g, c, Gx;
+  MonitorWorkspace(int nq, int m) : G(m, nq), f(nq), vdot(nq), g(m), c(m), Gx(m) {}
+};
+
+}  // namespace
+
+MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
+  sys.validate();
+  const MechanicalLayout L = mechanical_layout(sys, form);
+  const int nq = L.nq, m = L.m;
+  MassMatrixDae dae;
+  dae.name = sys.name + " (" + to_string(form) + ")";
+  dae.n = L.n;
+  dae.p = sys.p;
+  dae.mass = Matrix::Zero(L.n, L.n);
+  dae.mass.block(L.q, L.q, nq, nq).setIdentity();
+  std::shared_ptr<const Eigen::PartialPivLU<Matrix>> Minv;  // constant mass only (immutable)
+  if (sys.constant_mass) {
+    Matrix Mc(nq, nq);
+    sys.mass(0.0, Vector::Zero(nq), Mc, sys.p);
+    dae.mass.block(L.v, L.v, nq, nq) = Mc;
+    Minv = std::make_shared<const Eigen::PartialPivLU<Matrix>>(Mc);
+  } else {
+    dae.mass.block(L.v, L.v, nq, nq).setIdentity();
+  }
+  const Tags tg = tags_of(form);
+  dae.index.assign(L.n, 1);
+  auto tag = [&](int start, int count, int value) {
+    for (int i = start; i < start + count; ++i) dae.index[i] = value;
+  };
+  tag(L.q, nq, tg.q);
+  tag(L.v, nq, tg.v);
+  if (L.w >= 0) tag(L.w, nq, tg.w);
+  tag(L.lambda, m, tg.lambda);
+  if (L.mu >= 0) tag(L.mu, m, tg.mu);
+
+  dae.f = [sys, ws = RhsWorkspace(nq, m), Minv, L, form](double t, VecIn y, VecOut out,
+                                                         VecIn p) mutable {
+    const int nq = L.nq, m = L.m;
+    auto q = y.segment(L.q, nq);
+    auto v = y.segment(L.v, nq);
+    auto lambda = y.segment(L.lambda, m);
+    const bool need_g = form == Formulation::Index3 || form == Formulation::GGL;
+    if (sys.terms) {
+      sys.terms(t, q, v, ws.M, ws.f, ws.g, ws.G, p);
+    } else {
+      sys.force(t, q, v, ws.f, p);
+      constraint_jacobian(sys, t, q, ws.G, p);
+      if (L.w >= 0) sys.mass(t, q, ws.M, p);
+      if (need_g) sys.g(t, q, ws.g, p);
+    }
+    // kinematics q' = v  (GGL: q' = v - G^T mu)
+    out.segment(L.q, nq) = v;
+    if (form == Formulation::GGL)
+      out.segment(L.q, nq).noalias() -= ws.G.transpose() * y.segment(L.mu, m);
+    // dynamics
+    if (L.w < 0) {  // M v' = f - G^T lambda
+      out.segment(L.v, nq) = ws.f;
+      out.segment(L.v, nq).noalias() -= ws.G.transpose() * lambda;
+    } else {  // v' = w,  0 = M(q) w - f + G^T lambda
+      auto w = y.segment(L.w, nq);
+      out.segment(L.v, nq) = w;
+      out.segment(L.w, nq).noalias() = ws.M * w;
+      out.segment(L.w, nq) -= ws.f;
+      out.segment(L.w, nq).noalias() += ws.G.transpose() * lambda;
+    }
+    // constraints
+    auto c = out.segment(L.lambda, m);
+    switch (form) {
+      case Formulation::Index3:
+      case Formulation::GGL:
+        c = ws.g;
+        break;
+      case Formulation::Index2:
+        c.noalias() = ws.G * v;
+        break;
+      case Formulation::Index1:
+        constraint_curvature(sys, t, q, v, ws.g, p);
+        if (L.w >= 0) {
+          c.noalias() = ws.G * y.segment(L.w, nq);
+        } else {  // v' = M^{-1} (f - G^T lambda)
+          ws.tmp = ws.f;
+          ws.tmp.noalias() -= ws.G.transpose() * lambda;
+          ws.tmp2 = Minv->solve(ws.tmp);  // not in place: that would allocate
+          c.noalias() = ws.G * ws.tmp2;
+        }
+        c += ws.g;
+        break;
+    }
+    if (form == Formulation::GGL) out.segment(L.mu, m).noalias() = ws.G * v;
+  };
+
+  // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
+  // nothing when g, G and the curvature are analytic)
+  dae.constraint_monitor = [sys, Minv, L, w = MonitorWorkspace(nq, m)](double t, VecIn y,
+                                                                       VecIn p) mutable {
+    const int nq = L.nq, m = L.m;
+    auto q = y.segment(L.q, nq);
+    auto v = y.segment(L.v, nq);
+    ConstraintResiduals r;
+    if (m == 0) return r;
+    constraint_jacobian(sys, t, q, w.G, p);
+    if (L.w >= 0) {
+      w.vdot = y.segment(L.w, nq);
+    } else {
+      sys.force(t, q, v, w.f, p);
+      w.f.noalias() -= w.G.transpose() * y.segment(L.lambda, m);
+      w.vdot = Minv->solve(w.f);
+    }
+    sys.g(t, q, w.g, p);
+    constraint_curvature(sys, t, q, v, w.c, p);
+    r.position = w.g.cwiseAbs().maxCoeff();
+    w.Gx.noalias() = w.G * v;
+    r.velocity = w.Gx.cwiseAbs().maxCoeff();
+    w.Gx.noalias() = w.G * w.vdot;
+    w.Gx += w.c;
+    r.acceleration = w.Gx.cwiseAbs().maxCoeff();
+    return r;
+  };
+  dae.project = [sys, L, ws = ProjectionWorkspace(nq, m)](double t, VecOut y, Projection level,
+                                                          VecIn p) mutable {
+    return project_mechanical(sys, t, y.segment(L.q, L.nq), y.segment(L.v, L.nq), level, ws, p);
+  };
+  return dae;
+}
+
+Vector initial_values(const MechanicalSystem& sys, Formulation form, double t0, const Vector& q0,
+                      const Vector& v0, bool project_velocities) {
+  sys.validate();
+  if (q0.size() != sys.nq || v0.size() != sys.nq)
+    throw InvalidArgument("mechanical system '" + sys.name +
+                          "': q0 and v0 must have size nq = " + std::to_string(sys.nq));
+  Vector v = v0;
+  if (project_velocities && sys.nlambda > 0) {
+    ProjectionWorkspace ws(sys.nq, sys.nlambda);
+    Vector q = q0;
+    if (!project_mechanical(sys, t0, q, v, Projection::Velocity, ws, sys.p))
+      throw InvalidArgument("mechanical system '" + sys.name +
+                            "': projecting v0 onto G(q0) v = 0 failed");
+  }
+  const AccelerationAndMultipliers a = consistent_acceleration(sys, t0, q0, v);
+  const MechanicalLayout L = mechanical_layout(sys, form);
+  Vector y = Vector::Zero(L.n);
+  y.segment(L.q, sys.nq) = q0;
+  y.segment(L.v, sys.nq) = v;
+  if (L.w >= 0) y.segment(L.w, sys.nq) = a.w;
+  y.segment(L.lambda, sys.nlambda) = a.lambda;
+  return y;  // GGL: mu = 0 on the exact solution
+}
+
+MassMatrixDae index3_form(const MechanicalSystem& sys) {
+  return formulate(sys, Formulation::Index3);
+}
+
+Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vector& q0,
+                             const Vector& v0) {
+  return initial_values(sys, Formulation::Index3, t0, q0, v0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semi-explicit DAEs
+
+bool project_index2(const SemiExplicitDae& dae, double t, VecOut x, VecIn p) {
+  const int ny = dae.ny, nz = dae.nz;
+  const Vector y_tilde = x.head(ny);
+  const Vector z = x.tail(nz);
+  Vector y = y_tilde, gamma = Vector::Zero(nz), f0(ny), f1(ny), g0(nz), g1(nz);
+  Matrix B(ny, nz), G(nz, ny);
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (int outer = 0; outer < 2; ++outer) {
+    // B = f_z(y, z) at the current (projected) point, by forward differences
+    dae.f(t, y, z, f0, p);
+    Vector zz = z;
+    for (int k = 0; k < nz; ++k) {
+      const double delta = FiniteDifferenceJacobian::increment(z[k], 0.0);
+      zz[k] = z[k] + delta;
+      dae.f(t, y, zz, f1, p);
+      B.col(k) = (f1 - f0) / delta;
+      zz[k] = z[k];
+    }
+    // simplified Newton on g(y~ + B gamma) = 0 with G = g_y frozen at the start
+    dae.g(t, y, z, g0, p);
+    Vector yy = y;
+    for (int j = 0; j < ny; ++j) {
+      const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
+      yy[j] = y[j] + delta;
+      dae.g(t, yy, z, g1, p);
+      G.col(j) = (g1 - g0) / delta;
+      yy[j] = y[j];
+    }
+    Eigen::PartialPivLU<Matrix> lu(G * B);
+    bool converged = false;
+    for (int it = 0; it < 20 && !converged; ++it) {
+      y = y_tilde + B * gamma;
+      dae.g(t, y, z, g0, p);
+      const Vector dgamma = lu.solve(g0);
+      gamma -= dgamma;
+      const double step = (B * dgamma).cwiseAbs().maxCoeff();
+      if (!std::isfinite(step)) return false;
+      converged = step <= 4 * eps * std::max(1.0, y.cwiseAbs().maxCoeff());
+    }
+    y = y_tilde + B * gamma;
+    dae.g(t, y, z, g0, p);
+    if (!converged && !(g0.cwiseAbs().maxCoeff() <= 1e-12)) return false;
+  }
+  x.head(ny) = y;
+  return true;
+}
+
+MassMatrixDae to_mass_matrix_form(const SemiExplicitDae& dae) {
+  dae.validate();
+  MassMatrixDae m;
+  const int ny = dae.ny, nz = dae.nz;
+  m.n = ny + nz;
+  m.name = dae.name;
+  m.p = dae.p;
+  m.mass = Matrix::Zero(m.n, m.n);
+  m.mass.topLeftCorner(ny, ny).setIdentity();
+  m.index.assign(m.n, 1);
+  for (int i = ny; i < m.n; ++i) m.index[i] = dae.algebraic_index;
+  auto f = dae.f;
+  auto g = dae.g;
+  m.f = [f, g, ny, nz](double t, VecIn x, VecOut out, VecIn p) {
+    if (ny > 0) f(t, x.head(ny), x.tail(nz), out.head(ny), p);
+    if (nz > 0) g(t, x.head(ny), x.tail(nz), out.tail(nz), p);
+  };
+  if (dae.algebraic_index == 2 && nz > 0 && ny > 0) {
+    m.project = [dae](double t, VecOut x, Projection, VecIn p) {
+      return project_index2(dae, t, x, p);
+    };
+  }
+  return m;
+}
+
+}  // namespace daekit
