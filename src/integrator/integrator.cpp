@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <limits>
 #include <sstream>
 
 #include "core/guard.hpp"
+#include "daekit/nonlinear/initialization.hpp"
 #include "integrator/controller.hpp"
 #include "integrator/events.hpp"
 #include "methods/factory.hpp"
@@ -72,7 +74,9 @@ struct Integrator::Impl : public DenseSource {
   // projection correction of the last accepted step's dense output: (theta + 1) delta
   bool have_correction = false;
   Vector delta, unprojected, work, work2;
-  double t_left = 0;  // start of the last accepted step
+  double t_left = 0;                              // start of the last accepted step
+  std::function<JacobianCheck()> jacobian_check;  // the analytic Jacobian against differences
+  std::vector<double> nonnegative_min;            // smallest accepted value per component
 
   // ---------------------------------------------------------------------------------------
   void dense(double t, VecOut out) const override {
@@ -193,6 +197,20 @@ struct Integrator::Impl : public DenseSource {
       if (!msg.empty())
         return finish(Status::InconsistentInitialValues, "inconsistent initial values: " + msg);
     }
+    if (opt.check_jacobian && jacobian_check) {
+      const JacobianCheck c = jacobian_check();
+      if (!c.message.empty())
+        return finish(c.callback_error ? Status::CallbackError : Status::NonFiniteFunction,
+                      "checking the analytic Jacobian at t0: " + c.message);
+      if (!c.ok)
+        return finish(Status::InvalidInput,
+                      "the analytic Jacobian disagrees with finite differences at t0 (set "
+                      "Options::check_jacobian = false if the differences are the inaccurate "
+                      "ones): " +
+                          c.report());
+    }
+    nonnegative_min.assign(opt.nonnegative.size(), 0.0);
+    for (size_t k = 0; k < opt.nonnegative.size(); ++k) nonnegative_min[k] = y0[opt.nonnegative[k]];
     weights.update(y0);
     std::string message;
     if (!method->start(t0, y0, weights, message)) {
@@ -220,6 +238,12 @@ struct Integrator::Impl : public DenseSource {
 
   // ---------------------------------------------------------------------------------------
   void finish(Status status, std::string message) {
+    for (size_t k = 0; k < nonnegative_min.size(); ++k)
+      if (nonnegative_min[k] < 0.0)
+        result.warnings.push_back("component " + std::to_string(opt.nonnegative[k]) +
+                                  " (marked non-negative) went down to " + fmt(nonnegative_min[k]) +
+                                  " (within its error weight)");
+    nonnegative_min.clear();
     result.status = status;
     result.message = std::move(message);
     if (method && started) {
@@ -415,6 +439,17 @@ struct Integrator::Impl : public DenseSource {
       work2 = cand - unprojected;
       have_correction_next = true;
     }
+    for (int i : opt.nonnegative)
+      if (cand[i] < -weights.w()[i]) {  // IDA's constraint failure: retry with half the step
+        if (have_correction_next) cand = unprojected;
+        StepAttempt f = a;
+        f.outcome = AttemptOutcome::NewtonFailed;
+        f.h_factor = 0.5;
+        f.detail = "a component marked non-negative went negative";
+        trace(t, h, f, StepTrace::Outcome::Rejected);
+        retry_pending = true;
+        return handle_failure(t, f);
+      }
     if (!method->accept()) {
       if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
       StepAttempt f = a;
@@ -433,6 +468,8 @@ struct Integrator::Impl : public DenseSource {
     t_left = t;
     have_correction = have_correction_next;
     if (have_correction) delta = work2;
+    for (size_t k = 0; k < opt.nonnegative.size(); ++k)
+      nonnegative_min[k] = std::min(nonnegative_min[k], method->y()[opt.nonnegative[k]]);
     weights.update(method->y());
     result.h_last = h;
     // methods with their own step logic (the BDF) choose the next step in adjust_step()
@@ -548,11 +585,14 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
   MethodInput in;
   in.mass_form = &dae;
   in.t0 = t0;
+  if (dae.n <= 2000 && (dae.jacobian || dae.sparse_jacobian))
+    I.jacobian_check = [&dae, t0, y0] { return check_jacobian(dae, t0, y0); };
   in.options = &method.options();
   in.integrator_options = &I.opt;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
+  I.jacobian_check = nullptr;  // it refers to the caller's problem
 }
 
 Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Vector& y0,
@@ -570,12 +610,15 @@ Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Ve
   MethodInput in;
   in.implicit_form = &dae;
   in.yp0 = &yp0;
+  if (dae.n <= 2000 && (dae.dF_dy || dae.sparse_dF_dy))
+    I.jacobian_check = [&dae, t0, y0, yp0] { return check_jacobian(dae, t0, y0, yp0); };
   in.t0 = t0;
   in.options = &method.options();
   in.integrator_options = &I.opt;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
+  I.jacobian_check = nullptr;  // it refers to the caller's problem
 }
 
 Integrator::~Integrator() = default;

@@ -56,8 +56,7 @@ Controller parse_controller(const std::string& name) {
 void Options::validate(int n) const {
   constexpr double eps = std::numeric_limits<double>::epsilon();
   if (!(rtol > 10 * eps) || !(rtol < 1.0)) bad("rtol must lie in (10 eps, 1), got " + num(rtol));
-  if (!(atol > 0.0) || !(atol < kMaxAtol))
-    bad("atol must lie in (0, 1e100), got " + num(atol));
+  if (!(atol > 0.0) || !(atol < kMaxAtol)) bad("atol must lie in (0, 1e100), got " + num(atol));
   if (atol_vector.size() != 0) {
     if (atol_vector.size() != n)
       bad("atol_vector has size " + std::to_string(atol_vector.size()) +
@@ -80,6 +79,10 @@ void Options::validate(int n) const {
       if (count == n) bad("exclude_from_error_test leaves no component in the error test");
     }
   }
+  for (int i : nonnegative)
+    if (i < 0 || i >= n)
+      bad("nonnegative: component " + std::to_string(i) + " outside [0, " + std::to_string(n) +
+          ")");
   if (!(h0 >= 0.0) || !std::isfinite(h0)) bad("h0 must be >= 0 (0 = automatic), got " + num(h0));
   if (!(hmax >= 0.0) || !std::isfinite(hmax))
     bad("hmax must be >= 0 (0 = no limit), got " + num(hmax));

@@ -483,23 +483,47 @@ std::string JacobianCheck::report() const {
 
 namespace {
 
-// Compares A (analytic) with D (differences of G with increments delta, base values G0): an
-// entry disagrees beyond the relative tolerance 1e-3 plus the differences' round-off
-// (eps times the magnitude of the terms of G_i, estimated by |G0_i| + sum_k |A_ik x_k|, over
-// delta_j, with a safety factor 1e3) and truncation (sqrt(eps) times the column's scale).
-JacobianCheck compare(const Matrix& A, const Matrix& D, const Vector& G0, const Vector& x) {
+// Central differences, the reference of the check: increments delta_j = cbrt(eps)
+// max(|x_j|, 1e-3), truncation O(delta^2) (exact on quadratic terms, unlike the forward
+// differences the solvers use, whose O(delta) error would flag correct Jacobians of models with
+// large second derivatives, e.g. Robertson's 3e7 y2^2), round-off O(eps / delta).
+template <typename Map>
+bool central_differences(Map G, const Vector& x, Matrix& D, Vector& delta) {
+  const int n = static_cast<int>(x.size());
+  const double h = std::cbrt(std::numeric_limits<double>::epsilon());
+  Vector xp = x, gp(n), gm(n);
+  D.resize(n, n);
+  delta.resize(n);
+  for (int j = 0; j < n; ++j) {
+    const double d = h * std::max(std::abs(x[j]), 1e-3);
+    xp[j] = x[j] + d;
+    if (!G(xp, gp)) return false;
+    xp[j] = x[j] - d;
+    if (!G(xp, gm)) return false;
+    xp[j] = x[j];
+    D.col(j) = (gp - gm) / (2 * d);
+    delta[j] = d;
+  }
+  return true;
+}
+
+// Compares A (analytic) with D (central differences with increments delta, base values G0): an
+// entry disagrees beyond the relative tolerance 1e-3 plus the differences' round-off (eps times
+// the magnitude of the terms of G_i, estimated by |G0_i| + sum_k |A_ik x_k|, over delta_j, with
+// a safety factor 1e3) and truncation (1e-6 times the column's scale).
+JacobianCheck compare(const Matrix& A, const Matrix& D, const Vector& G0, const Vector& x,
+                      const Vector& delta) {
   constexpr double eps = std::numeric_limits<double>::epsilon();
   JacobianCheck c;
   const int n = static_cast<int>(A.rows());
   std::vector<std::pair<double, JacobianCheck::Entry>> bad;
   const Vector terms = G0.cwiseAbs() + A.cwiseAbs() * x.cwiseAbs();
   for (int j = 0; j < n; ++j) {
-    const double delta = FiniteDifferenceJacobian::increment(x[j], 0.0);
     const double col = std::max(A.col(j).cwiseAbs().maxCoeff(), D.col(j).cwiseAbs().maxCoeff());
     for (int i = 0; i < n; ++i) {
       const double a = A(i, j), d = D(i, j);
-      const double allowed = 1e-3 * std::max(std::abs(a), std::abs(d)) +
-                             1e3 * eps * terms[i] / delta + std::sqrt(eps) * col;
+      const double allowed =
+          1e-3 * std::max(std::abs(a), std::abs(d)) + 1e3 * eps * terms[i] / delta[j] + 1e-6 * col;
       const double diff = std::abs(a - d);
       if (!(diff <= allowed)) bad.push_back({diff / std::max(allowed, 1e-300), {i, j, a, d}});
     }
@@ -522,20 +546,18 @@ JacobianCheck check_jacobian(const MassMatrixDae& dae, double t, const Vector& y
   if (!dae.jacobian && !dae.sparse_jacobian) return c;
   CallGuard guard;
   Stats stats;
-  MassMatrixSystem analytic(dae, LinearSolverKind::Dense, guard, stats);
-  MassMatrixDae fd_problem = dae;
-  fd_problem.jacobian = nullptr;
-  fd_problem.sparse_jacobian = nullptr;
-  MassMatrixSystem differences(fd_problem, LinearSolverKind::Dense, guard, stats);
-  Vector f0(dae.n);
+  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  Vector f0(dae.n), delta;
   Matrix A, D;
-  if (!analytic.f(t, y, f0) || !dense_jacobian(analytic, t, y, f0, A) ||
-      !dense_jacobian(differences, t, y, f0, D)) {
+  auto G = [&](const Vector& x, Vector& out) { return sys.f(t, x, out); };
+  if (!sys.f(t, y, f0) || !dense_jacobian(sys, t, y, f0, A) ||
+      !central_differences(G, y, D, delta)) {
     c.ok = false;
     c.message = guard_message(guard);
+    c.callback_error = guard.fatal();
     return c;
   }
-  return compare(A, D, f0, y);
+  return compare(A, D, f0, y, delta);
 }
 
 JacobianCheck check_jacobian(const ImplicitDae& dae, double t, const Vector& y, const Vector& yp) {
@@ -546,21 +568,23 @@ JacobianCheck check_jacobian(const ImplicitDae& dae, double t, const Vector& y, 
   if (!dae.dF_dy && !dae.sparse_dF_dy) return c;
   CallGuard guard;
   Stats stats;
-  ImplicitSystem analytic(dae, LinearSolverKind::Dense, guard, stats);
-  ImplicitDae fd_problem = dae;
-  fd_problem.dF_dy = fd_problem.dF_dyp = nullptr;
-  fd_problem.sparse_dF_dy = fd_problem.sparse_dF_dyp = nullptr;
-  ImplicitSystem differences(fd_problem, LinearSolverKind::Dense, guard, stats);
-  Vector F0(dae.n);
-  StructuredMatrix<double> EA(dae.n, analytic.iteration_structure()),
-      ED(dae.n, differences.iteration_structure());
-  if (!analytic.F(t, y, yp, F0) || !analytic.iteration_matrix(t, y, yp, 1.0, F0, nullptr, EA) ||
-      !differences.iteration_matrix(t, y, yp, 1.0, F0, nullptr, ED)) {
+  ImplicitSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  Vector F0(dae.n), delta, ypx(dae.n);
+  StructuredMatrix<double> EA(dae.n, sys.iteration_structure());
+  Matrix D;
+  // G(x) = F(t, x, yp + (x - y)): its Jacobian is dF/dy + dF/dy' (c_j = 1)
+  auto G = [&](const Vector& x, Vector& out) {
+    ypx = yp + (x - y);
+    return sys.F(t, x, ypx, out);
+  };
+  if (!sys.F(t, y, yp, F0) || !sys.iteration_matrix(t, y, yp, 1.0, F0, nullptr, EA) ||
+      !central_differences(G, y, D, delta)) {
     c.ok = false;
     c.message = guard_message(guard);
+    c.callback_error = guard.fatal();
     return c;
   }
-  return compare(EA.to_dense(), ED.to_dense(), F0, y);
+  return compare(EA.to_dense(), D, F0, y, delta);
 }
 
 }  // namespace daekit

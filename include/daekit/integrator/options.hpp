@@ -28,14 +28,14 @@ struct StepInfo {
 /// One attempted step, for Options::trace (and `daekit solve --trace FILE`).
 struct StepTrace {
   enum class Outcome { Accepted, Rejected, NewtonFailed, Singular, NonFinite, Failed };
-  double t = 0.0;   ///< start of the attempt
-  double h = 0.0;   ///< its size
+  double t = 0.0;  ///< start of the attempt
+  double h = 0.0;  ///< its size
   Outcome outcome = Outcome::Accepted;
-  int order = 0;               ///< method order of the attempt
-  int newton_iterations = 0;   ///< Newton iterations of the attempt
-  double newton_rate = 0.0;    ///< their contraction estimate
-  double error = 0.0;          ///< scaled error norm (accepted if < 1); 0 when not converged
-  const char* detail = "";     ///< why it failed (empty on success)
+  int order = 0;              ///< method order of the attempt
+  int newton_iterations = 0;  ///< Newton iterations of the attempt
+  double newton_rate = 0.0;   ///< their contraction estimate
+  double error = 0.0;         ///< scaled error norm (accepted if < 1); 0 when not converged
+  const char* detail = "";    ///< why it failed (empty on success)
 };
 const char* to_string(StepTrace::Outcome outcome);
 
@@ -54,11 +54,10 @@ class EventActionFn {
   using Function = std::function<EventAction(double t, Vector& y, Vector& p)>;
   EventActionFn() = default;
   EventActionFn(std::nullptr_t) {}  // NOLINT: implicit like std::function
-  template <typename F,
-            typename = std::enable_if_t<
-                !std::is_same_v<std::decay_t<F>, EventActionFn> &&
-                (std::is_invocable_r_v<EventAction, F&, double, Vector&, Vector&> ||
-                 std::is_invocable_r_v<EventAction, F&, double, Vector&>)>>
+  template <typename F, typename = std::enable_if_t<
+                            !std::is_same_v<std::decay_t<F>, EventActionFn> &&
+                            (std::is_invocable_r_v<EventAction, F&, double, Vector&, Vector&> ||
+                             std::is_invocable_r_v<EventAction, F&, double, Vector&>)>>
   EventActionFn(F f) {  // NOLINT
     if constexpr (std::is_invocable_r_v<EventAction, F&, double, Vector&, Vector&>)
       fn_ = std::move(f);
@@ -79,8 +78,8 @@ class EventActionFn {
 struct Event {
   std::string name = "event";
   Callback<double(double t, VecIn y, VecIn yp)> r;  ///< the root (switch) function
-  int direction = 0;  ///< +1: only - to +, -1: only + to -, 0: both
-  EventActionFn action;  ///< empty: EventAction::Continue
+  int direction = 0;                                ///< +1: only - to +, -1: only + to -, 0: both
+  EventActionFn action;                             ///< empty: EventAction::Continue
 };
 
 /// A located event as recorded in Result::events.
@@ -107,6 +106,19 @@ struct Options {
   /// Unset: the method's default (bdf: components with index tag >= 2, the multipliers of an
   /// index-2 formulation; others: none). An empty list puts every component in the test.
   std::optional<std::vector<int>> exclude_from_error_test;
+
+  /// Components that must not become negative (concentrations, densities), as IDA's
+  /// IDASetConstraints: a step whose result has such a component below -w_i (its error
+  /// weight, atol_i + rtol |y_i|) is rejected and retried with half the step; values in
+  /// [-w_i, 0) are accepted (they are within the tolerance) but reported in Result::warnings.
+  std::vector<int> nonnegative;
+
+  /// Compare an analytic Jacobian with finite differences at t0 before integrating (as CVODE/IDA
+  /// users do by hand, see check_jacobian() in nonlinear/initialization.hpp): entries that
+  /// disagree beyond what the differences' own error explains stop the solve with
+  /// Status::InvalidInput and the entries in the message (a wrong Jacobian can make Newton
+  /// "converge" to a wrong solution). No effect without an analytic Jacobian.
+  bool check_jacobian = true;
 
   double h0 = 0.0;          ///< initial step size; 0 = the method's choice
   double hmax = 0.0;        ///< largest step size; 0 = |t_end - t0|

@@ -70,11 +70,12 @@ struct JacobianCheck {
     int row = 0, col = 0;
     double analytic = 0.0, difference = 0.0;
   };
-  bool ok = true;              ///< no entry disagrees
-  std::vector<Entry> entries;  ///< the disagreeing entries, worst first (at most 20)
-  long disagreeing = 0;        ///< how many entries disagree
-  std::string message;         ///< failure of a callback (wrong size, NaN, exception)
-  std::string report() const;  ///< one line per disagreeing entry
+  bool ok = true;               ///< no entry disagrees
+  std::vector<Entry> entries;   ///< the disagreeing entries, worst first (at most 20)
+  long disagreeing = 0;         ///< how many entries disagree
+  std::string message;          ///< failure of a callback (wrong size, NaN, exception)
+  bool callback_error = false;  ///< that failure was an exception or wrong-size output
+  std::string report() const;   ///< one line per disagreeing entry
 };
 /// df/dy of M y' = f at (t, y): the analytic (dense or sparse) callback against differences.
 /// Without an analytic Jacobian there is nothing to compare: ok.

@@ -33,6 +33,11 @@ struct BuiltinProblem {
   double h0 = 0.0;     ///< recommended initial step (0 = solver default)
   double rtol = 1e-6;  ///< recommended tolerances (used by the demo and CLI defaults)
   double atol = 1e-6;
+  /// Optional per-component factors of the absolute tolerance, atol_i = atol * atol_scale[i]
+  /// (the IVP Test Set's per-component tolerances for components that stay tiny); empty: 1.
+  Vector atol_scale;
+  /// Components that must stay non-negative (Options::nonnegative), e.g. concentrations.
+  std::vector<int> nonnegative;
   std::optional<ReferenceSolution> reference;
   std::vector<int> scd_components;             ///< components counted in scd (empty = all)
   std::vector<int> plot_components;            ///< components the demo plots (empty = all)
