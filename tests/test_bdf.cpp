@@ -109,13 +109,11 @@ TEST(Bdf, ImplicitEulerVariableStepExample42) {
     // the method by itself (internal interface): three steps of chosen sizes
     CallGuard guard;
     Stats stats;
-    Options o;
     const std::any options = m;
     MethodInput in;
     in.implicit_form = &d;
     in.yp0 = &yp0;
     in.options = &options;
-    in.integrator_options = &o;
     in.guard = &guard;
     in.stats = &stats;
     auto st = method_registration("bdf").make(in);

@@ -12,48 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "nonlinear/finite_difference.hpp"
-
-#ifdef DAEKIT_FD_TESTS_COUNT_MALLOC
-#include <atomic>
-
-namespace {
-std::atomic<long> g_allocations{0};
-}
-
-// Count every heap allocation (as test_allocation.cpp does: Eigen allocates with malloc).
-// Only in the stand-alone daekit_fd_tests executable: one program can interpose malloc once.
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* __libc_memalign(std::size_t, std::size_t);
-void __libc_free(void*);
-
-void* malloc(std::size_t size) {
-  ++g_allocations;
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  ++g_allocations;
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t size) {
-  ++g_allocations;
-  return __libc_realloc(p, size);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  ++g_allocations;
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
-  ++g_allocations;
-  *out = __libc_memalign(alignment, size);
-  return *out ? 0 : 12;  // ENOMEM
-}
-void free(void* p) { __libc_free(p); }
-}
-#endif
 
 using namespace daekit;
 
@@ -552,14 +512,13 @@ TEST(FiniteDifferenceJacobianTest, FailingMapReturnsMinusOne) {
 }
 
 TEST(FiniteDifferenceJacobianTest, EvaluateAllocatesNothing) {
-#ifndef DAEKIT_FD_TESTS_COUNT_MALLOC
-  GTEST_SKIP() << "malloc is counted in the daekit_fd_tests executable only";
-#else
+  if (daekit_testing::heap_allocations() < 0)
+    GTEST_SKIP() << "malloc is not counted in this build (sanitizers)";
   {  // the counter sees Eigen's allocations
-    const long before = g_allocations.load();
+    const long before = daekit_testing::heap_allocations();
     Vector v = Vector::Constant(1000, 1.0);
     const volatile double sum = v.sum();
-    EXPECT_GT(g_allocations.load() - before, 0) << sum;
+    EXPECT_GT(daekit_testing::heap_allocations() - before, 0) << sum;
   }
   const int n = 200;
   const Vector x = test_point(n);
@@ -575,11 +534,10 @@ TEST(FiniteDifferenceJacobianTest, EvaluateAllocatesNothing) {
         Case{Sparsity::dense(), Sparsity::banded(1, 1)}, Case{Sparsity::dense(), tri}}) {
     FiniteDifferenceJacobian fd(n, k.coloured);
     StructuredMatrix<double> J(n, k.storage);
-    const long before = g_allocations.load();
+    const long before = daekit_testing::heap_allocations();
     const int evaluations = fd.evaluate(tridiagonal_map, x, G0, &typical, J);
-    const long allocations = g_allocations.load() - before;
+    const long allocations = daekit_testing::heap_allocations() - before;
     EXPECT_GT(evaluations, 0);
     EXPECT_EQ(allocations, 0) << k.coloured.describe(n) << " in " << k.storage.describe(n);
   }
-#endif
 }

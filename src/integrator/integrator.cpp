@@ -337,7 +337,8 @@ struct Integrator::Impl : public DenseSource {
       }
       if (s.nsteps >= opt.max_steps)
         return fail(Status::MaxStepsExceeded,
-                    "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t));
+                    "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t) +
+                        failure_summary());
       const double h_min = std::max(10.0 * kEps * std::abs(t), h_min_floor);
       if (std::abs(h) <= h_min || h == 0.0) {
         if (last_failure_non_finite)
@@ -383,11 +384,37 @@ struct Integrator::Impl : public DenseSource {
   }
 
   bool retry_pending = false;
+  long failures_newton = 0, failures_nonfinite = 0, failures_singular = 0;
+  const char* last_failure_detail = "";  // no strings built in the step loop: only on demand
+  double last_failure_t = 0.0;
+  bool last_failure_callback = false;
+
+  // " (N of the attempts failed: ...; the last: ...)" for messages about running out of steps.
+  std::string failure_summary() const {
+    const Stats& s = result.stats;
+    if (s.nfail == 0) return "";
+    std::string text = " (" + std::to_string(s.nfail) + " of " + std::to_string(s.nsteps) +
+                       " step attempts failed: " + std::to_string(failures_newton) + " Newton, " +
+                       std::to_string(failures_nonfinite) + " NaN/Inf, " +
+                       std::to_string(failures_singular) + " singular matrix";
+    if (*last_failure_detail) {
+      text += std::string("; the last: ") + last_failure_detail + " at t = " + fmt(last_failure_t);
+      if (last_failure_callback) text += " (" + guard.failure().describe() + ")";
+    }
+    return text + ")";
+  }
 
   // A failed attempt (Newton, singular, NaN): retry smaller, or give up.
   Stop handle_failure(double t, const StepAttempt& a) {
     Stats& s = result.stats;
     ++s.nfail;
+    if (a.outcome == AttemptOutcome::NonFinite) ++failures_nonfinite;
+    if (a.outcome == AttemptOutcome::Singular) ++failures_singular;
+    if (a.outcome == AttemptOutcome::NewtonFailed) ++failures_newton;
+    last_failure_detail = a.detail;
+    last_failure_t = t;
+    last_failure_callback = a.outcome == AttemptOutcome::NonFinite &&
+                            guard.failure().kind != CallbackFailure::Kind::None;
     if (opt.fixed_step) {
       if (++consecutive_failures <= 2) return Stop::InternalStep;  // retry: fresh Jacobian
       return fail(
@@ -588,7 +615,7 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
   if (dae.n <= 2000 && (dae.jacobian || dae.sparse_jacobian))
     I.jacobian_check = [&dae, t0, y0] { return check_jacobian(dae, t0, y0); };
   in.options = &method.options();
-  in.integrator_options = &I.opt;
+  in.linear_solver = I.opt.linear_solver;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
@@ -614,7 +641,7 @@ Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Ve
     I.jacobian_check = [&dae, t0, y0, yp0] { return check_jacobian(dae, t0, y0, yp0); };
   in.t0 = t0;
   in.options = &method.options();
-  in.integrator_options = &I.opt;
+  in.linear_solver = I.opt.linear_solver;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);

@@ -47,7 +47,7 @@ constexpr int kMaxDenseFilter = 1000;
 class Bdf final : public Method {
  public:
   Bdf(const BdfOptions& opt, const MethodInput& in) : opt_(opt), stats_(*in.stats) {
-    const LinearSolverKind kind = in.integrator_options->linear_solver;
+    const LinearSolverKind kind = in.linear_solver;
     if (in.implicit_form) {
       sys_.emplace(*in.implicit_form, kind, *in.guard, *in.stats);
       yp0_ = *in.yp0;
@@ -131,10 +131,16 @@ class Bdf final : public Method {
     // corrector (modified Newton); retried once with a fresh matrix if it used an old one
     for (;;) {
       const bool fresh = ensure_matrix();
-      if (!matrix_valid_)
-        return matrix_failed_
-                   ? fail(AttemptOutcome::NonFinite, 0.25, "F or its Jacobian failed (NaN/Inf)")
-                   : fail(AttemptOutcome::Singular, 0.25, "iteration matrix singular");
+      if (!matrix_valid_) {
+        // a failed Jacobian is first retried at the same step (a transient failure of the
+        // user's Jacobian must not shrink h: the step-doubling start then never got going),
+        // then with the step divided by 4 as DASSL does
+        if (matrix_failed_)
+          return fail(AttemptOutcome::NonFinite, ++jacobian_failures_ == 1 ? 1.0 : 0.25,
+                      "F or its Jacobian failed (NaN/Inf)");
+        return fail(AttemptOutcome::Singular, 0.25, "iteration matrix singular");
+      }
+      jacobian_failures_ = 0;
       const int outcome = correct();
       if (outcome == 0) break;
       if (outcome == 2) return fail(AttemptOutcome::NonFinite, 0.25, "F returned NaN/Inf");
@@ -600,6 +606,7 @@ class Bdf final : public Method {
   double est_ = 0, terk_ = 0, terkm1_ = 0, erkm1_ = 0;
   Filter filter_ = Filter::None;
   bool rejected_ = false, matrix_valid_ = false, matrix_failed_ = false;
+  int jacobian_failures_ = 0;
   std::array<double, kMaxOrder + 2> psi_{}, psi_new_{}, alpha_{}, beta_{}, gamma_{}, sigma_{};
   Matrix Q_, dFdyp0_, phi_, phi_star_;
   Vector q_, ef_, ftmp_, y_, yp_, y_new_, yp_new_, y_pred_, e_, delta_, res0_;

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "core/guard.hpp"
-#include "daekit/integrator/options.hpp"
+#include "daekit/core/sparsity.hpp"
 #include "daekit/methods/registry.hpp"
 #include "daekit/problem/implicit_dae.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
@@ -16,14 +16,14 @@ namespace daekit {
 
 /// What a factory gets: the problem in one of the forms (the other pointer null), y'(t0) for
 /// the implicit form, the method's options (the family's options struct, or empty for its
-/// defaults), the integrator's options, and the solve's guard and statistics.
+/// defaults), the linear-solver choice, and the solve's guard and statistics.
 struct MethodInput {
   const MassMatrixDae* mass_form = nullptr;
   const ImplicitDae* implicit_form = nullptr;
   const Vector* yp0 = nullptr;
   double t0 = 0.0;
   const std::any* options = nullptr;
-  const Options* integrator_options = nullptr;
+  LinearSolverKind linear_solver = LinearSolverKind::Automatic;
   CallGuard* guard = nullptr;
   Stats* stats = nullptr;
 };

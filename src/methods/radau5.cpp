@@ -62,7 +62,7 @@ const RadauConstants& constants() {
 class Radau5 final : public Method {
  public:
   Radau5(const MassMatrixDae& dae, const Radau5Options& options, const MethodInput& in)
-      : sys_(dae, in.integrator_options->linear_solver, *in.guard, *in.stats),
+      : sys_(dae, in.linear_solver, *in.guard, *in.stats),
         opt_(options),
         k_(constants()),
         n_(dae.n),

@@ -124,14 +124,33 @@ InitResult initialize(ImplicitSystem& sys, double t0, const Vector& y0, const Ve
     for (int j = 0; j < n; ++j) J.col(j) = by_y[j] ? Jy.col(j) : D.col(j);
     Eigen::FullPivLU<Matrix> lu(J);
     if (!lu.isInvertible()) {
-      // name an unknown that is not determined: a column in the kernel of J
-      const Matrix kernel = lu.kernel();
-      int j = 0;
-      kernel.col(0).cwiseAbs().maxCoeff(&j);
-      r.message = std::string("the Jacobian of F with respect to the unknowns is singular: ") +
-                  (by_y[j] ? "y" : "y'") + "[" + std::to_string(j) +
-                  "] is not determined by the equations (the DAE is not index 1, or the " +
-                  "differential/algebraic tags are wrong)";
+      // Name what is singular. A left null vector of J picks the equations that do not
+      // determine the unknowns (on an index-2 model: the constraint, which does not contain
+      // them); a right null vector the unknowns that no equation determines. An equation
+      // with a zero row, or an unknown with a zero column, is named exactly.
+      int row = -1, col = -1;
+      for (int i = 0; i < n && row < 0; ++i)
+        if (J.row(i).cwiseAbs().maxCoeff() == 0.0) row = i;
+      for (int j = 0; j < n && col < 0; ++j)
+        if (J.col(j).cwiseAbs().maxCoeff() == 0.0) col = j;
+      if (row < 0) {
+        Eigen::FullPivLU<Matrix> lut(J.transpose());
+        lut.kernel().col(0).cwiseAbs().maxCoeff(&row);
+      }
+      if (col < 0) lu.kernel().col(0).cwiseAbs().maxCoeff(&col);
+      auto unknown = [&](int j) {
+        return std::string(by_y[j] ? "y" : "y'") + "[" + std::to_string(j) + "]";
+      };
+      r.message = "the Jacobian of F with respect to the unknowns (" +
+                  std::string(mode == InitMode::DifferentialGiven
+                                  ? "y' of the differential components, y of the algebraic ones"
+                                  : "all of y") +
+                  ") is singular: equation " + std::to_string(row) +
+                  " does not determine them (it does not depend on them independently of the "
+                  "other equations), and " +
+                  unknown(col) +
+                  " is not determined (the DAE is not index 1 -- an index-2 constraint does not "
+                  "contain the unknowns -- or the differential/algebraic tags are wrong)";
       r.iterations = it;
       return r;
     }
