@@ -227,7 +227,7 @@ struct Integrator::Impl : public DenseSource {
       result.y_steps.push_back(y0);
     }
     result.has_constraints = method->has_monitor();
-    if (!record_residual(t0, y0)) return;
+    if (!record_residual(t0, y0)) return;  // (uses has_constraints)
     if (!opt.events.empty()) {
       events = std::make_unique<EventLocator>(opt.events, n, guard, result.stats);
       method->derivative(work);
@@ -260,7 +260,7 @@ struct Integrator::Impl : public DenseSource {
   void finish_callback_error() { finish(Status::CallbackError, guard.failure().describe()); }
 
   bool record_residual(double t, const Vector& y) {
-    if (!method->has_monitor()) return true;
+    if (!result.has_constraints) return true;
     ConstraintResiduals c;
     if (!method->monitor(t, y, c)) {
       finish_callback_error();

@@ -374,18 +374,32 @@ class Bdf final : public Method {
     }
     cj_ = -alphas / h;
     ck_ = std::max(std::abs(alpha_[kp1 - 1] + alphas - alpha0), alpha_[kp1 - 1]);
-    for (int j = 0; j <= kp1; ++j) phi_star_.col(j) = (j < kp1 ? beta_[j] : 1.0) * phi_.col(j);
+    const long ld = phi_.rows();
+    for (int j = 0; j <= kp1; ++j) {
+      const double b = j < kp1 ? beta_[j] : 1.0;
+      const double* from = phi_.data() + j * ld;
+      double* to = phi_star_.data() + j * ld;
+      for (int i = 0; i < n_; ++i) to[i] = b * from[i];
+    }
   }
 
+  // y^(0) = sum_{j<=k} phi*_j, y'^(0) = sum_j gamma_j phi*_j: one pass over the components
+  // (the column-by-column Eigen expressions cost more than the arithmetic for small n)
   void predict(int k) {
-    y_pred_ = phi_star_.col(0);
-    yp_new_.setZero();
-    for (int j = 1; j <= k; ++j) {
-      y_pred_ += phi_star_.col(j);
-      yp_new_ += gamma_[j] * phi_star_.col(j);
+    const double* phi = phi_star_.data();
+    const long ld = phi_star_.rows();
+    for (int i = 0; i < n_; ++i) {
+      double y = phi[i], yp = 0.0;
+      for (int j = 1; j <= k; ++j) {
+        const double v = phi[j * ld + i];
+        y += v;
+        yp += gamma_[j] * v;
+      }
+      y_pred_[i] = y;
+      y_new_[i] = y;
+      yp_new_[i] = yp;
+      e_[i] = 0.0;
     }
-    y_new_ = y_pred_;
-    e_.setZero();
   }
 
   // Iteration matrix dF/dy + cj dF/dy' at the predicted point; returns true if (re)computed.
