@@ -15,16 +15,9 @@
 
 #include "core/guard.hpp"
 #include "daekit/integrator/options.hpp"
+#include "integrator/output.hpp"
 
 namespace daekit {
-
-/// What the locator reads the solution from (the integrator's continuous output).
-class DenseSource {
- public:
-  virtual ~DenseSource() = default;
-  virtual void dense(double t, VecOut out) const = 0;
-  virtual void dense_derivative(double t, VecOut out) const = 0;
-};
 
 /// What the event check decided for the step just accepted.
 struct EventCut {

@@ -15,6 +15,7 @@
 #include "daekit/nonlinear/initialization.hpp"
 #include "integrator/controller.hpp"
 #include "integrator/events.hpp"
+#include "integrator/output.hpp"
 #include "methods/factory.hpp"
 #include "methods/method.hpp"
 
@@ -62,8 +63,7 @@ struct Integrator::Impl : public DenseSource {
   Projection projection = Projection::None;
   int n = 0;
   double t0 = 0, t_end = 0, dir = 1, hmax = 0, h = 0, h_min_floor = 0;
-  std::vector<double> out_times;
-  size_t next_out = 0;
+  OutputSampler output;
   std::clock_t clock_start = 0;
   // state of the loop
   bool finished = false, started = false, last_rejected = false;
@@ -122,12 +122,7 @@ struct Integrator::Impl : public DenseSource {
       throw InvalidArgument("solve: method " + reg.info.name +
                             " has no error estimate; set Options::fixed_step and h0");
     dir = t_end > t0 ? 1.0 : -1.0;
-    for (double to : opt.output_times)
-      if (dir * (to - t0) < 0 || dir * (to - t_end) > 0)
-        throw InvalidArgument("options: output time " + fmt(to) + " lies outside [t0, t_end]");
-    out_times = opt.output_times;
-    std::sort(out_times.begin(), out_times.end(),
-              [this](double a, double b) { return dir * a < dir * b; });
+    output.setup(opt.output_times, t0, t_end);
 
     method = reg.make(input);
     controller = make_controller(opt);
@@ -221,7 +216,7 @@ struct Integrator::Impl : public DenseSource {
       return finish(Status::InvalidInput, message);
     }
     h = dir * std::min(opt.h0 > 0 ? opt.h0 : std::abs(method->initial_step(t_end)), hmax);
-    emit_outputs_at_start(y0);
+    output.at_start(y0, result);
     if (opt.store_steps) {
       result.t_steps.push_back(t0);
       result.y_steps.push_back(y0);
@@ -271,22 +266,6 @@ struct Integrator::Impl : public DenseSource {
     result.max_residual.acceleration = std::max(result.max_residual.acceleration, c.acceleration);
     if (opt.store_steps) result.residual_steps.push_back(c);
     return true;
-  }
-
-  void emit_outputs_at_start(const Vector& y0) {
-    while (next_out < out_times.size() && out_times[next_out] == t0) {
-      result.t_out.push_back(out_times[next_out]);
-      result.y_out.push_back(y0);
-      ++next_out;
-    }
-  }
-  void emit_outputs_upto(double t_reached) {
-    while (next_out < out_times.size() && dir * (out_times[next_out] - t_reached) <= 0) {
-      result.t_out.push_back(out_times[next_out]);
-      dense(out_times[next_out], work);
-      result.y_out.push_back(work);
-      ++next_out;
-    }
   }
 
   void trace(double t, double h_try, const StepAttempt& a, StepTrace::Outcome outcome) {
@@ -522,7 +501,7 @@ struct Integrator::Impl : public DenseSource {
       }
     }
     const double t_new = last ? t_end : method->t();
-    emit_outputs_upto(t_new);
+    output.upto(t_new, *this, work, result);
     if (opt.store_steps) {
       result.t_steps.push_back(method->t());
       result.y_steps.push_back(method->y());
@@ -556,7 +535,7 @@ struct Integrator::Impl : public DenseSource {
   bool have_correction_next = false;
 
   Stop handle_event_cut(const EventCut& cut) {
-    emit_outputs_upto(cut.t);
+    output.upto(cut.t, *this, work, result);
     if (opt.store_steps) {
       result.t_steps.push_back(cut.t);
       result.y_steps.push_back(cut.y_before);

@@ -13,6 +13,7 @@
 #include "methods/factory.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/newton.hpp"
+#include "nonlinear/reuse.hpp"
 #include "nonlinear/systems.hpp"
 
 namespace daekit {
@@ -404,7 +405,7 @@ class Bdf final : public Method {
 
   // Iteration matrix dF/dy + cj dF/dy' at the predicted point; returns true if (re)computed.
   bool ensure_matrix() {
-    if (matrix_valid_ && cj_ / cjold_ >= 0.6 && cj_ / cjold_ <= 1.0 / 0.6) return false;
+    if (matrix_valid_ && reuse_.keep_factorisation(cj_ / cjold_)) return false;
     const double tn = t_ + h_;
     matrix_failed_ = false;
     matrix_valid_ = false;
@@ -612,6 +613,7 @@ class Bdf final : public Method {
   int n_ = 0;
   const ErrorWeights* weights_ = nullptr;
   NewtonMonitor newton_;
+  const ReusePolicy reuse_ = ReusePolicy::dassl();
   Vector yp0_;
   int maxord_ = 5;
   int k_ = 1, kold_ = 0, ns_ = 0, ns_new_ = 0, phase_ = 0, error_failures_ = 0, knew_ = 1;

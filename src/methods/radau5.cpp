@@ -13,6 +13,7 @@
 #include "methods/factory.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/newton.hpp"
+#include "nonlinear/reuse.hpp"
 #include "nonlinear/systems.hpp"
 
 namespace daekit {
@@ -94,6 +95,7 @@ class Radau5 final : public Method {
     ns.predict_slow = true;
     ns.memory = 0.8;
     newton_ = NewtonMonitor(ns);
+    reuse_ = ReusePolicy::radau5(opt_.jacobian_reuse_theta, opt_.lu_reuse_low, opt_.lu_reuse_high);
   }
 
   const char* name() const override { return "radau5"; }
@@ -174,10 +176,9 @@ class Radau5 final : public Method {
   }
 
   double adjust_step(double h_last, double h_proposed) override {
-    const bool keep_jacobian = newton_.rate() <= opt_.jacobian_reuse_theta;
+    const bool keep_jacobian = reuse_.keep_jacobian(newton_.rate());
     need_jac_ = !keep_jacobian;
-    const double q = h_proposed / h_last;
-    if (keep_jacobian && q >= opt_.lu_reuse_low && q <= opt_.lu_reuse_high) return h_last;
+    if (keep_jacobian && reuse_.keep_factorisation(h_proposed / h_last)) return h_last;
     return h_proposed;
   }
 
@@ -440,6 +441,7 @@ class Radau5 final : public Method {
   const ErrorWeights* weights_ = nullptr;
   bool all_in_test_ = true;
   NewtonMonitor newton_;
+  ReusePolicy reuse_;
   std::vector<int> index_;
   double t_ = 0, h_ = 0, h_last_ = 0, h_lu_ = 0;
   double rtol_ = 0;
