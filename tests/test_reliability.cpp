@@ -350,3 +350,22 @@ TEST(Reliability, Start6_Index2InitializationNamesTheConstraint) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("equation 4 does not determine them"), std::string::npos) << r.message;
 }
+
+// "When Newton converges suspiciously (tiny steps, no progress in t) say so": a solution that
+// creeps forward in steps near the resolution of t ends with a warning in the report.
+TEST(Reliability, SuspiciousProgressIsReported) {
+  MassMatrixDae d;
+  d.n = 1;
+  d.f = [](double, VecIn, VecOut f) { f[0] = 0.0; };
+  Options o;
+  o.fixed_step = true;
+  o.h0 = 1e-12;  // 1000 eps-resolution steps: fixed, so the solve does what it is told
+  o.max_steps = 500;
+  const Result r = solve(d, 1.0, 1.0 + 400e-12, Vector::Ones(1), "radau5", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  bool warned = false;
+  for (const std::string& w : r.warnings)
+    warned = warned || w.find("very slow progress") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_NE(r.report().find("very slow progress"), std::string::npos);
+}

@@ -77,6 +77,7 @@ struct Integrator::Impl : public DenseSource {
   double t_left = 0;                              // start of the last accepted step
   std::function<JacobianCheck()> jacobian_check;  // the analytic Jacobian against differences
   std::vector<double> nonnegative_min;            // smallest accepted value per component
+  long tiny_steps = 0;  // accepted steps near the resolution of t (suspicious progress)
 
   // ---------------------------------------------------------------------------------------
   void dense(double t, VecOut out) const override {
@@ -239,6 +240,13 @@ struct Integrator::Impl : public DenseSource {
                                   " (marked non-negative) went down to " + fmt(nonnegative_min[k]) +
                                   " (within its error weight)");
     nonnegative_min.clear();
+    if (tiny_steps > 100)
+      result.warnings.push_back(
+          std::to_string(tiny_steps) +
+          " accepted steps were within a factor 1000 of the "
+          "smallest step t can resolve: the solution made very slow progress in t (a wrong "
+          "Jacobian, a non-smooth model, or an index higher than the method handles?)");
+    tiny_steps = 0;
     result.status = status;
     result.message = std::move(message);
     if (method && started) {
@@ -471,6 +479,7 @@ struct Integrator::Impl : public DenseSource {
     last_failure = "";
     last_failure_non_finite = false;
     ++s.naccept;
+    if (std::abs(h) <= 1e3 * std::max(10.0 * kEps * std::abs(t), h_min_floor)) ++tiny_steps;
     t_left = t;
     have_correction = have_correction_next;
     if (have_correction) delta = work2;
