@@ -102,6 +102,9 @@ BuiltinProblem akzo_nobel() {
   ref.source = "IVP Test Set, CHEMAKZO, y(180) (PSIDE, rtol = atol = 1e-19)";
   p.reference = ref;
   p.scd_components = {0, 1, 2, 3, 4, 5};
+  // y1..y6 are concentrations; y2 is required to be >= 0 by the model itself (sqrt(y2) in r1
+  // and r5: f is NaN for y2 < 0).
+  p.nonnegative = {0, 1, 2, 3, 4, 5};
   return p;
 }
 

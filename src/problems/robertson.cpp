@@ -45,6 +45,15 @@ BuiltinProblem robertson() {
   ref.y << 0.2083340149701255e-07, 0.8333360770334713e-13, 0.9999999791665050;
   ref.source = "IVP Test Set, ROBER, y(1e11)";
   p.reference = ref;
+  // y1, y2, y3 are concentrations (mass fractions, y1 + y2 + y3 = 1), physically in [0, 1]. At
+  // t = 1e11 y1 ~ 2e-8 and y2 ~ 8e-14 lie far below any absolute tolerance, so without the
+  // constraint a solver may return (and continue from) negative concentrations, and negative
+  // values are unstable: for y2 < -1e4 y3 / 6e7 ~ -1.7e-4, df2/dy2 > 0 (radau5 at rtol = atol in
+  // [1.8e-6, 5.6e-5] returned y1 ~ -1e7 as a success without it: docs/benchmarks.md, sweep).
+  // No per-component absolute tolerances (atol_scale): the IVP Test Set prescribes none for ROBER
+  // (rober.f, settolerances: tolvec = .false., one scalar atol for all components); its report.f
+  // measures tiny components such as y2 with the mixed error (mescd) instead.
+  p.nonnegative = {0, 1, 2};
   return p;
 }
 

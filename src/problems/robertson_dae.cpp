@@ -54,6 +54,8 @@ BuiltinProblem robertson_dae() {
   ref.y << 0.2083340149701255e-07, 0.8333360770334713e-13, 0.9999999791665050;
   ref.source = "IVP Test Set, ROBER, y(1e11)";
   p.reference = ref;
+  // Concentrations, physically in [0, 1] (see robertson.cpp); no atol_scale, as for ROBER.
+  p.nonnegative = {0, 1, 2};
   return p;
 }
 
