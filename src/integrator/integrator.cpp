@@ -77,6 +77,7 @@ struct Integrator::Impl : public DenseSource {
   double t_left = 0;                              // start of the last accepted step
   std::function<JacobianCheck()> jacobian_check;  // the analytic Jacobian against differences
   std::vector<double> nonnegative_min;            // smallest accepted value per component
+  Vector given_atol;                              // atol per component, as given
   long tiny_steps = 0;  // accepted steps near the resolution of t (suspicious progress)
 
   // ---------------------------------------------------------------------------------------
@@ -205,6 +206,7 @@ struct Integrator::Impl : public DenseSource {
                       "ones): " +
                           c.report());
     }
+    given_atol = opt.atol_vector.size() ? opt.atol_vector : Vector::Constant(n, opt.atol);
     nonnegative_min.assign(opt.nonnegative.size(), 0.0);
     for (size_t k = 0; k < opt.nonnegative.size(); ++k) nonnegative_min[k] = y0[opt.nonnegative[k]];
     weights.update(y0);
@@ -333,11 +335,15 @@ struct Integrator::Impl : public DenseSource {
                       std::string("f keeps returning NaN/Inf near t = ") + fmt(t) +
                           " for every step size down to " + fmt(h) + ": " +
                           guard.failure().describe());
-        return fail(Status::StepSizeTooSmall,
-                    "step size " + fmt(h) + " at t = " + fmt(t) + " is below what t can resolve (" +
-                        fmt(h_min) + ")" +
-                        (*last_failure ? std::string(" after: ") + last_failure
-                                       : std::string(" after error-test rejections")));
+        return fail(
+            Status::StepSizeTooSmall,
+            "step size " + fmt(h) + " at t = " + fmt(t) + " is below what t can resolve (" +
+                fmt(h_min) + ")" +
+                (*last_failure   ? std::string(" after: ") + last_failure
+                 : last_rejected ? std::string(" after error-test rejections")
+                                 : " after the step size shrank over accepted steps (max |y| = " +
+                                       fmt(method->y().cwiseAbs().maxCoeff()) +
+                                       ": the solution may be blowing up)"));
       }
       ++s.nsteps;
       const StepAttempt a = method->attempt(h);
@@ -453,17 +459,38 @@ struct Integrator::Impl : public DenseSource {
       work2 = cand - unprojected;
       have_correction_next = true;
     }
-    for (int i : opt.nonnegative)
-      if (cand[i] < -weights.w()[i]) {  // IDA's constraint failure: retry with half the step
-        if (have_correction_next) cand = unprojected;
-        StepAttempt f = a;
-        f.outcome = AttemptOutcome::NewtonFailed;
-        f.h_factor = 0.5;
-        f.detail = "a component marked non-negative went negative";
-        trace(t, h, f, StepTrace::Outcome::Rejected);
-        retry_pending = true;
-        return handle_failure(t, f);
+    if (!opt.nonnegative.empty()) {
+      // Non-negativity (Options::nonnegative), with the weights of the tolerances as given:
+      // below -w_i the step is retried with half the step (IDA's constraint failure); in
+      // [-w_i, 0) one-step methods set the component to 0 (a projection within the
+      // tolerance, spread over the step in the dense output like the other projections,
+      // as MATLAB's NonNegative option does), multistep methods keep it (their history)
+      const Vector& y_n = method->y();
+      bool clipped = false;
+      for (int i : opt.nonnegative) {
+        if (cand[i] >= 0.0) continue;
+        const double w = given_atol[i] + opt.rtol * std::abs(y_n[i]);
+        if (cand[i] < -w) {
+          if (have_correction_next) cand = unprojected;
+          StepAttempt f = a;
+          f.outcome = AttemptOutcome::NewtonFailed;
+          f.h_factor = 0.5;
+          f.detail = "a component marked non-negative went below -(atol + rtol |y|)";
+          trace(t, h, f, StepTrace::Outcome::Rejected);
+          retry_pending = true;
+          return handle_failure(t, f);
+        }
+        if (caps.projection) {
+          if (!have_correction_next && !clipped) unprojected = cand;
+          cand[i] = 0.0;
+          clipped = true;
+        }
       }
+      if (clipped) {
+        work2 = cand - unprojected;
+        have_correction_next = true;
+      }
+    }
     if (!method->accept()) {
       if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
       StepAttempt f = a;

@@ -108,9 +108,12 @@ struct Options {
   std::optional<std::vector<int>> exclude_from_error_test;
 
   /// Components that must not become negative (concentrations, densities), as IDA's
-  /// IDASetConstraints: a step whose result has such a component below -w_i (its error
-  /// weight, atol_i + rtol |y_i|) is rejected and retried with half the step; values in
-  /// [-w_i, 0) are accepted (they are within the tolerance) but reported in Result::warnings.
+  /// IDASetConstraints and MATLAB's NonNegative: with the weights of the tolerances as given,
+  /// w_i = atol_i + rtol |y_i| at the start of the step, a step whose result has such a
+  /// component below -w_i is retried with half the step; a result in [-w_i, 0) is set to 0 by
+  /// methods with the projection capability (radau5, projected-rk: a projection within the
+  /// tolerance, continuous in the dense output) and kept by the BDF (its history); negative
+  /// values that remain are reported in Result::warnings.
   std::vector<int> nonnegative;
 
   /// Compare an analytic Jacobian with finite differences at t0 before integrating (as CVODE/IDA
