@@ -1,31 +1,35 @@
-// daekit: the command-line front end of the library.
+// The daekit command (run_cli, see cli.hpp): the command-line front end of the library.
 //
 //   daekit list                     the built-in problems
-//   daekit solve PROBLEM [options]  solve one of them (report, JSON, CSV, PNG)
+//   daekit methods                  the registered methods and what they can do
+//   daekit solve PROBLEM [options]  solve one of them (report, JSON, CSV, trace, PNG)
 //   daekit demo [--outdir DIR]      solve several problems, write CSV files and a plot
 //   daekit help | --help            usage
 //
 // Exit status: 0 success; 1 a solve ended with a non-success status, or writing an output
-// (CSV, plot) failed; 2 bad command line (unknown problem/option/method, bad value, missing
-// argument) or the library rejected the input (InvalidArgument).
-#include "daekit/daekit.hpp"
+// (report, CSV, trace, plot) failed; 2 bad command line (unknown problem/option/method, bad
+// value, missing argument) or the library rejected the input (InvalidArgument).
+#include "cli.hpp"
 
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <limits>
+#include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "csv_plot.hpp"
+#include "daekit/daekit.hpp"
 #include "json.hpp"
 
 #ifndef DAEKIT_VERSION
@@ -35,13 +39,22 @@
 namespace daekit::cli {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
-
-/// Bad command line: message on stderr, exit status 2.
+/// Bad command line: message on err, exit status 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+/// Where a command writes: `out` the report / JSON / tables, `err` diagnostics.
+struct Io {
+  std::FILE* out;
+  std::FILE* err;
+  mutable int out_errno = 0;  ///< errno of the first failed flush of `out`
+  /// Flushes `out` (the report before the messages on `err`), keeping the first failure.
+  void flush_out() const {
+    errno = 0;
+    if ((std::fflush(out) != 0 || std::ferror(out)) && out_errno == 0)
+      out_errno = errno != 0 ? errno : EIO;
+  }
 };
 
 const char* const kUsage =
@@ -49,6 +62,7 @@ const char* const kUsage =
 
 Usage:
   daekit list                      table of the built-in problems
+  daekit methods                   table of the methods (forms, index, order, step control)
   daekit solve PROBLEM [options]   solve a built-in problem and print a report
   daekit demo [--outdir DIR]       solve pendulum, vanderpol, robertson, andrews and
                                    transistor; write DIR/<problem>.csv and
@@ -57,33 +71,55 @@ Usage:
   daekit --version                 the library version
 
 Options of 'solve' (defaults: the problem's recommended values, see 'daekit list'):
-  --method NAME     radau5 (default; Radau IIA order 5, index 1-3) or bdf
-                    (variable-order BDF; index-1 problems)
-  --projection P    radau5 only: none (default), velocity (projection (2.8) of paper 000 onto
-                    g(q) = 0, G(q) v = 0 after every step) or full (also the multipliers'
-                    manifold, for methods that are not stiffly accurate)
+  --method NAME     a method of 'daekit methods': radau5 (default; Radau IIA order 5,
+                    index 1-3), bdf (variable-order BDF; index 1) or projected-rk (any
+                    implicit RK tableau at constant step: needs --fixed-step and --h0)
+  --tableau NAME    projected-rk: radau-iia-S (default radau-iia-3), radau-ia-S, gauss-S or
+                    lobatto-iiia-S with S stages (1..9; Lobatto 2..9)
+  --fixed-step      constant steps of size --h0 without error control (needs --h0)
+  --projection P    methods with projection (radau5, projected-rk): none (default),
+                    velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after
+                    every step) or full (also the multipliers' manifold)
   --formulation F   mechanical problems (pendulum, pendulum-long, andrews) only: solve the
                     index3 (default), index2 (velocity constraint), index1 (acceleration
                     constraint) or ggl (stabilised index 2) form of the same model, from
                     consistent initial values; scd is taken over positions and velocities
-  --rtol R          relative tolerance, 0 < R < 1
-  --atol A          absolute tolerance, A > 0
+  --rtol R          relative tolerance, 10 eps < R < 1
+  --atol A          absolute tolerance, 0 < A < 1e100 (times the problem's per-component
+                    factors where it has them)
   --h0 H            initial step size (0: the method's default)
   --t-end T         end of the integration interval
-  --max-steps N     maximal number of step attempts (default 100000)
+  --max-steps N     maximal number of step attempts, N >= 1 (default 100000)
+  --linear-solver S auto (default: from the Jacobian's structure), dense, banded or sparse
+  --controller C    step-size controller: gustafsson (default), classical or pi
+  --exclude-from-error LIST
+                    components left out of the error test: comma-separated indices (from 0)
+                    or names, or none (every component in the test); default: the method's
+  --nonnegative LIST
+                    components that must stay >= 0 (same syntax; default: the problem's)
+  --no-jacobian-check
+                    do not compare an analytic Jacobian with finite differences at t0
   --out FILE        write every accepted step as CSV: t, the components and, for
                     constrained problems, position_residual, velocity_residual
+  --trace FILE      write every attempted step as CSV: t,h,outcome,order,
+                    newton_iterations,newton_rate,error,detail
   --plot FILE       plot the problem's plot components over t into a PNG (needs gnuplot)
   --json            print one JSON object on stdout instead of the report
-Options also take the form --name=value.
+  --full-report     the full report (settings given and used, every counter, warnings)
+Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2).
 
 Exit status: 0 success; 1 the solve failed (status not 'success') or an output could not be
 written; 2 bad command line or input rejected by the library.
 )";
 
+const char* const kCommands = "list, solve, demo, help, methods";
+
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  for (const auto& x : v) {
+    if (!s.empty()) s += sep;
+    s += x;
+  }
   return s;
 }
 
@@ -93,15 +129,39 @@ std::string fmt_g(double x, int digits = 6) {
   return buf;
 }
 
+/// A command-line value for a message: quoted, control characters escaped (\n, \xNN), cut
+/// after 80 characters.
+std::string show(const std::string& value) {
+  std::string s = "'";
+  size_t shown = 0;
+  for (unsigned char c : value) {
+    if (++shown > 80) {
+      s += "...";
+      break;
+    }
+    if (c == '\n') {
+      s += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      s += buf;
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  return s + "'";
+}
+
 // ---------------------------------------------------------------------------------------------
-// Progress bar on stderr: only when stderr is a terminal, and only once a run has taken more
-// than a second (short runs print nothing).
+// Progress bar on err: only when err is a terminal, and only once a run has taken more than a
+// second (short runs print nothing).
 
 class ProgressBar {
  public:
-  explicit ProgressBar(std::string label)
+  ProgressBar(std::string label, std::FILE* err)
       : label_(std::move(label)),
-        enabled_(isatty(STDERR_FILENO) == 1),
+        err_(err),
+        enabled_(err != nullptr && fileno(err) >= 0 && isatty(fileno(err)) == 1),
         start_(std::chrono::steady_clock::now()),
         last_(start_) {}
   ~ProgressBar() { finish(); }
@@ -120,21 +180,22 @@ class ProgressBar {
     constexpr int width = 40;
     const int filled = static_cast<int>(fraction * width);
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\r%s [%s%s] %5.1f%%  %.1f s ", label_.c_str(),
+    std::fprintf(err_, "\r%s [%s%s] %5.1f%%  %.1f s ", label_.c_str(),
                  std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
                  100 * fraction, elapsed);
-    std::fflush(stderr);
+    std::fflush(err_);
   }
   /// Clears the bar (if one was drawn).
   void finish() {
     if (!drawn_) return;
-    std::fprintf(stderr, "\r%s\r", std::string(label_.size() + 62, ' ').c_str());
-    std::fflush(stderr);
+    std::fprintf(err_, "\r%s\r", std::string(label_.size() + 62, ' ').c_str());
+    std::fflush(err_);
     drawn_ = false;
   }
 
  private:
   std::string label_;
+  std::FILE* err_;
   bool enabled_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_;
@@ -143,22 +204,72 @@ class ProgressBar {
 // ---------------------------------------------------------------------------------------------
 // Parsing.
 
-double parse_double(const std::string& option, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(x))
-    throw UsageError("option " + option + " needs a finite number, got '" + text + "'");
-  return x;
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// Plain decimal floating-point syntax only: [+-] digits [. digits] [e [+-] digits], with at
+/// least one digit before or after the point. No hexadecimal, inf, nan, blanks or empty text
+/// (strtod alone would take "0x10", "inf", " 5" and, partly, "1e").
+bool plain_decimal(const std::string& s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+  size_t digits = 0;
+  while (i < n && is_digit(s[i])) ++i, ++digits;
+  if (i < n && s[i] == '.') {
+    ++i;
+    while (i < n && is_digit(s[i])) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+    size_t exponent_digits = 0;
+    while (i < n && is_digit(s[i])) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  return i == n;
 }
 
-long parse_long(const std::string& option, const std::string& text) {
-  char* end = nullptr;
+double parse_double(const std::string& option, const std::string& text) {
+  if (plain_decimal(text)) {
+    errno = 0;
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    // (underflow to 0 or a subnormal is accepted: the value is that small)
+    if (end == text.c_str() + text.size() && std::isfinite(x)) return x;
+  }
+  throw UsageError("option " + option + " needs a finite number, got " + show(text) +
+                   " (plain decimal notation, e.g. 1e-6)");
+}
+
+/// A positive count that fits in a long (--max-steps).
+long parse_count(const std::string& option, const std::string& text) {
+  size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) i = 1;
+  bool digits = i < text.size();
+  for (size_t k = i; k < text.size(); ++k) digits = digits && is_digit(text[k]);
+  if (!digits) throw UsageError("option " + option + " needs an integer, got " + show(text));
   errno = 0;
-  const long x = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
-    throw UsageError("option " + option + " needs an integer, got '" + text + "'");
-  return x;
+  char* end = nullptr;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (negative || x <= 0)
+    throw UsageError("option " + option + " must be a positive integer, got " + show(text));
+  if (errno == ERANGE || x > std::numeric_limits<long>::max())
+    throw UsageError("option " + option + " is too large: " + show(text) + " (at most " +
+                     std::to_string(std::numeric_limits<long>::max()) + ")");
+  return static_cast<long>(x);
+}
+
+/// An output path from the command line: not empty, no control characters (a newline in a
+/// file name is almost certainly a mistake, and an attack on anything that parses it).
+std::string output_path(const std::string& option, const std::string& value) {
+  if (value.empty()) throw UsageError("option " + option + " needs a file name");
+  for (unsigned char c : value)
+    if (c < 0x20 || c == 0x7f)
+      throw UsageError("option " + option + ": the file name " + show(value) +
+                       " contains a control character (newline, tab, ...)");
+  return value;
 }
 
 /// Splits "--name=value" / "--name value" command lines. `with_value` lists the options that
@@ -179,8 +290,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::string& c
   ParsedArgs parsed;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.size() < 2 || a[0] != '-' ||
-        (a[1] != '-' && std::isdigit(static_cast<unsigned char>(a[1])))) {
+    if (a.size() < 2 || a[0] != '-' || (a[1] != '-' && is_digit(a[1]))) {
       parsed.positional.push_back(a);
       continue;
     }
@@ -204,7 +314,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::string& c
     } else {
       std::vector<std::string> all = with_value;
       all.insert(all.end(), flags.begin(), flags.end());
-      throw UsageError("unknown option '" + name + "' for '" + command +
+      throw UsageError("unknown option " + show(name) + " for '" + command +
                        "'; valid options: " + (all.empty() ? "none" : join(all)));
     }
   }
@@ -214,8 +324,52 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::string& c
 void check_problem_name(const std::string& name) {
   for (const auto& n : builtin_problem_names())
     if (n == name) return;
-  throw UsageError("unknown problem '" + name +
-                   "'; valid problems: " + join(builtin_problem_names()) + " (see 'daekit list')");
+  throw UsageError("unknown problem " + show(name) +
+                   "; valid problems: " + join(builtin_problem_names()) + " (see 'daekit list')");
+}
+
+/// A list of components (--exclude-from-error, --nonnegative): "none" (empty list) or
+/// comma-separated indices (from 0) or component names; duplicates are dropped.
+std::vector<int> parse_components(const std::string& option, const std::string& text,
+                                  const BuiltinProblem& p) {
+  if (text == "none") return {};
+  const int n = p.dae.n;
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back(component_name(p.dae, i));
+  const std::string valid = "indices 0.." + std::to_string(n - 1) + " or names " + join(names) +
+                            ", comma-separated, or none";
+  if (text.empty()) throw UsageError("option " + option + " needs a list: " + valid);
+  std::vector<int> list;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty())
+      throw UsageError("option " + option + ": empty item in the list " + show(text) + "; " +
+                       valid);
+    int index = -1;
+    bool all_digits = true;
+    for (char c : item) all_digits = all_digits && is_digit(c);
+    if (all_digits) {
+      if (item.size() <= 9) index = std::stoi(item);
+      if (index < 0 || index >= n)
+        throw UsageError("option " + option + ": component " + show(item) + " outside 0.." +
+                         std::to_string(n - 1) + " of problem '" + p.name + "'");
+    } else {
+      for (int i = 0; i < n && index < 0; ++i)
+        if (names[static_cast<size_t>(i)] == item) index = i;
+      if (index < 0)
+        throw UsageError("option " + option + ": unknown component " + show(item) +
+                         " of problem '" + p.name + "'; valid: " + valid);
+    }
+    bool seen = false;
+    for (int k : list) seen = seen || k == index;
+    if (!seen) list.push_back(index);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return list;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,16 +378,31 @@ void check_problem_name(const std::string& name) {
 struct Run {
   BuiltinProblem problem;
   std::string method = "radau5";
-  Projection projection = Projection::None;
+  MethodChoice choice = "radau5";
+  std::optional<std::string> tableau;      ///< --tableau (projected-rk)
   std::optional<Formulation> formulation;  ///< set: the problem was re-formulated
   Options options;
+  std::string trace_file;  ///< --trace (empty: none)
   Result result;
-  std::optional<double> scd;  ///< significant correct digits vs the reference, if one applies
 };
 
+/// The problem's recommended settings: tolerances (atol times the problem's per-component
+/// factors), h0 and the components that must stay non-negative.
+Options recommended_options(const BuiltinProblem& p) {
+  Options o;
+  o.rtol = p.rtol;
+  o.atol = p.atol;
+  o.h0 = p.h0;
+  if (p.atol_scale.size() != 0) o.atol_vector = p.atol * p.atol_scale;
+  o.nonnegative = p.nonnegative;
+  return o;
+}
+
 /// Replaces the (index-3) DAE of a mechanical built-in problem by formulation `form` of the
-/// same MechanicalSystem: consistent initial values from its q0, v0; the reference solution and
-/// the scd/plot components are carried over for positions and velocities.
+/// same MechanicalSystem: consistent initial values from its q0, v0; the reference solution,
+/// the scd/plot components, the per-component atol factors and the non-negative components
+/// are carried over for positions and velocities. The DAE's name says the formulation (the
+/// report's first line shows it).
 void reformulate(BuiltinProblem& p, Formulation form) {
   if (!p.mechanical)
     throw UsageError("--formulation: problem '" + p.name +
@@ -262,6 +431,13 @@ void reformulate(BuiltinProblem& p, Formulation form) {
     for (int i = 0; i < p.dae.n; ++i) scd_components.push_back(i);
   p.scd_components = map_list(scd_components);
   p.plot_components = map_list(p.plot_components);
+  p.nonnegative = map_list(p.nonnegative);
+  if (p.atol_scale.size() == from.n) {
+    Vector scale = Vector::Ones(to.n);
+    for (int i = 0; i < from.n; ++i)
+      if (map(i) >= 0) scale[map(i)] = p.atol_scale[i];
+    p.atol_scale = scale;
+  }
   if (p.reference) {
     Vector ref = Vector::Zero(to.n);
     for (int i = 0; i < from.n; ++i)
@@ -270,52 +446,46 @@ void reformulate(BuiltinProblem& p, Formulation form) {
   }
   const std::string name = p.dae.name;
   p.dae = formulate(sys, form);
-  p.dae.name = name;
+  p.dae.name = name + " (" + to_string(form) + " formulation)";
   p.y0 = initial_values(sys, form, p.t0, q0, v0);
   p.title += std::string(" [") + to_string(form) + " formulation]";
 }
 
-/// Solves run.problem with run.method and run.options (progress bar on stderr); fills
-/// run.result and run.scd. InvalidArgument from the library propagates.
-void execute(Run& run) {
+/// The trace file of --trace: a header, then one CSV row per attempted step. Writes are
+/// checked (the first failure is kept and reported by close()).
+class TraceWriter {
+ public:
+  explicit TraceWriter(const std::string& path) : file_(path) {
+    file_.write("t,h,outcome,order,newton_iterations,newton_rate,error,detail\n");
+  }
+  void row(const StepTrace& s) {
+    ++rows_;
+    std::string line = JsonWriter::full_precision(s.t);
+    line += ',' + JsonWriter::full_precision(s.h) + ',' + to_string(s.outcome) + ',' +
+            std::to_string(s.order) + ',' + std::to_string(s.newton_iterations) + ',' +
+            JsonWriter::full_precision(s.newton_rate) + ',' + JsonWriter::full_precision(s.error) +
+            ',' + csv_field(s.detail ? s.detail : "") + '\n';
+    file_.write(line);
+  }
+  void close() { file_.close(); }
+  long rows() const { return rows_; }
+
+ private:
+  OutputFile file_;
+  long rows_ = 0;
+};
+
+/// Solves run.problem with run.choice and run.options (progress bar on io.err, rows of the
+/// trace if one is given); fills run.result. InvalidArgument from the library propagates.
+void execute(Run& run, const Io& io, TraceWriter* trace) {
   const BuiltinProblem& p = run.problem;
-  ProgressBar bar(p.name);
+  ProgressBar bar(p.name, io.err);
   Options o = run.options;
   o.progress = [&bar](double fraction) { bar.update(fraction); };
   o.events.insert(o.events.end(), p.events.begin(), p.events.end());  // the model's switches
-  o.projection = run.projection;
-  run.result = solve(p.dae, p.t0, p.t_end, p.y0, MethodChoice(run.method), o);
+  if (trace) o.trace = [trace](const StepTrace& s) { trace->row(s); };
+  run.result = solve(p.dae, p.t0, p.t_end, p.y0, run.choice, o);
   bar.finish();
-  run.scd.reset();
-  const Result& r = run.result;
-  if (p.reference && p.reference->t == p.t_end && r.t == p.reference->t &&
-      r.y.size() == p.reference->y.size())
-    run.scd = daekit::scd(r.y, p.reference->y, p.scd_components);
-}
-
-/// Lines for the located events (none if there were none; at most 10 listed).
-std::string events_lines(const Result& r) {
-  if (r.events.empty()) return "";
-  std::string s = "  events            " + std::to_string(r.events.size()) + " located\n";
-  for (size_t i = 0; i < r.events.size() && i < 10; ++i)
-    s += "    t = " + fmt_g(r.events[i].t, 10) + "  " + r.events[i].name + "\n";
-  if (r.events.size() > 10) s += "    ...\n";
-  return s;
-}
-
-std::string scd_line(const Run& run) {
-  const BuiltinProblem& p = run.problem;
-  std::string comps;
-  if (!p.scd_components.empty()) {
-    std::vector<std::string> names;
-    for (int i : p.scd_components) names.push_back(component_name(p.dae, i));
-    comps = " over " + join(names);
-  }
-  char line[512];
-  std::snprintf(line, sizeof line, "  scd               %.2f%s (reference at t = %s: %s)\n",
-                *run.scd, comps.c_str(), fmt_g(p.reference->t).c_str(),
-                p.reference->source.c_str());
-  return line;
 }
 
 // The JSON printed by `daekit solve --json` is a CONTRACT for scripts and other programs:
@@ -323,19 +493,29 @@ std::string scd_line(const Run& run) {
 // change their meaning or type. Keys always present:
 //   format_version (1), daekit_version, problem, title, method, status (to_string(Status),
 //   e.g. "success"), ok (bool), message, n, component_names, t0, t_end, t (time reached),
-//   y (array, state at t), stats {nfev, nfev_jac, njac, nlu, nsol, nsteps, naccept, nreject,
-//   nnewton, nnewton_fail, nproject}, cpu_seconds, rtol, atol, h0, max_steps,
-//   max_residual ({position, velocity, acceleration} for problems with a constraint monitor,
-//   null otherwise), scd (significant correct digits vs the problem's reference solution
-//   when the run reached the reference time, null otherwise), reference_t (number or null),
-//   events (array of {t, name}: the located state events, in order; empty if none),
-//   projection ("none", "velocity" or "full"), formulation ("index3", "index2", "index1",
-//   "ggl" when --formulation was given, null otherwise).
+//   y (array, state at t), stats (object: one integer per counter of stats_fields() in
+//   core/stats.hpp; at least nfev, nfev_jac, njac, nlu, nsol, nsteps, naccept, nreject,
+//   nnewton, nnewton_fail, nproject, nfail, nroot, nevents), cpu_seconds, rtol, atol, h0,
+//   max_steps, max_residual ({position, velocity, acceleration} for problems with a
+//   constraint monitor, null otherwise), scd (significant correct digits vs the problem's
+//   reference solution when the run reached the reference time, null otherwise),
+//   reference_t (number or null), events (array of {t, name}: the located state events, in
+//   order; empty if none), projection ("none", "velocity" or "full"), formulation ("index3",
+//   "index2", "index1", "ggl" when --formulation was given, null otherwise).
+// Added with the method registry (format_version still 1):
+//   linear_solver (backend used, e.g. "dense"), rtol_used, atol_used (the tolerances as the
+//   method works with them), jacobian_colours (f-evaluations per difference Jacobian, 0:
+//   analytic), h_last, h_next (last accepted / next step size), order (method order of the
+//   last step), yp (array, y'(t)), warnings (array of strings), excluded_from_error_test
+//   (array of component indices), controller ("gustafsson", "classical" or "pi"), trace_file
+//   (string or null), fixed_step (bool), tableau (--tableau name or null), nonnegative (array
+//   of component indices).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 std::string to_json(const Run& run) {
   const BuiltinProblem& p = run.problem;
   const Result& r = run.result;
+  const std::optional<double> digits = problem_scd(p, r);
   JsonWriter w;
   w.begin_object();
   w.integer("format_version", 1);
@@ -355,24 +535,14 @@ std::string to_json(const Run& run) {
   w.number("t", r.t);
   w.numbers("y", std::vector<double>(r.y.data(), r.y.data() + r.y.size()));
   w.begin_object("stats");
-  w.integer("nfev", r.stats.nfev);
-  w.integer("nfev_jac", r.stats.nfev_jac);
-  w.integer("njac", r.stats.njac);
-  w.integer("nlu", r.stats.nlu);
-  w.integer("nsol", r.stats.nsol);
-  w.integer("nsteps", r.stats.nsteps);
-  w.integer("naccept", r.stats.naccept);
-  w.integer("nreject", r.stats.nreject);
-  w.integer("nnewton", r.stats.nnewton);
-  w.integer("nnewton_fail", r.stats.nnewton_fail);
-  w.integer("nproject", r.stats.nproject);
+  for (const StatsField& f : stats_fields()) w.integer(f.key, r.stats.*(f.member));
   w.end_object();
   w.number("cpu_seconds", r.cpu_seconds);
   w.number("rtol", run.options.rtol);
   w.number("atol", run.options.atol);
   w.number("h0", run.options.h0);
   w.integer("max_steps", run.options.max_steps);
-  w.string("projection", to_string(run.projection));
+  w.string("projection", to_string(run.options.projection));
   if (run.formulation)
     w.string("formulation", to_string(*run.formulation));
   else
@@ -386,8 +556,8 @@ std::string to_json(const Run& run) {
   } else {
     w.null("max_residual");
   }
-  if (run.scd)
-    w.number("scd", *run.scd);
+  if (digits)
+    w.number("scd", *digits);
   else
     w.null("scd");
   if (p.reference)
@@ -402,6 +572,27 @@ std::string to_json(const Run& run) {
     w.end_object();
   }
   w.end_array();
+  w.string("linear_solver", r.linear_solver);
+  w.number("rtol_used", r.rtol_used);
+  w.number("atol_used", r.atol_used);
+  w.integer("jacobian_colours", r.jacobian_colours);
+  w.number("h_last", r.h_last);
+  w.number("h_next", r.h_next);
+  w.integer("order", r.order);
+  w.numbers("yp", std::vector<double>(r.yp.data(), r.yp.data() + r.yp.size()));
+  w.strings("warnings", r.warnings);
+  w.integers("excluded_from_error_test", r.excluded_from_error_test);
+  w.string("controller", to_string(run.options.controller));
+  if (run.trace_file.empty())
+    w.null("trace_file");
+  else
+    w.string("trace_file", run.trace_file);
+  w.boolean("fixed_step", run.options.fixed_step);
+  if (run.tableau)
+    w.string("tableau", *run.tableau);
+  else
+    w.null("tableau");
+  w.integers("nonnegative", run.options.nonnegative);
   w.end_object();
   return w.str() + "\n";
 }
@@ -409,92 +600,162 @@ std::string to_json(const Run& run) {
 // ---------------------------------------------------------------------------------------------
 // Commands.
 
-int cmd_list(const std::vector<std::string>& args) {
-  parse_args(args, "list", {}, {});
-  std::printf("%-16s %4s  %-16s %-9s %-9s  %s\n", "name", "n", "t-interval", "rtol", "atol",
-              "title");
+int cmd_list(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a = parse_args(args, "list", {}, {});
+  if (!a.positional.empty())
+    throw UsageError("'list' takes no arguments (got " + show(a.positional[0]) + ")");
+  std::fprintf(io.out, "%-16s %4s  %-16s %-9s %-9s  %s\n", "name", "n", "t-interval", "rtol",
+               "atol", "title");
   for (const auto& name : builtin_problem_names()) {
     try {
       const BuiltinProblem p = make_builtin_problem(name);
       std::string interval = "[";  // (+= avoids a GCC 12 -Wrestrict false positive)
       interval += fmt_g(p.t0) + ", " + fmt_g(p.t_end) + "]";
-      std::printf("%-16s %4d  %-16s %-9s %-9s  %s%s\n", name.c_str(), p.dae.n, interval.c_str(),
-                  fmt_g(p.rtol).c_str(), fmt_g(p.atol).c_str(), p.title.c_str(),
-                  p.reference ? "" : " (no reference solution)");
+      std::fprintf(io.out, "%-16s %4d  %-16s %-9s %-9s  %s%s\n", name.c_str(), p.dae.n,
+                   interval.c_str(), fmt_g(p.rtol).c_str(), fmt_g(p.atol).c_str(), p.title.c_str(),
+                   p.reference ? "" : " (no reference solution)");
     } catch (const std::exception& e) {
-      std::printf("%-16s %4s  %-16s %-9s %-9s  (not available: %s)\n", name.c_str(), "-", "-", "-",
-                  "-", e.what());
+      std::fprintf(io.out, "%-16s %4s  %-16s %-9s %-9s  (not available: %s)\n", name.c_str(), "-",
+                   "-", "-", "-", e.what());
     }
   }
   return kExitOk;
 }
 
-int cmd_solve(const std::vector<std::string>& args) {
-  const ParsedArgs a = parse_args(args, "solve",
-                                  {"--method", "--projection", "--formulation", "--rtol", "--atol",
-                                   "--h0", "--t-end", "--out", "--plot", "--max-steps"},
-                                  {"--json"});
+int cmd_methods(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a = parse_args(args, "methods", {}, {});
+  if (!a.positional.empty())
+    throw UsageError("'methods' takes no arguments (got " + show(a.positional[0]) + ")");
+  std::fprintf(io.out, "%-14s %s\n%-14s %s\n", "name", "title", "",
+               "problem forms; index; order; step control; dense output; projection");
+  for (const MethodInfo& m : registered_methods()) {
+    // the summary wrapped after "; " to stay within 100 columns
+    std::string summary = m.summary(), lines, line;
+    while (!summary.empty()) {
+      const size_t cut = summary.find("; ");
+      const std::string part = summary.substr(0, cut == std::string::npos ? cut : cut + 1);
+      summary = cut == std::string::npos ? "" : summary.substr(cut + 2);
+      if (!line.empty() && 15 + line.size() + 1 + part.size() > 100) {
+        lines += std::string(15, ' ') + line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + part;
+    }
+    if (!line.empty()) lines += std::string(15, ' ') + line + "\n";
+    std::fprintf(io.out, "%-14s %s\n%s", m.name.c_str(), m.title.c_str(), lines.c_str());
+  }
+  return kExitOk;
+}
+
+int cmd_solve(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a =
+      parse_args(args, "solve",
+                 {"--method", "--tableau", "--projection", "--formulation", "--rtol", "--atol",
+                  "--h0", "--t-end", "--max-steps", "--linear-solver", "--controller",
+                  "--exclude-from-error", "--nonnegative", "--out", "--trace", "--plot"},
+                 {"--fixed-step", "--no-jacobian-check", "--json", "--full-report"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));
   if (a.positional.size() > 1)
-    throw UsageError("'solve' takes one problem name, got '" + a.positional[0] + "' and '" +
-                     a.positional[1] + "'");
+    throw UsageError("'solve' takes one problem name, got " + show(a.positional[0]) + " and " +
+                     show(a.positional[1]));
   const std::string& name = a.positional[0];
   check_problem_name(name);
 
   Run run;
+  Options& o = run.options;
   std::optional<double> rtol, atol, h0, t_end;
-  std::optional<long> max_steps;
+  std::optional<std::string> projection, formulation, exclude, nonnegative;
   std::string out, plot;
-  std::optional<std::string> projection, formulation;
-  bool json = false;
+  bool json = false, full_report = false;
   for (const auto& [opt, value] : a.options) {
-    if (opt == "--method") {
-      bool known = false;
-      for (const auto& m : method_names()) known = known || m == value;
-      if (!known)
-        throw UsageError("unknown method '" + value + "'; valid methods: " + join(method_names()));
-      run.method = value;
-    } else if (opt == "--projection") {
-      projection = value;
-    } else if (opt == "--formulation") {
-      formulation = value;
-    } else if (opt == "--rtol") {
-      rtol = parse_double(opt, value);
-    } else if (opt == "--atol") {
-      atol = parse_double(opt, value);
-    } else if (opt == "--h0") {
-      h0 = parse_double(opt, value);
-    } else if (opt == "--t-end") {
-      t_end = parse_double(opt, value);
-    } else if (opt == "--max-steps") {
-      max_steps = parse_long(opt, value);
-    } else if (opt == "--out") {
-      if (value.empty()) throw UsageError("option --out needs a file name");
-      out = value;
-    } else if (opt == "--plot") {
-      if (value.empty()) throw UsageError("option --plot needs a file name");
-      plot = value;
-    } else if (opt == "--json") {
-      json = true;
+    try {
+      if (opt == "--method") {
+        method_info(value);  // InvalidArgument listing the registered names
+        run.method = value;
+      } else if (opt == "--tableau") {
+        tableau_by_name(value);  // InvalidArgument listing the valid forms
+        run.tableau = value;
+      } else if (opt == "--projection") {
+        projection = value;
+      } else if (opt == "--formulation") {
+        formulation = value;
+      } else if (opt == "--rtol") {
+        rtol = parse_double(opt, value);
+      } else if (opt == "--atol") {
+        atol = parse_double(opt, value);
+      } else if (opt == "--h0") {
+        h0 = parse_double(opt, value);
+      } else if (opt == "--t-end") {
+        t_end = parse_double(opt, value);
+      } else if (opt == "--max-steps") {
+        o.max_steps = parse_count(opt, value);
+      } else if (opt == "--linear-solver") {
+        o.linear_solver = parse_linear_solver(value);
+      } else if (opt == "--controller") {
+        o.controller = parse_controller(value);
+      } else if (opt == "--exclude-from-error") {
+        exclude = value;
+      } else if (opt == "--nonnegative") {
+        nonnegative = value;
+      } else if (opt == "--out") {
+        out = output_path(opt, value);
+      } else if (opt == "--trace") {
+        run.trace_file = output_path(opt, value);
+      } else if (opt == "--plot") {
+        plot = output_path(opt, value);
+      } else if (opt == "--fixed-step") {
+        o.fixed_step = true;
+      } else if (opt == "--no-jacobian-check") {
+        o.check_jacobian = false;
+      } else if (opt == "--json") {
+        json = true;
+      } else if (opt == "--full-report") {
+        full_report = true;
+      }
+    } catch (const InvalidArgument& e) {
+      throw UsageError(std::string(e.what()));
     }
   }
 
+  // The method and the options that depend on it.
+  const MethodInfo& info = method_info(run.method);
   if (projection) {
     if (*projection == "none")
-      run.projection = Projection::None;
+      o.projection = Projection::None;
     else if (*projection == "velocity")
-      run.projection = Projection::Velocity;
+      o.projection = Projection::Velocity;
     else if (*projection == "full")
-      run.projection = Projection::Full;
+      o.projection = Projection::Full;
     else
-      throw UsageError("unknown projection '" + *projection + "'; valid: none, velocity, full");
-    if (run.method != "radau5" && run.projection != Projection::None)
-      throw UsageError("--projection " + *projection + " needs --method radau5 (method '" +
-                       run.method + "' has no projection)");
+      throw UsageError("unknown projection " + show(*projection) + "; valid: none, velocity, full");
+    if (o.projection != Projection::None && !info.capabilities.projection) {
+      std::vector<std::string> with;
+      for (const MethodInfo& m : registered_methods())
+        if (m.capabilities.projection) with.push_back(m.name);
+      throw UsageError("--projection " + *projection + " needs --method " + join(with, " or ") +
+                       " (method '" + run.method + "' has no projection)");
+    }
   }
-  run.problem = make_builtin_problem(name);  // InvalidArgument: exit 2
+  if (run.tableau && run.method != ProjectedRkOptions::method_name)
+    throw UsageError("--tableau is for --method " + std::string(ProjectedRkOptions::method_name) +
+                     " (method '" + run.method + "' has its own coefficients)");
+  if (o.fixed_step && !h0) throw UsageError("--fixed-step needs --h0 H (the constant step size)");
+  if (!info.capabilities.error_estimate && !o.fixed_step)
+    throw UsageError("method '" + run.method +
+                     "' has no error estimate (constant steps only): give --fixed-step and "
+                     "--h0 H");
+  if (run.method == ProjectedRkOptions::method_name) {
+    ProjectedRkOptions m;
+    if (run.tableau) m.tableau = tableau_by_name(*run.tableau);
+    run.choice = m;
+  } else {
+    run.choice = run.method;
+  }
+
+  // The problem and the options that depend on it.
+  run.problem = make_builtin_problem(name);
   BuiltinProblem& p = run.problem;
   if (formulation) {
     Formulation form;
@@ -512,95 +773,98 @@ int cmd_solve(const std::vector<std::string>& args) {
                        name + "'");
     p.t_end = *t_end;
   }
-  Options& o = run.options;
   o.rtol = rtol.value_or(p.rtol);
   o.atol = atol.value_or(p.atol);
   o.h0 = h0.value_or(p.h0);
-  if (max_steps) o.max_steps = *max_steps;
+  if (p.atol_scale.size() != 0) o.atol_vector = o.atol * p.atol_scale;
+  o.nonnegative = nonnegative ? parse_components("--nonnegative", *nonnegative, p) : p.nonnegative;
+  if (exclude) o.exclude_from_error_test = parse_components("--exclude-from-error", *exclude, p);
   o.store_steps = !out.empty() || !plot.empty();
   try {
     o.validate(p.dae.n);
   } catch (const InvalidArgument& e) {
     throw UsageError(std::string("invalid option for problem '") + name + "': " + e.what());
   }
+
+  // The outputs: fail before a long run, not after it.
   if (!plot.empty() && find_gnuplot().empty())
     throw std::runtime_error("gnuplot not found on PATH; it is needed for --plot " + plot +
                              " (Debian: apt-get install gnuplot-nox, or run scripts/setup.sh)");
-  if (!out.empty()) {  // fail before a long run, not after it
-    std::ofstream probe(out, std::ios::app);
-    if (!probe) throw std::runtime_error("cannot open '" + out + "' for writing");
-  }
+  if (!out.empty()) check_writable(out);
+  if (!plot.empty()) check_writable(plot);
+  std::unique_ptr<TraceWriter> trace;
+  if (!run.trace_file.empty()) trace = std::make_unique<TraceWriter>(run.trace_file);
 
-  execute(run);
+  try {
+    execute(run, io, trace.get());
+  } catch (const InvalidArgument& e) {
+    throw UsageError("invalid input for problem '" + name + "' with method '" + run.method +
+                     "': " + e.what());
+  }
   const Result& r = run.result;
-  // With --json, stdout carries exactly one JSON object; everything else goes to stderr.
-  FILE* info = json ? stderr : stdout;
+  // With --json, out carries exactly one JSON object; everything else goes to err.
+  std::FILE* info_out = json ? io.err : io.out;
   int rc = r.ok() ? kExitOk : kExitFailure;
   if (json) {
-    std::fputs(to_json(run).c_str(), stdout);
-    std::fflush(stdout);
-    if (!r.ok()) std::fputs(r.report().c_str(), stderr);
+    std::fputs(to_json(run).c_str(), io.out);
+    if (!r.ok()) std::fputs(problem_report(p, r, full_report).c_str(), io.err);
   } else {
-    std::fputs(r.report().c_str(), stdout);
-    if (run.formulation || run.projection != Projection::None)
-      std::printf("  formulation       %s, projection %s\n",
-                  run.formulation ? to_string(*run.formulation) : "as defined",
-                  to_string(run.projection));
-    std::fputs(events_lines(r).c_str(), stdout);
-    if (run.scd) std::fputs(scd_line(run).c_str(), stdout);
-    std::fflush(stdout);
+    std::fputs(problem_report(p, r, full_report).c_str(), io.out);
   }
-  if (!out.empty()) {
+  io.flush_out();
+  auto output = [&](const char* what, auto&& write) {
     try {
+      write();
+    } catch (const std::exception& e) {
+      std::fprintf(io.err, "daekit solve: %s: %s\n", what, e.what());
+      rc = kExitFailure;
+    }
+  };
+  if (trace)
+    output("--trace", [&] {
+      trace->close();
+      std::fprintf(info_out, "wrote %s (%ld attempted steps)\n", run.trace_file.c_str(),
+                   trace->rows());
+    });
+  if (!out.empty())
+    output("--out", [&] {
       write_csv(out, p.dae, r);
-      std::fprintf(info, "wrote %s (%zu rows: t0 and every accepted step)\n", out.c_str(),
+      std::fprintf(info_out, "wrote %s (%zu rows: t0 and every accepted step)\n", out.c_str(),
                    r.t_steps.size());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "daekit solve: %s\n", e.what());
-      rc = kExitFailure;
-    }
-  }
-  if (!plot.empty()) {
-    try {
+    });
+  if (!plot.empty())
+    output("--plot", [&] {
       plot_png(plot, p, r);
-      std::fprintf(info, "wrote %s\n", plot.c_str());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "daekit solve: %s\n", e.what());
-      rc = kExitFailure;
-    }
-  }
-  std::fflush(stdout);
+      std::fprintf(info_out, "wrote %s\n", plot.c_str());
+    });
   if (!r.ok())
-    std::fprintf(stderr, "daekit solve: problem '%s' ended with status %s: %s\n", name.c_str(),
+    std::fprintf(io.err, "daekit solve: problem '%s' ended with status %s: %s\n", name.c_str(),
                  to_string(r.status), r.message.c_str());
   return rc;
 }
 
-int cmd_demo(const std::vector<std::string>& args) {
+int cmd_demo(const std::vector<std::string>& args, const Io& io) {
   const ParsedArgs a = parse_args(args, "demo", {"--outdir"}, {});
   if (!a.positional.empty())
-    throw UsageError("'demo' takes no problem names (got '" + a.positional[0] + "')");
+    throw UsageError("'demo' takes no problem names (got " + show(a.positional[0]) + ")");
   std::string outdir = "demo-output";
   for (const auto& [opt, value] : a.options)
-    if (opt == "--outdir") {
-      if (value.empty()) throw UsageError("option --outdir needs a directory");
-      outdir = value;
-    }
+    if (opt == "--outdir") outdir = output_path(opt, value);
   std::error_code ec;
   std::filesystem::create_directories(outdir, ec);
-  if (ec || !std::filesystem::is_directory(outdir))
+  if (ec || !std::filesystem::is_directory(outdir, ec))
     throw std::runtime_error("cannot create the output directory '" + outdir +
-                             "': " + ec.message());
+                             "': " + (ec ? ec.message() : "not a directory"));
 
   const std::vector<std::string> wanted = {"pendulum", "vanderpol", "robertson", "andrews",
                                            "transistor"};
   std::vector<Run> runs;
   std::vector<std::string> skipped;
   bool all_ok = true;
-  std::printf(
-      "daekit %s demo: built-in problems solved with radau5 at their recommended\n"
-      "tolerances; output in %s/\n",
-      DAEKIT_VERSION, outdir.c_str());
+  std::fprintf(io.out,
+               "daekit %s demo: built-in problems solved with radau5 at their recommended\n"
+               "tolerances; output in %s/\n",
+               DAEKIT_VERSION, outdir.c_str());
   for (const auto& name : wanted) {
     Run run;
     try {
@@ -608,44 +872,40 @@ int cmd_demo(const std::vector<std::string>& args) {
       run.problem = make_builtin_problem(name);
     } catch (const std::exception& e) {
       skipped.push_back(name);
-      std::printf("\n=== %s: skipped (%s)\n", name.c_str(), e.what());
+      std::fprintf(io.out, "\n=== %s: skipped (%s)\n", name.c_str(), e.what());
       continue;
     }
     const BuiltinProblem& p = run.problem;
-    run.options.rtol = p.rtol;
-    run.options.atol = p.atol;
-    run.options.h0 = p.h0;
-    std::printf("\n=== %s: %s\n", p.name.c_str(), p.title.c_str());
+    run.options = recommended_options(p);
+    std::fprintf(io.out, "\n=== %s: %s\n", p.name.c_str(), p.title.c_str());
     if (!p.description.empty()) {
       std::string d = p.description;
       for (size_t pos = 0; (pos = d.find('\n', pos)) != std::string::npos; pos += 5)
         d.replace(pos, 1, "\n    ");
-      std::printf("    %s\n", d.c_str());
+      std::fprintf(io.out, "    %s\n", d.c_str());
     }
-    std::printf("    t in [%s, %s], n = %d, rtol = %s, atol = %s\n", fmt_g(p.t0).c_str(),
-                fmt_g(p.t_end).c_str(), p.dae.n, fmt_g(run.options.rtol).c_str(),
-                fmt_g(run.options.atol).c_str());
-    std::fflush(stdout);
+    std::fprintf(io.out, "    t in [%s, %s], n = %d, rtol = %s, atol = %s\n", fmt_g(p.t0).c_str(),
+                 fmt_g(p.t_end).c_str(), p.dae.n, fmt_g(run.options.rtol).c_str(),
+                 fmt_g(run.options.atol).c_str());
+    io.flush_out();
     try {
-      execute(run);
+      execute(run, io, nullptr);
     } catch (const InvalidArgument& e) {
-      std::printf("  rejected by the library: %s\n", e.what());
+      std::fprintf(io.out, "  rejected by the library: %s\n", e.what());
       all_ok = false;
       continue;
     }
-    std::fputs(run.result.report().c_str(), stdout);
-    std::fputs(events_lines(run.result).c_str(), stdout);
-    if (run.scd) std::fputs(scd_line(run).c_str(), stdout);
+    std::fputs(problem_report(p, run.result).c_str(), io.out);
     all_ok = all_ok && run.result.ok();
     const std::string csv = outdir + "/" + p.name + ".csv";
     try {
       write_csv(csv, p.dae, run.result);
-      std::printf("  wrote %s (%zu rows)\n", csv.c_str(), run.result.t_steps.size());
+      std::fprintf(io.out, "  wrote %s (%zu rows)\n", csv.c_str(), run.result.t_steps.size());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "daekit demo: %s\n", e.what());
+      std::fprintf(io.err, "daekit demo: %s\n", e.what());
       all_ok = false;
     }
-    std::fflush(stdout);
+    io.flush_out();
     runs.push_back(std::move(run));
   }
 
@@ -655,71 +915,89 @@ int cmd_demo(const std::vector<std::string>& args) {
     const std::string png = outdir + "/pendulum.png";
     try {
       plot_png(png, run.problem, run.result);
-      std::printf("\nwrote %s (u1, u2 over t; constraint residuals |g(q)|, |G(q) v|)\n",
-                  png.c_str());
+      std::fprintf(io.out, "\nwrote %s (u1, u2 over t; constraint residuals |g(q)|, |G(q) v|)\n",
+                   png.c_str());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "daekit demo: %s\n", e.what());
+      std::fprintf(io.err, "daekit demo: %s\n", e.what());
       plot_ok = false;
     }
   }
 
-  std::printf("\nSummary\n  %-12s %-22s %8s %8s %10s %6s %10s\n", "problem", "status", "steps",
-              "rejected", "f evals", "scd", "CPU ms");
+  std::fprintf(io.out, "\nSummary\n  %-12s %-22s %8s %8s %10s %6s %10s\n", "problem", "status",
+               "steps", "rejected", "f evals", "scd", "CPU ms");
   for (const Run& run : runs) {
     const Result& r = run.result;
-    std::printf("  %-12s %-22s %8ld %8ld %10ld %6s %10.2f\n", run.problem.name.c_str(),
-                to_string(r.status), r.stats.naccept, r.stats.nreject, r.stats.nfev,
-                run.scd ? fmt_g(*run.scd, 3).c_str() : "-", 1e3 * r.cpu_seconds);
+    const std::optional<double> digits = problem_scd(run.problem, r);
+    std::fprintf(io.out, "  %-12s %-22s %8ld %8ld %10ld %6s %10.2f\n", run.problem.name.c_str(),
+                 to_string(r.status), r.stats.naccept, r.stats.nreject, r.stats.nfev,
+                 digits ? fmt_g(*digits, 3).c_str() : "-", 1e3 * r.cpu_seconds);
   }
-  if (!skipped.empty()) std::printf("  skipped (not available yet): %s\n", join(skipped).c_str());
-  std::fflush(stdout);
-  if (!all_ok) std::fprintf(stderr, "daekit demo: at least one problem did not solve\n");
+  if (!skipped.empty())
+    std::fprintf(io.out, "  skipped (not available yet): %s\n", join(skipped).c_str());
+  io.flush_out();
+  if (!all_ok) std::fprintf(io.err, "daekit demo: at least one problem did not solve\n");
   return all_ok && plot_ok ? kExitOk : kExitFailure;
 }
 
-int dispatch(const std::vector<std::string>& args) {
+int dispatch(const std::vector<std::string>& args, const Io& io) {
   if (args.empty()) {
-    std::fputs(kUsage, stderr);
-    std::fprintf(stderr, "\ndaekit: missing command; valid commands: list, solve, demo, help\n");
+    std::fputs(kUsage, io.err);
+    std::fprintf(io.err, "\ndaekit: missing command; valid commands: %s\n", kCommands);
     return kExitUsage;
   }
   const std::string& cmd = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-    std::fputs(kUsage, stdout);
+    std::fputs(kUsage, io.out);
     return kExitOk;
   }
   if (cmd == "--version" || cmd == "version") {
-    std::printf("daekit %s\n", DAEKIT_VERSION);
+    std::fprintf(io.out, "daekit %s\n", DAEKIT_VERSION);
     return kExitOk;
   }
   for (const auto& a : rest)
     if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
+      std::fputs(kUsage, io.out);
       return kExitOk;
     }
-  if (cmd == "list") return cmd_list(rest);
-  if (cmd == "solve") return cmd_solve(rest);
-  if (cmd == "demo") return cmd_demo(rest);
-  throw UsageError("unknown command '" + cmd + "'; valid commands: list, solve, demo, help");
+  if (cmd == "list") return cmd_list(rest, io);
+  if (cmd == "methods") return cmd_methods(rest, io);
+  if (cmd == "solve") return cmd_solve(rest, io);
+  if (cmd == "demo") return cmd_demo(rest, io);
+  throw UsageError("unknown command " + show(cmd) + "; valid commands: " + kCommands);
 }
 
 }  // namespace
-}  // namespace daekit::cli
 
-int main(int argc, char** argv) {
-  using namespace daekit::cli;
-  const std::vector<std::string> args(argv + 1, argv + argc);
+int run_cli(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) noexcept {
+  const Io io{out, err};
+  int rc = kExitFailure;
   try {
-    return dispatch(args);
+    rc = dispatch(args, io);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "daekit: %s\n(run 'daekit --help' for usage)\n", e.what());
-    return kExitUsage;
-  } catch (const daekit::InvalidArgument& e) {
-    std::fprintf(stderr, "daekit: invalid input: %s\n", e.what());
-    return kExitUsage;
+    std::fprintf(err, "daekit: %s\n(run 'daekit --help' for usage)\n", e.what());
+    rc = kExitUsage;
+  } catch (const InvalidArgument& e) {
+    std::fprintf(err, "daekit: invalid input: %s\n", e.what());
+    rc = kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(err, "daekit: error: out of memory\n");
+    rc = kExitFailure;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "daekit: error: %s\n", e.what());
-    return kExitFailure;
+    std::fprintf(err, "daekit: error: %s\n", e.what());
+    rc = kExitFailure;
+  } catch (...) {
+    std::fprintf(err, "daekit: error: unexpected exception\n");
+    rc = kExitFailure;
   }
+  // The report itself is an output too: a full disk or a closed pipe must not pass as success.
+  io.flush_out();
+  if (io.out_errno != 0) {
+    std::fprintf(err, "daekit: error: cannot write the output: %s\n", std::strerror(io.out_errno));
+    if (rc == kExitOk) rc = kExitFailure;
+  }
+  std::fflush(err);
+  return rc;
 }
+
+}  // namespace daekit::cli
