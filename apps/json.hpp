@@ -93,6 +93,16 @@ class JsonWriter {
     }
     out_ += ']';
   }
+  /// An array of integers on one line.
+  void integers(const std::string& key, const std::vector<int>& values) {
+    prefix(key);
+    out_ += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i) out_ += ", ";
+      out_ += std::to_string(values[i]);
+    }
+    out_ += ']';
+  }
   /// An array of strings on one line.
   void strings(const std::string& key, const std::vector<std::string>& values) {
     prefix(key);

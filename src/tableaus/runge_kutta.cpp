@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace daekit {
@@ -155,6 +156,34 @@ RungeKuttaTableau lobatto_iiia(int s) {
   t.order = 2 * s - 2;
   t.stage_order = s;
   return t;
+}
+
+RungeKuttaTableau tableau_by_name(const std::string& name) {
+  struct Family {
+    const char* prefix;
+    RungeKuttaTableau (*make)(int);
+    int min_stages;
+  };
+  static const Family families[] = {{"radau-iia-", radau_iia, 1},
+                                    {"radau-ia-", radau_ia, 1},
+                                    {"gauss-", gauss, 1},
+                                    {"lobatto-iiia-", lobatto_iiia, 2}};
+  const std::string valid =
+      "valid tableaus: radau-iia-S, radau-ia-S, gauss-S (S = 1..9 stages), lobatto-iiia-S "
+      "(S = 2..9), e.g. radau-iia-3";
+  for (const Family& f : families) {
+    const std::string prefix = f.prefix;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    // one digit without sign or leading zero: the stage counts the families support
+    if (digits.size() == 1 && digits[0] >= '0' && digits[0] <= '9') {
+      const int s = digits[0] - '0';
+      if (s >= f.min_stages) return f.make(s);
+    }
+    throw InvalidArgument("tableau '" + name + "': the number of stages S of " + prefix +
+                          "S must be in " + std::to_string(f.min_stages) + "..9; " + valid);
+  }
+  throw InvalidArgument("unknown tableau '" + name + "'; " + valid);
 }
 
 int simplifying_B(const RungeKuttaTableau& t, int max_p, double tol) {

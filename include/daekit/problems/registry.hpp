@@ -79,4 +79,17 @@ BuiltinProblem moon_flight(double y1_velocity);  ///< the other starts of ch. 8:
 /// Jacobi integral of moon_flight at x = (y1, y2, y1', y2').
 double moon_jacobi_integral(VecIn x);
 
+// Reports of a solve of a built-in problem (src/problems/report.cpp): what `daekit solve` and
+// `daekit demo` print, so that the CLI adds nothing of its own.
+
+struct Result;  // integrator/result.hpp
+
+/// Significant correct digits of r against p's reference solution over p.scd_components, when
+/// the run reached the reference time and p.t_end is that time; empty otherwise.
+std::optional<double> problem_scd(const BuiltinProblem& p, const Result& r);
+/// r.report() (r.full_report() with `full`), then the located events (time and name, the first
+/// 10), the number of projections (brief report only; the full one lists every counter) and the
+/// scd line (problem_scd, the components it counts and the reference's source).
+std::string problem_report(const BuiltinProblem& p, const Result& r, bool full = false);
+
 }  // namespace daekit

@@ -32,6 +32,11 @@ RungeKuttaTableau radau_ia(int s);      ///< order 2s-1, stage order s-1
 RungeKuttaTableau gauss(int s);         ///< order 2s, stage order s
 RungeKuttaTableau lobatto_iiia(int s);  ///< order 2s-2, stage order s (s >= 2)
 
+/// The tableau called `name`: "radau-iia-S", "radau-ia-S", "gauss-S" or "lobatto-iiia-S" with S
+/// the number of stages (1..9; Lobatto 2..9), e.g. "radau-ia-3" (the names of the CLI's
+/// --tableau). Throws InvalidArgument listing the valid forms for anything else.
+RungeKuttaTableau tableau_by_name(const std::string& name);
+
 /// Largest p <= max_p with B(p) (resp. C, D) satisfied to `tol`.
 int simplifying_B(const RungeKuttaTableau& t, int max_p = 20, double tol = 1e-12);
 int simplifying_C(const RungeKuttaTableau& t, int max_q = 20, double tol = 1e-12);

@@ -1,0 +1,1003 @@
+// The daekit command (run_cli, see cli.hpp): the command-line front end of the library.
+//
+//   daekit list                     the built-in problems
+//   daekit methods                  the registered methods and what they can do
+//   daekit solve PROBLEM [options]  solve one of them (report, JSON, CSV, trace, PNG)
+//   daekit demo [--outdir DIR]      solve several problems, write CSV files and a plot
+//   daekit help | --help            usage
+//
+// Exit status: 0 success; 1 a solve ended with a non-success status, or writing an output
+// (report, CSV, trace, plot) failed; 2 bad command line (unknown problem/option/method, bad
+// value, missing argument) or the library rejected the input (InvalidArgument).
+#include "cli.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "csv_plot.hpp"
+#include "daekit/daekit.hpp"
+#include "json.hpp"
+
+#ifndef DAEKIT_VERSION
+#define DAEKIT_VERSION "unknown"
+#endif
+
+namespace daekit::cli {
+namespace {
+
+/// Bad command line: message on err, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Where a command writes: `out` the report / JSON / tables, `err` diagnostics.
+struct Io {
+  std::FILE* out;
+  std::FILE* err;
+  mutable int out_errno = 0;  ///< errno of the first failed flush of `out`
+  /// Flushes `out` (the report before the messages on `err`), keeping the first failure.
+  void flush_out() const {
+    errno = 0;
+    if ((std::fflush(out) != 0 || std::ferror(out)) && out_errno == 0)
+      out_errno = errno != 0 ? errno : EIO;
+  }
+};
+
+const char* const kUsage =
+    R"(daekit - solve differential-algebraic equations (built-in test problems)
+
+Usage:
+  daekit list                      table of the built-in problems
+  daekit methods                   table of the methods (forms, index, order, step control)
+  daekit solve PROBLEM [options]   solve a built-in problem and print a report
+  daekit demo [--outdir DIR]       solve pendulum, vanderpol, robertson, andrews and
+                                   transistor; write DIR/<problem>.csv and
+                                   DIR/pendulum.png (default DIR: demo-output)
+  daekit help | --help | -h        this text
+  daekit --version                 the library version
+
+Options of 'solve' (defaults: the problem's recommended values, see 'daekit list'):
+  --method NAME     a method of 'daekit methods': radau5 (default; Radau IIA order 5,
+                    index 1-3), bdf (variable-order BDF; index 1) or projected-rk (any
+                    implicit RK tableau at constant step: needs --fixed-step and --h0)
+  --tableau NAME    projected-rk: radau-iia-S (default radau-iia-3), radau-ia-S, gauss-S or
+                    lobatto-iiia-S with S stages (1..9; Lobatto 2..9)
+  --fixed-step      constant steps of size --h0 without error control (needs --h0)
+  --projection P    methods with projection (radau5, projected-rk): none (default),
+                    velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after
+                    every step) or full (also the multipliers' manifold)
+  --formulation F   mechanical problems (pendulum, pendulum-long, andrews) only: solve the
+                    index3 (default), index2 (velocity constraint), index1 (acceleration
+                    constraint) or ggl (stabilised index 2) form of the same model, from
+                    consistent initial values; scd is taken over positions and velocities
+  --rtol R          relative tolerance, 10 eps < R < 1
+  --atol A          absolute tolerance, 0 < A < 1e100 (times the problem's per-component
+                    factors where it has them)
+  --h0 H            initial step size (0: the method's default)
+  --t-end T         end of the integration interval
+  --max-steps N     maximal number of step attempts, N >= 1 (default 100000)
+  --linear-solver S auto (default: from the Jacobian's structure), dense, banded or sparse
+  --controller C    step-size controller: gustafsson (default), classical or pi
+  --exclude-from-error LIST
+                    components left out of the error test: comma-separated indices (from 0)
+                    or names, or none (every component in the test); default: the method's
+  --nonnegative LIST
+                    components that must stay >= 0 (same syntax; default: the problem's)
+  --no-jacobian-check
+                    do not compare an analytic Jacobian with finite differences at t0
+  --out FILE        write every accepted step as CSV: t, the components and, for
+                    constrained problems, position_residual, velocity_residual
+  --trace FILE      write every attempted step as CSV: t,h,outcome,order,
+                    newton_iterations,newton_rate,error,detail
+  --plot FILE       plot the problem's plot components over t into a PNG (needs gnuplot)
+  --json            print one JSON object on stdout instead of the report
+  --full-report     the full report (settings given and used, every counter, warnings)
+Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2).
+
+Exit status: 0 success; 1 the solve failed (status not 'success') or an output could not be
+written; 2 bad command line or input rejected by the library.
+)";
+
+const char* const kCommands = "list, solve, demo, help, methods";
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) {
+    if (!s.empty()) s += sep;
+    s += x;
+  }
+  return s;
+}
+
+std::string fmt_g(double x, int digits = 6) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+  return buf;
+}
+
+/// A command-line value for a message: quoted, control characters escaped (\n, \xNN), cut
+/// after 80 characters.
+std::string show(const std::string& value) {
+  std::string s = "'";
+  size_t shown = 0;
+  for (unsigned char c : value) {
+    if (++shown > 80) {
+      s += "...";
+      break;
+    }
+    if (c == '\n') {
+      s += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      s += buf;
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  return s + "'";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress bar on err: only when err is a terminal, and only once a run has taken more than a
+// second (short runs print nothing).
+
+class ProgressBar {
+ public:
+  ProgressBar(std::string label, std::FILE* err)
+      : label_(std::move(label)),
+        err_(err),
+        enabled_(err != nullptr && fileno(err) >= 0 && isatty(fileno(err)) == 1),
+        start_(std::chrono::steady_clock::now()),
+        last_(start_) {}
+  ~ProgressBar() { finish(); }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void update(double fraction) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1)) return;
+    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    drawn_ = true;
+    if (!(fraction >= 0)) fraction = 0;
+    if (fraction > 1) fraction = 1;
+    constexpr int width = 40;
+    const int filled = static_cast<int>(fraction * width);
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(err_, "\r%s [%s%s] %5.1f%%  %.1f s ", label_.c_str(),
+                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                 100 * fraction, elapsed);
+    std::fflush(err_);
+  }
+  /// Clears the bar (if one was drawn).
+  void finish() {
+    if (!drawn_) return;
+    std::fprintf(err_, "\r%s\r", std::string(label_.size() + 62, ' ').c_str());
+    std::fflush(err_);
+    drawn_ = false;
+  }
+
+ private:
+  std::string label_;
+  std::FILE* err_;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parsing.
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// Plain decimal floating-point syntax only: [+-] digits [. digits] [e [+-] digits], with at
+/// least one digit before or after the point. No hexadecimal, inf, nan, blanks or empty text
+/// (strtod alone would take "0x10", "inf", " 5" and, partly, "1e").
+bool plain_decimal(const std::string& s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+  size_t digits = 0;
+  while (i < n && is_digit(s[i])) ++i, ++digits;
+  if (i < n && s[i] == '.') {
+    ++i;
+    while (i < n && is_digit(s[i])) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+    size_t exponent_digits = 0;
+    while (i < n && is_digit(s[i])) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  return i == n;
+}
+
+double parse_double(const std::string& option, const std::string& text) {
+  if (plain_decimal(text)) {
+    errno = 0;
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    // (underflow to 0 or a subnormal is accepted: the value is that small)
+    if (end == text.c_str() + text.size() && std::isfinite(x)) return x;
+  }
+  throw UsageError("option " + option + " needs a finite number, got " + show(text) +
+                   " (plain decimal notation, e.g. 1e-6)");
+}
+
+/// A positive count that fits in a long (--max-steps).
+long parse_count(const std::string& option, const std::string& text) {
+  size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) i = 1;
+  bool digits = i < text.size();
+  for (size_t k = i; k < text.size(); ++k) digits = digits && is_digit(text[k]);
+  if (!digits) throw UsageError("option " + option + " needs an integer, got " + show(text));
+  errno = 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (negative || x <= 0)
+    throw UsageError("option " + option + " must be a positive integer, got " + show(text));
+  if (errno == ERANGE || x > std::numeric_limits<long>::max())
+    throw UsageError("option " + option + " is too large: " + show(text) + " (at most " +
+                     std::to_string(std::numeric_limits<long>::max()) + ")");
+  return static_cast<long>(x);
+}
+
+/// An output path from the command line: not empty, no control characters (a newline in a
+/// file name is almost certainly a mistake, and an attack on anything that parses it).
+std::string output_path(const std::string& option, const std::string& value) {
+  if (value.empty()) throw UsageError("option " + option + " needs a file name");
+  for (unsigned char c : value)
+    if (c < 0x20 || c == 0x7f)
+      throw UsageError("option " + option + ": the file name " + show(value) +
+                       " contains a control character (newline, tab, ...)");
+  return value;
+}
+
+/// Splits "--name=value" / "--name value" command lines. `with_value` lists the options that
+/// take a value, `flags` those that do not; anything else starting with '-' is an error.
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> options;  // in order; flags have value ""
+};
+
+ParsedArgs parse_args(const std::vector<std::string>& args, const std::string& command,
+                      const std::vector<std::string>& with_value,
+                      const std::vector<std::string>& flags) {
+  auto contains = [](const std::vector<std::string>& v, const std::string& s) {
+    for (const auto& x : v)
+      if (x == s) return true;
+    return false;
+  };
+  ParsedArgs parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() < 2 || a[0] != '-' || (a[1] != '-' && is_digit(a[1]))) {
+      parsed.positional.push_back(a);
+      continue;
+    }
+    std::string name = a, value;
+    bool inline_value = false;
+    if (const size_t eq = a.find('='); eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      inline_value = true;
+    }
+    if (contains(with_value, name)) {
+      if (!inline_value) {
+        if (i + 1 >= args.size())
+          throw UsageError("option " + name + " of '" + command + "' needs a value");
+        value = args[++i];
+      }
+      parsed.options.emplace_back(name, value);
+    } else if (contains(flags, name)) {
+      if (inline_value) throw UsageError("option " + name + " takes no value");
+      parsed.options.emplace_back(name, "");
+    } else {
+      std::vector<std::string> all = with_value;
+      all.insert(all.end(), flags.begin(), flags.end());
+      throw UsageError("unknown option " + show(name) + " for '" + command +
+                       "'; valid options: " + (all.empty() ? "none" : join(all)));
+    }
+  }
+  return parsed;
+}
+
+void check_problem_name(const std::string& name) {
+  for (const auto& n : builtin_problem_names())
+    if (n == name) return;
+  throw UsageError("unknown problem " + show(name) +
+                   "; valid problems: " + join(builtin_problem_names()) + " (see 'daekit list')");
+}
+
+/// A list of components (--exclude-from-error, --nonnegative): "none" (empty list) or
+/// comma-separated indices (from 0) or component names; duplicates are dropped.
+std::vector<int> parse_components(const std::string& option, const std::string& text,
+                                  const BuiltinProblem& p) {
+  if (text == "none") return {};
+  const int n = p.dae.n;
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back(component_name(p.dae, i));
+  const std::string valid = "indices 0.." + std::to_string(n - 1) + " or names " + join(names) +
+                            ", comma-separated, or none";
+  if (text.empty()) throw UsageError("option " + option + " needs a list: " + valid);
+  std::vector<int> list;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty())
+      throw UsageError("option " + option + ": empty item in the list " + show(text) + "; " +
+                       valid);
+    int index = -1;
+    bool all_digits = true;
+    for (char c : item) all_digits = all_digits && is_digit(c);
+    if (all_digits) {
+      if (item.size() <= 9) index = std::stoi(item);
+      if (index < 0 || index >= n)
+        throw UsageError("option " + option + ": component " + show(item) + " outside 0.." +
+                         std::to_string(n - 1) + " of problem '" + p.name + "'");
+    } else {
+      for (int i = 0; i < n && index < 0; ++i)
+        if (names[static_cast<size_t>(i)] == item) index = i;
+      if (index < 0)
+        throw UsageError("option " + option + ": unknown component " + show(item) +
+                         " of problem '" + p.name + "'; valid: " + valid);
+    }
+    bool seen = false;
+    for (int k : list) seen = seen || k == index;
+    if (!seen) list.push_back(index);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return list;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Solving.
+
+struct Run {
+  BuiltinProblem problem;
+  std::string method = "radau5";
+  MethodChoice choice = "radau5";
+  std::optional<std::string> tableau;      ///< --tableau (projected-rk)
+  std::optional<Formulation> formulation;  ///< set: the problem was re-formulated
+  Options options;
+  std::string trace_file;  ///< --trace (empty: none)
+  Result result;
+};
+
+/// The problem's recommended settings: tolerances (atol times the problem's per-component
+/// factors), h0 and the components that must stay non-negative.
+Options recommended_options(const BuiltinProblem& p) {
+  Options o;
+  o.rtol = p.rtol;
+  o.atol = p.atol;
+  o.h0 = p.h0;
+  if (p.atol_scale.size() != 0) o.atol_vector = p.atol * p.atol_scale;
+  o.nonnegative = p.nonnegative;
+  return o;
+}
+
+/// Replaces the (index-3) DAE of a mechanical built-in problem by formulation `form` of the
+/// same MechanicalSystem: consistent initial values from its q0, v0; the reference solution,
+/// the scd/plot components, the per-component atol factors and the non-negative components
+/// are carried over for positions and velocities. The DAE's name says the formulation (the
+/// report's first line shows it).
+void reformulate(BuiltinProblem& p, Formulation form) {
+  if (!p.mechanical)
+    throw UsageError("--formulation: problem '" + p.name +
+                     "' is not a mechanical system (valid: pendulum, pendulum-long, andrews)");
+  const MechanicalSystem& sys = *p.mechanical;
+  const MechanicalLayout from = mechanical_layout(sys, Formulation::Index3);
+  if (p.dae.n != from.n)
+    throw UsageError("--formulation: problem '" + p.name + "' is not in the index-3 form");
+  const MechanicalLayout to = mechanical_layout(sys, form);
+  const int nq = sys.nq;
+  const Vector q0 = p.y0.segment(from.q, nq), v0 = p.y0.segment(from.v, nq);
+  // component i of the index-3 layout -> its index in the new layout (-1: none)
+  auto map = [&](int i) {
+    if (i >= from.q && i < from.q + nq) return to.q + (i - from.q);
+    if (i >= from.v && i < from.v + nq) return to.v + (i - from.v);
+    return -1;
+  };
+  auto map_list = [&](const std::vector<int>& list) {
+    std::vector<int> out;
+    for (int i : list)
+      if (map(i) >= 0) out.push_back(map(i));
+    return out;
+  };
+  std::vector<int> scd_components = p.scd_components;
+  if (scd_components.empty())
+    for (int i = 0; i < p.dae.n; ++i) scd_components.push_back(i);
+  p.scd_components = map_list(scd_components);
+  p.plot_components = map_list(p.plot_components);
+  p.nonnegative = map_list(p.nonnegative);
+  if (p.atol_scale.size() == from.n) {
+    Vector scale = Vector::Ones(to.n);
+    for (int i = 0; i < from.n; ++i)
+      if (map(i) >= 0) scale[map(i)] = p.atol_scale[i];
+    p.atol_scale = scale;
+  }
+  if (p.reference) {
+    Vector ref = Vector::Zero(to.n);
+    for (int i = 0; i < from.n; ++i)
+      if (map(i) >= 0) ref[map(i)] = p.reference->y[i];
+    p.reference->y = ref;
+  }
+  const std::string name = p.dae.name;
+  p.dae = formulate(sys, form);
+  p.dae.name = name + " (" + to_string(form) + " formulation)";
+  p.y0 = initial_values(sys, form, p.t0, q0, v0);
+  p.title += std::string(" [") + to_string(form) + " formulation]";
+}
+
+/// The trace file of --trace: a header, then one CSV row per attempted step. Writes are
+/// checked (the first failure is kept and reported by close()).
+class TraceWriter {
+ public:
+  explicit TraceWriter(const std::string& path) : file_(path) {
+    file_.write("t,h,outcome,order,newton_iterations,newton_rate,error,detail\n");
+  }
+  void row(const StepTrace& s) {
+    ++rows_;
+    std::string line = JsonWriter::full_precision(s.t);
+    line += ',' + JsonWriter::full_precision(s.h) + ',' + to_string(s.outcome) + ',' +
+            std::to_string(s.order) + ',' + std::to_string(s.newton_iterations) + ',' +
+            JsonWriter::full_precision(s.newton_rate) + ',' + JsonWriter::full_precision(s.error) +
+            ',' + csv_field(s.detail ? s.detail : "") + '\n';
+    file_.write(line);
+  }
+  void close() { file_.close(); }
+  long rows() const { return rows_; }
+
+ private:
+  OutputFile file_;
+  long rows_ = 0;
+};
+
+/// Solves run.problem with run.choice and run.options (progress bar on io.err, rows of the
+/// trace if one is given); fills run.result. InvalidArgument from the library propagates.
+void execute(Run& run, const Io& io, TraceWriter* trace) {
+  const BuiltinProblem& p = run.problem;
+  ProgressBar bar(p.name, io.err);
+  Options o = run.options;
+  o.progress = [&bar](double fraction) { bar.update(fraction); };
+  o.events.insert(o.events.end(), p.events.begin(), p.events.end());  // the model's switches
+  if (trace) o.trace = [trace](const StepTrace& s) { trace->row(s); };
+  run.result = solve(p.dae, p.t0, p.t_end, p.y0, run.choice, o);
+  bar.finish();
+}
+
+// The JSON printed by `daekit solve --json` is a CONTRACT for scripts and other programs:
+// fields may be added in later versions, but existing fields are never renamed, dropped or
+// change their meaning or type. Keys always present:
+//   format_version (1), daekit_version, problem, title, method, status (to_string(Status),
+//   e.g. "success"), ok (bool), message, n, component_names, t0, t_end, t (time reached),
+//   y (array, state at t), stats (object: one integer per counter of stats_fields() in
+//   core/stats.hpp; at least nfev, nfev_jac, njac, nlu, nsol, nsteps, naccept, nreject,
+//   nnewton, nnewton_fail, nproject, nfail, nroot, nevents), cpu_seconds, rtol, atol, h0,
+//   max_steps, max_residual ({position, velocity, acceleration} for problems with a
+//   constraint monitor, null otherwise), scd (significant correct digits vs the problem's
+//   reference solution when the run reached the reference time, null otherwise),
+//   reference_t (number or null), events (array of {t, name}: the located state events, in
+//   order; empty if none), projection ("none", "velocity" or "full"), formulation ("index3",
+//   "index2", "index1", "ggl" when --formulation was given, null otherwise).
+// Added with the method registry (format_version still 1):
+//   linear_solver (backend used, e.g. "dense"), rtol_used, atol_used (the tolerances as the
+//   method works with them), jacobian_colours (f-evaluations per difference Jacobian, 0:
+//   analytic), h_last, h_next (last accepted / next step size), order (method order of the
+//   last step), yp (array, y'(t)), warnings (array of strings), excluded_from_error_test
+//   (array of component indices), controller ("gustafsson", "classical" or "pi"), trace_file
+//   (string or null), fixed_step (bool), tableau (--tableau name or null), nonnegative (array
+//   of component indices).
+// Numbers are written with full precision (they read back as the same double); NaN and Inf
+// are written as null.
+std::string to_json(const Run& run) {
+  const BuiltinProblem& p = run.problem;
+  const Result& r = run.result;
+  const std::optional<double> digits = problem_scd(p, r);
+  JsonWriter w;
+  w.begin_object();
+  w.integer("format_version", 1);
+  w.string("daekit_version", DAEKIT_VERSION);
+  w.string("problem", p.name);
+  w.string("title", p.title);
+  w.string("method", r.method.empty() ? run.method : r.method);
+  w.string("status", to_string(r.status));
+  w.boolean("ok", r.ok());
+  w.string("message", r.message);
+  w.integer("n", p.dae.n);
+  std::vector<std::string> names;
+  for (int i = 0; i < p.dae.n; ++i) names.push_back(component_name(p.dae, i));
+  w.strings("component_names", names);
+  w.number("t0", p.t0);
+  w.number("t_end", p.t_end);
+  w.number("t", r.t);
+  w.numbers("y", std::vector<double>(r.y.data(), r.y.data() + r.y.size()));
+  w.begin_object("stats");
+  for (const StatsField& f : stats_fields()) w.integer(f.key, r.stats.*(f.member));
+  w.end_object();
+  w.number("cpu_seconds", r.cpu_seconds);
+  w.number("rtol", run.options.rtol);
+  w.number("atol", run.options.atol);
+  w.number("h0", run.options.h0);
+  w.integer("max_steps", run.options.max_steps);
+  w.string("projection", to_string(run.options.projection));
+  if (run.formulation)
+    w.string("formulation", to_string(*run.formulation));
+  else
+    w.null("formulation");
+  if (r.has_constraints) {
+    w.begin_object("max_residual");
+    w.number("position", r.max_residual.position);
+    w.number("velocity", r.max_residual.velocity);
+    w.number("acceleration", r.max_residual.acceleration);
+    w.end_object();
+  } else {
+    w.null("max_residual");
+  }
+  if (digits)
+    w.number("scd", *digits);
+  else
+    w.null("scd");
+  if (p.reference)
+    w.number("reference_t", p.reference->t);
+  else
+    w.null("reference_t");
+  w.begin_array("events");
+  for (const EventRecord& e : r.events) {
+    w.begin_object();
+    w.number("t", e.t);
+    w.string("name", e.name);
+    w.end_object();
+  }
+  w.end_array();
+  w.string("linear_solver", r.linear_solver);
+  w.number("rtol_used", r.rtol_used);
+  w.number("atol_used", r.atol_used);
+  w.integer("jacobian_colours", r.jacobian_colours);
+  w.number("h_last", r.h_last);
+  w.number("h_next", r.h_next);
+  w.integer("order", r.order);
+  w.numbers("yp", std::vector<double>(r.yp.data(), r.yp.data() + r.yp.size()));
+  w.strings("warnings", r.warnings);
+  w.integers("excluded_from_error_test", r.excluded_from_error_test);
+  w.string("controller", to_string(run.options.controller));
+  if (run.trace_file.empty())
+    w.null("trace_file");
+  else
+    w.string("trace_file", run.trace_file);
+  w.boolean("fixed_step", run.options.fixed_step);
+  if (run.tableau)
+    w.string("tableau", *run.tableau);
+  else
+    w.null("tableau");
+  w.integers("nonnegative", run.options.nonnegative);
+  w.end_object();
+  return w.str() + "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands.
+
+int cmd_list(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a = parse_args(args, "list", {}, {});
+  if (!a.positional.empty())
+    throw UsageError("'list' takes no arguments (got " + show(a.positional[0]) + ")");
+  std::fprintf(io.out, "%-16s %4s  %-16s %-9s %-9s  %s\n", "name", "n", "t-interval", "rtol",
+               "atol", "title");
+  for (const auto& name : builtin_problem_names()) {
+    try {
+      const BuiltinProblem p = make_builtin_problem(name);
+      std::string interval = "[";  // (+= avoids a GCC 12 -Wrestrict false positive)
+      interval += fmt_g(p.t0) + ", " + fmt_g(p.t_end) + "]";
+      std::fprintf(io.out, "%-16s %4d  %-16s %-9s %-9s  %s%s\n", name.c_str(), p.dae.n,
+                   interval.c_str(), fmt_g(p.rtol).c_str(), fmt_g(p.atol).c_str(), p.title.c_str(),
+                   p.reference ? "" : " (no reference solution)");
+    } catch (const std::exception& e) {
+      std::fprintf(io.out, "%-16s %4s  %-16s %-9s %-9s  (not available: %s)\n", name.c_str(), "-",
+                   "-", "-", "-", e.what());
+    }
+  }
+  return kExitOk;
+}
+
+int cmd_methods(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a = parse_args(args, "methods", {}, {});
+  if (!a.positional.empty())
+    throw UsageError("'methods' takes no arguments (got " + show(a.positional[0]) + ")");
+  std::fprintf(io.out, "%-14s %s\n%-14s %s\n", "name", "title", "",
+               "problem forms; index; order; step control; dense output; projection");
+  for (const MethodInfo& m : registered_methods()) {
+    // the summary wrapped after "; " to stay within 100 columns
+    std::string summary = m.summary(), lines, line;
+    while (!summary.empty()) {
+      const size_t cut = summary.find("; ");
+      const std::string part = summary.substr(0, cut == std::string::npos ? cut : cut + 1);
+      summary = cut == std::string::npos ? "" : summary.substr(cut + 2);
+      if (!line.empty() && 15 + line.size() + 1 + part.size() > 100) {
+        lines += std::string(15, ' ') + line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + part;
+    }
+    if (!line.empty()) lines += std::string(15, ' ') + line + "\n";
+    std::fprintf(io.out, "%-14s %s\n%s", m.name.c_str(), m.title.c_str(), lines.c_str());
+  }
+  return kExitOk;
+}
+
+int cmd_solve(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a =
+      parse_args(args, "solve",
+                 {"--method", "--tableau", "--projection", "--formulation", "--rtol", "--atol",
+                  "--h0", "--t-end", "--max-steps", "--linear-solver", "--controller",
+                  "--exclude-from-error", "--nonnegative", "--out", "--trace", "--plot"},
+                 {"--fixed-step", "--no-jacobian-check", "--json", "--full-report"});
+  if (a.positional.empty())
+    throw UsageError("'solve' needs a problem name; valid problems: " +
+                     join(builtin_problem_names()));
+  if (a.positional.size() > 1)
+    throw UsageError("'solve' takes one problem name, got " + show(a.positional[0]) + " and " +
+                     show(a.positional[1]));
+  const std::string& name = a.positional[0];
+  check_problem_name(name);
+
+  Run run;
+  Options& o = run.options;
+  std::optional<double> rtol, atol, h0, t_end;
+  std::optional<std::string> projection, formulation, exclude, nonnegative;
+  std::string out, plot;
+  bool json = false, full_report = false;
+  for (const auto& [opt, value] : a.options) {
+    try {
+      if (opt == "--method") {
+        method_info(value);  // InvalidArgument listing the registered names
+        run.method = value;
+      } else if (opt == "--tableau") {
+        tableau_by_name(value);  // InvalidArgument listing the valid forms
+        run.tableau = value;
+      } else if (opt == "--projection") {
+        projection = value;
+      } else if (opt == "--formulation") {
+        formulation = value;
+      } else if (opt == "--rtol") {
+        rtol = parse_double(opt, value);
+      } else if (opt == "--atol") {
+        atol = parse_double(opt, value);
+      } else if (opt == "--h0") {
+        h0 = parse_double(opt, value);
+      } else if (opt == "--t-end") {
+        t_end = parse_double(opt, value);
+      } else if (opt == "--max-steps") {
+        o.max_steps = parse_count(opt, value);
+      } else if (opt == "--linear-solver") {
+        o.linear_solver = parse_linear_solver(value);
+      } else if (opt == "--controller") {
+        o.controller = parse_controller(value);
+      } else if (opt == "--exclude-from-error") {
+        exclude = value;
+      } else if (opt == "--nonnegative") {
+        nonnegative = value;
+      } else if (opt == "--out") {
+        out = output_path(opt, value);
+      } else if (opt == "--trace") {
+        run.trace_file = output_path(opt, value);
+      } else if (opt == "--plot") {
+        plot = output_path(opt, value);
+      } else if (opt == "--fixed-step") {
+        o.fixed_step = true;
+      } else if (opt == "--no-jacobian-check") {
+        o.check_jacobian = false;
+      } else if (opt == "--json") {
+        json = true;
+      } else if (opt == "--full-report") {
+        full_report = true;
+      }
+    } catch (const InvalidArgument& e) {
+      throw UsageError(std::string(e.what()));
+    }
+  }
+
+  // The method and the options that depend on it.
+  const MethodInfo& info = method_info(run.method);
+  if (projection) {
+    if (*projection == "none")
+      o.projection = Projection::None;
+    else if (*projection == "velocity")
+      o.projection = Projection::Velocity;
+    else if (*projection == "full")
+      o.projection = Projection::Full;
+    else
+      throw UsageError("unknown projection " + show(*projection) + "; valid: none, velocity, full");
+    if (o.projection != Projection::None && !info.capabilities.projection) {
+      std::vector<std::string> with;
+      for (const MethodInfo& m : registered_methods())
+        if (m.capabilities.projection) with.push_back(m.name);
+      throw UsageError("--projection " + *projection + " needs --method " + join(with, " or ") +
+                       " (method '" + run.method + "' has no projection)");
+    }
+  }
+  if (run.tableau && run.method != ProjectedRkOptions::method_name)
+    throw UsageError("--tableau is for --method " + std::string(ProjectedRkOptions::method_name) +
+                     " (method '" + run.method + "' has its own coefficients)");
+  if (o.fixed_step && !h0) throw UsageError("--fixed-step needs --h0 H (the constant step size)");
+  if (!info.capabilities.error_estimate && !o.fixed_step)
+    throw UsageError("method '" + run.method +
+                     "' has no error estimate (constant steps only): give --fixed-step and "
+                     "--h0 H");
+  if (run.method == ProjectedRkOptions::method_name) {
+    ProjectedRkOptions m;
+    if (run.tableau) m.tableau = tableau_by_name(*run.tableau);
+    run.choice = m;
+  } else {
+    run.choice = run.method;
+  }
+
+  // The problem and the options that depend on it.
+  run.problem = make_builtin_problem(name);
+  BuiltinProblem& p = run.problem;
+  if (formulation) {
+    Formulation form;
+    try {
+      form = parse_formulation(*formulation);
+    } catch (const InvalidArgument& e) {
+      throw UsageError(e.what());
+    }
+    reformulate(p, form);
+    run.formulation = form;
+  }
+  if (t_end) {
+    if (*t_end == p.t0)
+      throw UsageError("--t-end " + fmt_g(*t_end, 17) + " equals the start time t0 of problem '" +
+                       name + "'");
+    p.t_end = *t_end;
+  }
+  o.rtol = rtol.value_or(p.rtol);
+  o.atol = atol.value_or(p.atol);
+  o.h0 = h0.value_or(p.h0);
+  if (p.atol_scale.size() != 0) o.atol_vector = o.atol * p.atol_scale;
+  o.nonnegative = nonnegative ? parse_components("--nonnegative", *nonnegative, p) : p.nonnegative;
+  if (exclude) o.exclude_from_error_test = parse_components("--exclude-from-error", *exclude, p);
+  o.store_steps = !out.empty() || !plot.empty();
+  try {
+    o.validate(p.dae.n);
+  } catch (const InvalidArgument& e) {
+    throw UsageError(std::string("invalid option for problem '") + name + "': " + e.what());
+  }
+
+  // The outputs: fail before a long run, not after it.
+  if (!plot.empty() && find_gnuplot().empty())
+    throw std::runtime_error("gnuplot not found on PATH; it is needed for --plot " + plot +
+                             " (Debian: apt-get install gnuplot-nox, or run scripts/setup.sh)");
+  if (!out.empty()) check_writable(out);
+  if (!plot.empty()) check_writable(plot);
+  std::unique_ptr<TraceWriter> trace;
+  if (!run.trace_file.empty()) trace = std::make_unique<TraceWriter>(run.trace_file);
+
+  try {
+    execute(run, io, trace.get());
+  } catch (const InvalidArgument& e) {
+    throw UsageError("invalid input for problem '" + name + "' with method '" + run.method +
+                     "': " + e.what());
+  }
+  const Result& r = run.result;
+  // With --json, out carries exactly one JSON object; everything else goes to err.
+  std::FILE* info_out = json ? io.err : io.out;
+  int rc = r.ok() ? kExitOk : kExitFailure;
+  if (json) {
+    std::fputs(to_json(run).c_str(), io.out);
+    if (!r.ok()) std::fputs(problem_report(p, r, full_report).c_str(), io.err);
+  } else {
+    std::fputs(problem_report(p, r, full_report).c_str(), io.out);
+  }
+  io.flush_out();
+  auto output = [&](const char* what, auto&& write) {
+    try {
+      write();
+    } catch (const std::exception& e) {
+      std::fprintf(io.err, "daekit solve: %s: %s\n", what, e.what());
+      rc = kExitFailure;
+    }
+  };
+  if (trace)
+    output("--trace", [&] {
+      trace->close();
+      std::fprintf(info_out, "wrote %s (%ld attempted steps)\n", run.trace_file.c_str(),
+                   trace->rows());
+    });
+  if (!out.empty())
+    output("--out", [&] {
+      write_csv(out, p.dae, r);
+      std::fprintf(info_out, "wrote %s (%zu rows: t0 and every accepted step)\n", out.c_str(),
+                   r.t_steps.size());
+    });
+  if (!plot.empty())
+    output("--plot", [&] {
+      plot_png(plot, p, r);
+      std::fprintf(info_out, "wrote %s\n", plot.c_str());
+    });
+  if (!r.ok())
+    std::fprintf(io.err, "daekit solve: problem '%s' ended with status %s: %s\n", name.c_str(),
+                 to_string(r.status), r.message.c_str());
+  return rc;
+}
+
+int cmd_demo(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a = parse_args(args, "demo", {"--outdir"}, {});
+  if (!a.positional.empty())
+    throw UsageError("'demo' takes no problem names (got " + show(a.positional[0]) + ")");
+  std::string outdir = "demo-output";
+  for (const auto& [opt, value] : a.options)
+    if (opt == "--outdir") outdir = output_path(opt, value);
+  std::error_code ec;
+  std::filesystem::create_directories(outdir, ec);
+  if (ec || !std::filesystem::is_directory(outdir, ec))
+    throw std::runtime_error("cannot create the output directory '" + outdir +
+                             "': " + (ec ? ec.message() : "not a directory"));
+
+  const std::vector<std::string> wanted = {"pendulum", "vanderpol", "robertson", "andrews",
+                                           "transistor"};
+  std::vector<Run> runs;
+  std::vector<std::string> skipped;
+  bool all_ok = true;
+  std::fprintf(io.out,
+               "daekit %s demo: built-in problems solved with radau5 at their recommended\n"
+               "tolerances; output in %s/\n",
+               DAEKIT_VERSION, outdir.c_str());
+  for (const auto& name : wanted) {
+    Run run;
+    try {
+      check_problem_name(name);
+      run.problem = make_builtin_problem(name);
+    } catch (const std::exception& e) {
+      skipped.push_back(name);
+      std::fprintf(io.out, "\n=== %s: skipped (%s)\n", name.c_str(), e.what());
+      continue;
+    }
+    const BuiltinProblem& p = run.problem;
+    run.options = recommended_options(p);
+    std::fprintf(io.out, "\n=== %s: %s\n", p.name.c_str(), p.title.c_str());
+    if (!p.description.empty()) {
+      std::string d = p.description;
+      for (size_t pos = 0; (pos = d.find('\n', pos)) != std::string::npos; pos += 5)
+        d.replace(pos, 1, "\n    ");
+      std::fprintf(io.out, "    %s\n", d.c_str());
+    }
+    std::fprintf(io.out, "    t in [%s, %s], n = %d, rtol = %s, atol = %s\n", fmt_g(p.t0).c_str(),
+                 fmt_g(p.t_end).c_str(), p.dae.n, fmt_g(run.options.rtol).c_str(),
+                 fmt_g(run.options.atol).c_str());
+    io.flush_out();
+    try {
+      execute(run, io, nullptr);
+    } catch (const InvalidArgument& e) {
+      std::fprintf(io.out, "  rejected by the library: %s\n", e.what());
+      all_ok = false;
+      continue;
+    }
+    std::fputs(problem_report(p, run.result).c_str(), io.out);
+    all_ok = all_ok && run.result.ok();
+    const std::string csv = outdir + "/" + p.name + ".csv";
+    try {
+      write_csv(csv, p.dae, run.result);
+      std::fprintf(io.out, "  wrote %s (%zu rows)\n", csv.c_str(), run.result.t_steps.size());
+    } catch (const std::exception& e) {
+      std::fprintf(io.err, "daekit demo: %s\n", e.what());
+      all_ok = false;
+    }
+    io.flush_out();
+    runs.push_back(std::move(run));
+  }
+
+  bool plot_ok = true;
+  for (const Run& run : runs) {
+    if (run.problem.name != "pendulum") continue;
+    const std::string png = outdir + "/pendulum.png";
+    try {
+      plot_png(png, run.problem, run.result);
+      std::fprintf(io.out, "\nwrote %s (u1, u2 over t; constraint residuals |g(q)|, |G(q) v|)\n",
+                   png.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(io.err, "daekit demo: %s\n", e.what());
+      plot_ok = false;
+    }
+  }
+
+  std::fprintf(io.out, "\nSummary\n  %-12s %-22s %8s %8s %10s %6s %10s\n", "problem", "status",
+               "steps", "rejected", "f evals", "scd", "CPU ms");
+  for (const Run& run : runs) {
+    const Result& r = run.result;
+    const std::optional<double> digits = problem_scd(run.problem, r);
+    std::fprintf(io.out, "  %-12s %-22s %8ld %8ld %10ld %6s %10.2f\n", run.problem.name.c_str(),
+                 to_string(r.status), r.stats.naccept, r.stats.nreject, r.stats.nfev,
+                 digits ? fmt_g(*digits, 3).c_str() : "-", 1e3 * r.cpu_seconds);
+  }
+  if (!skipped.empty())
+    std::fprintf(io.out, "  skipped (not available yet): %s\n", join(skipped).c_str());
+  io.flush_out();
+  if (!all_ok) std::fprintf(io.err, "daekit demo: at least one problem did not solve\n");
+  return all_ok && plot_ok ? kExitOk : kExitFailure;
+}
+
+int dispatch(const std::vector<std::string>& args, const Io& io) {
+  if (args.empty()) {
+    std::fputs(kUsage, io.err);
+    std::fprintf(io.err, "\ndaekit: missing command; valid commands: %s\n", kCommands);
+    return kExitUsage;
+  }
+  const std::string& cmd = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fputs(kUsage, io.out);
+    return kExitOk;
+  }
+  if (cmd == "--version" || cmd == "version") {
+    std::fprintf(io.out, "daekit %s\n", DAEKIT_VERSION);
+    return kExitOk;
+  }
+  for (const auto& a : rest)
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, io.out);
+      return kExitOk;
+    }
+  if (cmd == "list") return cmd_list(rest, io);
+  if (cmd == "methods") return cmd_methods(rest, io);
+  if (cmd == "solve") return cmd_solve(rest, io);
+  if (cmd == "demo") return cmd_demo(rest, io);
+  throw UsageError("unknown command " + show(cmd) + "; valid commands: " + kCommands);
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) noexcept {
+  const Io io{out, err};
+  int rc = kExitFailure;
+  try {
+    rc = dispatch(args, io);
+  } catch (const UsageError& e) {
+    std::fprintf(err, "daekit: %s\n(run 'daekit --help' for usage)\n", e.what());
+    rc = kExitUsage;
+  } catch (const InvalidArgument& e) {
+    std::fprintf(err, "daekit: invalid input: %s\n", e.what());
+    rc = kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(err, "daekit: error: out of memory\n");
+    rc = kExitFailure;
+  } catch (const std::exception& e) {
+    std::fprintf(err, "daekit: error: %s\n", e.what());
+    rc = kExitFailure;
+  } catch (...) {
+    std::fprintf(err, "daekit: error: unexpected exception\n");
+    rc = kExitFailure;
+  }
+  // The report itself is an output too: a full disk or a closed pipe must not pass as success.
+  io.flush_out();
+  if (io.out_errno != 0) {
+    std::fprintf(err, "daekit: error: cannot write the output: %s\n", std::strerror(io.out_errno));
+    if (rc == kExitOk) rc = kExitFailure;
+  }
+  std::fflush(err);
+  return rc;
+}
+
+}  // namespace daekit::cli

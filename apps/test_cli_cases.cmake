@@ -1,0 +1,344 @@
+# CTest script (cmake -P): one group of checks of the daekit command per CASE (each a ctest of
+# its own, see apps/CMakeLists.txt): the registry-based options (issue 8) and the reliability
+# regressions (issue 9).
+#   -DDAEKIT=<path of the daekit executable>  -DWORK_DIR=<scratch directory>  -DCASE=<name>
+cmake_minimum_required(VERSION 3.25)
+if(NOT DAEKIT OR NOT WORK_DIR OR NOT CASE)
+  message(FATAL_ERROR "usage: cmake -DDAEKIT=... -DWORK_DIR=... -DCASE=... -P test_cli_cases.cmake")
+endif()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
+find_program(GNUPLOT gnuplot)
+
+# json_value(<var> <key>): the value of "key" (number, string, literal or one-line array) in
+# last_stdout
+macro(json_value var key)
+  if(last_stdout MATCHES "\"${key}\": (\"[^\"]*\"|\\[[^\n]*\\]|[^,\n]+)")
+    set(${var} "${CMAKE_MATCH_1}")
+  else()
+    set(${var} "<missing>")
+  endif()
+endmacro()
+
+function(check_equal what actual expected)
+  if(NOT "${actual}" STREQUAL "${expected}")
+    message(SEND_ERROR "${what}: '${actual}', expected '${expected}'")
+  endif()
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Issue 8: the command on the method registry.
+
+if(CASE STREQUAL "methods")
+  # the registry's table: every method with its title and summary
+  expect(0 "^name +title\n.*\nradau5 +Radau IIA.*\n +M y' = f; index <= 3; order 5.*\nbdf +.*F\\(t, y, y'\\) = 0.*\nprojected-rk +.*constant step only" ""
+         methods)
+  expect(2 "" "'methods' takes no arguments" methods extra)
+  # any registered name for --method; the message lists them all
+  expect(2 "" "unknown method 'euler'; valid methods: radau5, bdf, projected-rk"
+         solve vanderpol --method euler)
+
+elseif(CASE STREQUAL "projected_rk")
+  # constant steps with a chosen tableau on the index-3 pendulum
+  expect(0 "\"status\": \"success\"" ""
+         solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau radau-ia-3 --json)
+  json_value(method method)
+  json_value(tableau tableau)
+  json_value(fixed fixed_step)
+  json_value(naccept naccept)
+  json_value(nreject nreject)
+  check_equal("method" "${method}" "\"projected-rk\"")
+  check_equal("tableau" "${tableau}" "\"radau-ia-3\"")
+  check_equal("fixed_step" "${fixed}" "true")
+  check_equal("naccept (20 / 0.01)" "${naccept}" "2000")
+  check_equal("nreject" "${nreject}" "0")
+  expect(0 "daekit projected-rk on pendulum.*status +success" ""
+         solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau radau-ia-3)
+  # with the velocity projection the hidden constraint G v = 0 holds to round-off
+  expect(0 "\"projection\": \"velocity\"" "" solve pendulum --method projected-rk --fixed-step
+         --h0=0.01 --tableau=gauss-2 --projection velocity --t-end 2 --json)
+  string(REGEX MATCH "\"velocity\": ([-0-9.e+]+)" m "${last_stdout}")
+  if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 GREATER_EQUAL 1e-12)
+    message(SEND_ERROR "projected-rk --projection velocity: |G v| '${CMAKE_MATCH_1}' not < 1e-12")
+  endif()
+  expect(0 "projections +200 onto the constraint manifold" "" solve pendulum --method
+         projected-rk --fixed-step --h0 0.01 --tableau radau-iia-2 --projection velocity --t-end 2)
+  # what it needs, and the errors
+  expect(2 "" "method 'projected-rk' has no error estimate .*--fixed-step and --h0"
+         solve pendulum --method projected-rk)
+  expect(2 "" "--fixed-step needs --h0" solve pendulum --method projected-rk --fixed-step)
+  expect(2 "" "unknown tableau 'rk4'; valid tableaus: radau-iia-S, radau-ia-S, gauss-S"
+         solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau rk4)
+  expect(2 "" "--tableau is for --method projected-rk" solve pendulum --tableau gauss-2)
+  expect(2 "" "Lobatto IIIA\\(3\\): A is singular" solve pendulum --method projected-rk
+         --fixed-step --h0 0.01 --tableau lobatto-iiia-3)
+  # --projection: the methods with the capability, from the registry
+  expect(2 "" "--projection velocity needs --method radau5 or projected-rk \\(method 'bdf' has no projection\\)"
+         solve pendulum --method bdf --projection velocity)
+
+elseif(CASE STREQUAL "trace")
+  expect(0 "\"status\": \"success\"" "wrote trace.csv \\([0-9]+ attempted steps\\)"
+         solve vanderpol --trace trace.csv --json)
+  json_value(nsteps nsteps)
+  json_value(trace_file trace_file)
+  check_equal("trace_file" "${trace_file}" "\"trace.csv\"")
+  file(STRINGS "${WORK_DIR}/trace.csv" lines)
+  list(LENGTH lines nlines)
+  list(GET lines 0 header)
+  check_equal("trace.csv header" "${header}"
+              "t,h,outcome,order,newton_iterations,newton_rate,error,detail")
+  math(EXPR expected "${nsteps} + 1")  # header + one row per attempted step
+  check_equal("trace.csv lines (nsteps ${nsteps} + header)" "${nlines}" "${expected}")
+  list(FILTER lines INCLUDE REGEX
+       "^[-0-9.e+]+,[-0-9.e+]+,(accepted|rejected|newton_failed|singular|non_finite|failed),[0-9]+,[0-9]+,[-0-9.e+]+,[-0-9.e+]+,")
+  foreach(outcome accepted rejected)
+    if(NOT lines MATCHES ",${outcome},")
+      message(SEND_ERROR "trace.csv has no '${outcome}' row")
+    endif()
+  endforeach()
+  list(LENGTH lines nrows)
+  math(EXPR expected "${nlines} - 1")
+  check_equal("well-formed trace rows" "${nrows}" "${expected}")
+  # the trace of a failed solve is written too; a bad path is an output error (exit 1)
+  expect(1 "\"status\": \"max_steps_exceeded\"" "" solve robertson --max-steps 5 --trace failed.csv
+         --json)
+  json_value(nsteps nsteps)
+  math(EXPR expected "${nsteps} + 1")
+  file(STRINGS "${WORK_DIR}/failed.csv" lines)
+  list(LENGTH lines nlines)
+  check_equal("failed.csv lines (nsteps ${nsteps} + header)" "${nlines}" "${expected}")
+  expect(1 "" "cannot open 'no/such/dir/t.csv' for writing" solve vanderpol --trace no/such/dir/t.csv)
+
+elseif(CASE STREQUAL "linear_solver")
+  expect(2 "" "invalid input for problem 'vanderpol' with method 'radau5': linear solver 'banded' needs a banded structure"
+         solve vanderpol --linear-solver banded)
+  expect(2 "" "unknown linear solver 'lapack'; choose auto, dense, banded or sparse"
+         solve vanderpol --linear-solver lapack)
+  expect(0 "\"linear_solver\": \"dense" "" solve vanderpol --linear-solver dense --json)
+  expect(0 "\"controller\": \"pi\"" "" solve vanderpol --controller pi --json)
+  expect(2 "" "unknown controller 'pid'" solve vanderpol --controller pid)
+  # bdf chooses its own steps: the controller is reported as unused
+  expect(0 "\"warnings\": \\[\"method bdf chooses its step sizes.*controller\"\\]" ""
+         solve vanderpol --method bdf --controller classical --json)
+
+elseif(CASE STREQUAL "exclude_from_error")
+  expect(0 "\"excluded_from_error_test\": \\[0, 2\\]" ""
+         solve robertson --exclude-from-error y1,2 --json)
+  expect(0 "\"excluded_from_error_test\": \\[\\]" "" solve robertson --exclude-from-error none --json)
+  expect(0 "\"excluded_from_error_test\": \\[4\\]" ""
+         solve pendulum --exclude-from-error lambda,4 --json)
+  expect(0 "not in the error test 4" "" solve pendulum --exclude-from-error=lambda --full-report)
+  expect(2 "" "unknown component 'y9' of problem 'robertson'; valid: indices 0..2 or names y1, y2, y3"
+         solve robertson --exclude-from-error y9)
+  expect(2 "" "component '3' outside 0..2" solve robertson --exclude-from-error 3)
+  expect(2 "" "leaves no component in the error test" solve robertson --exclude-from-error 0,1,2)
+  expect(2 "" "--exclude-from-error needs a list" solve robertson --exclude-from-error=)
+  # --nonnegative takes the same lists
+  expect(0 "\"nonnegative\": \\[0, 1, 2\\]" "" solve robertson --nonnegative y1,y2,y3 --json)
+  expect(2 "" "--nonnegative: empty item in the list '0,,1'" solve robertson --nonnegative 0,,1)
+
+elseif(CASE STREQUAL "full_report")
+  expect(0 "daekit radau5 on vanderpol\n  status +success.*given +used\n  rtol .*linear solver .*statistics\n.*  nfail .*  nevents .*scd +[0-9]"
+         "" solve vanderpol --full-report)
+  # the brief report does not list every counter
+  expect(0 "status +success" "" solve vanderpol)
+  if(last_stdout MATCHES "nfev_jac ")
+    message(SEND_ERROR "the brief report lists the counters:\n${last_stdout}")
+  endif()
+  expect(0 "located events +t = [0-9.]+  valve at upper limit" "" solve pi-valve --full-report)
+  expect(0 "status +success" "" solve vanderpol --no-jacobian-check)
+
+elseif(CASE STREQUAL "json_keys")
+  expect(0 "^{\n.*\n}\n$" "" solve pendulum --json)
+  foreach(key format_version daekit_version problem title method status ok message n
+              component_names t0 t_end t y stats nfev nfev_jac njac nlu nsol nsteps naccept nreject
+              nnewton nnewton_fail nproject nfail nroot nevents cpu_seconds rtol atol h0 max_steps
+              projection formulation max_residual scd reference_t events linear_solver rtol_used
+              atol_used jacobian_colours h_last h_next order yp warnings excluded_from_error_test
+              controller trace_file fixed_step tableau nonnegative)
+    if(NOT last_stdout MATCHES "\n *\"${key}\": ")
+      message(SEND_ERROR "solve pendulum --json: key '${key}' missing:\n${last_stdout}")
+    endif()
+  endforeach()
+  # types of the new keys
+  json_value(v linear_solver)
+  if(NOT v MATCHES "^\"dense")
+    message(SEND_ERROR "linear_solver: ${v}")
+  endif()
+  foreach(key rtol_used atol_used h_last h_next)
+    json_value(v ${key})
+    if(NOT v MATCHES "^[0-9][-0-9.e+]*$")
+      message(SEND_ERROR "${key}: '${v}' is not a positive number")
+    endif()
+  endforeach()
+  json_value(v order)
+  check_equal("order" "${v}" "5")
+  foreach(key jacobian_colours nfail)
+    json_value(v ${key})
+    if(NOT v MATCHES "^[0-9]+$")
+      message(SEND_ERROR "${key}: '${v}' is not a count")
+    endif()
+  endforeach()
+  json_value(v yp)
+  if(NOT v MATCHES "^\\[[-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+\\]$")
+    message(SEND_ERROR "yp: '${v}' is not an array of 5 numbers")
+  endif()
+  foreach(pair "warnings;[]" "excluded_from_error_test;[]" "controller;\"gustafsson\""
+               "trace_file;null" "fixed_step;false" "tableau;null" "nonnegative;[]"
+               "nroot;0" "nevents;0" "projection;\"none\"")
+    list(GET pair 0 key)
+    list(GET pair 1 expected)
+    json_value(v ${key})
+    check_equal("${key}" "${v}" "${expected}")
+  endforeach()
+  # counters in stats: the report's numbers
+  expect(0 "" "" solve pi-valve --json)
+  json_value(v nevents)
+  check_equal("pi-valve nevents" "${v}" "4")
+  json_value(v nroot)
+  if(NOT v GREATER 0)
+    message(SEND_ERROR "pi-valve nroot '${v}' not > 0")
+  endif()
+
+# ---------------------------------------------------------------------------------------------
+# Issue 9: reliability. Each case is the regression test of one item.
+
+elseif(CASE STREQUAL "plot_injection")
+  # 1. A file name never reaches gnuplot's command language: control characters are refused,
+  #    and quotes and other shell/gnuplot syntax are just characters of the name.
+  expect(2 "" "option --plot: the file name 'x.png\\\\n!touch pwned\\\\n' contains a control character"
+         solve vanderpol --plot "x.png\n!touch pwned\n")
+  expect(2 "" "contains a control character" solve vanderpol --out "a\rb.csv")
+  expect(2 "" "contains a control character" solve vanderpol --trace "t\tx.csv")
+  expect(2 "" "contains a control character" demo --outdir "d\nx")
+  if(EXISTS "${WORK_DIR}/pwned")
+    message(SEND_ERROR "--plot ran a gnuplot command from the file name: ${WORK_DIR}/pwned exists")
+  endif()
+  if(GNUPLOT)
+    # (run directly: a quoted argument keeps the semicolon that CMake's lists would split at)
+    string(ASCII 59 semicolon)
+    foreach(name "it's.png" "q'${semicolon} !touch pwned2 #.png" "x\" !touch pwned3 \".png"
+                 "$(touch pwned4)`touch pwned5`.png")
+      execute_process(COMMAND "${DAEKIT}" solve vanderpol --plot "${name}" RESULT_VARIABLE rc
+                      OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY "${WORK_DIR}")
+      check_equal("solve vanderpol --plot \"${name}\": exit code (stderr: ${err})" "${rc}" "0")
+      file(READ "${WORK_DIR}/${name}" magic LIMIT 4 HEX)
+      check_equal("PNG magic of '${name}'" "${magic}" "89504e47")
+    endforeach()
+    foreach(f pwned2 pwned3 pwned4 pwned5)
+      if(EXISTS "${WORK_DIR}/${f}")
+        message(SEND_ERROR "--plot ran a command from the file name: ${f} exists")
+      endif()
+    endforeach()
+  else()
+    expect(1 "" "gnuplot not found" solve vanderpol --plot "it's.png")
+  endif()
+
+elseif(CASE STREQUAL "write_errors")
+  # 2. Every write is checked: /dev/full, directories, missing directories, a failing gnuplot.
+  expect(1 "status +success" "--out: error writing '/dev/full': No space left on device"
+         solve vanderpol --out /dev/full)
+  expect(1 "\"status\": \"success\"" "--out: error writing '/dev/full'"
+         solve vanderpol --out /dev/full --json)
+  expect(1 "" "--trace: error writing '/dev/full'" solve vanderpol --trace /dev/full)
+  expect(1 "" "cannot open '.' for writing" solve vanderpol --out .)
+  expect(1 "" "cannot open 'no/such/dir/x.csv' for writing" solve vanderpol --out no/such/dir/x.csv)
+  # checked before the solve; an existing file is left as it was
+  file(WRITE "${WORK_DIR}/keep.csv" "old")
+  expect(1 "" "cannot open 'no/x.png' for writing" solve vanderpol --out keep.csv --plot no/x.png)
+  file(READ "${WORK_DIR}/keep.csv" kept)
+  check_equal("keep.csv after a refused run" "${kept}" "old")
+  expect(1 "" "cannot create the output directory '/dev/full/x'" demo --outdir /dev/full/x)
+  # the report on a full stdout
+  execute_process(COMMAND "${DAEKIT}" solve vanderpol OUTPUT_FILE /dev/full
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  check_equal("solve vanderpol > /dev/full: exit code" "${rc}" "1")
+  if(NOT err MATCHES "cannot write the output: No space left on device")
+    message(SEND_ERROR "solve vanderpol > /dev/full: stderr '${err}'")
+  endif()
+  if(GNUPLOT)
+    expect(1 "" "--plot: error writing '/dev/full': No space left on device"
+           solve vanderpol --plot /dev/full)
+  endif()
+  # a gnuplot that fails, and one that exits 0 without drawing
+  file(MAKE_DIRECTORY "${WORK_DIR}/fail" "${WORK_DIR}/silent")
+  file(WRITE "${WORK_DIR}/fail/gnuplot" "#!/bin/sh\necho 'gnuplot: broken' >&2\nexit 3\n")
+  file(WRITE "${WORK_DIR}/silent/gnuplot" "#!/bin/sh\nexit 0\n")
+  file(CHMOD "${WORK_DIR}/fail/gnuplot" "${WORK_DIR}/silent/gnuplot"
+       PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  expect_env(1 "" "gnuplot failed \\(exit status 3\\) while writing 'f.png': gnuplot: broken"
+             "PATH=${WORK_DIR}/fail:$ENV{PATH}" solve vanderpol --plot f.png)
+  expect_env(1 "" "gnuplot drew no image while writing 's.png'"
+             "PATH=${WORK_DIR}/silent:$ENV{PATH}" solve vanderpol --plot s.png)
+  foreach(f f.png s.png)
+    if(EXISTS "${WORK_DIR}/${f}")
+      message(SEND_ERROR "${f} written although gnuplot failed")
+    endif()
+  endforeach()
+
+elseif(CASE STREQUAL "number_syntax")
+  # 3. Only plain decimal numbers; values the library refuses are usage errors with its message.
+  foreach(option --rtol --atol --h0 --t-end)
+    foreach(value "0x10" "0X1p-3" "inf" "-inf" "nan" "NAN(1)" "infinity" "1e" "1e+" " 5" "5 " ""
+                  "." "-" "+" "1,5" "1.5.2" "1e5x" "1e999" "-1e999" "--" "e5" "1d-3" "٣")
+      expect(2 "" "option ${option} needs a finite number, got '" solve vanderpol
+             "${option}=${value}")
+    endforeach()
+  endforeach()
+  expect(2 "" "invalid option for problem 'vanderpol': options: atol must lie in \\(0, 1e100\\)"
+         solve vanderpol --atol 1e308)
+  expect(2 "" "atol must lie in \\(0, 1e100\\)" solve vanderpol --atol 1e-400)
+  expect(2 "" "rtol must lie in \\(10 eps, 1\\)" solve vanderpol --rtol 1e-300)
+  expect(2 "" "h0 must be >= 0" solve vanderpol --h0 -1)
+  foreach(value "0" "-1" "-0")
+    expect(2 "" "option --max-steps must be a positive integer, got '${value}'"
+           solve vanderpol --max-steps ${value})
+  endforeach()
+  foreach(value "1.5" "1e3" "0x10" " 5" "5 " "" "+" "ten")
+    expect(2 "" "option --max-steps needs an integer, got '" solve vanderpol "--max-steps=${value}")
+  endforeach()
+  expect(2 "" "option --max-steps is too large: '99999999999999999999' \\(at most 9223372036854775807\\)"
+         solve vanderpol --max-steps 99999999999999999999)
+  # the plain forms are accepted
+  expect(0 "\"rtol\": 0.001,\n  \"atol\": 1e-07,\n  \"h0\": 1e-06" ""
+         solve vanderpol --rtol .001 --atol=1E-7 --h0 +1e-6 --t-end 1.5 --max-steps +5000 --json)
+
+elseif(CASE STREQUAL "exit_codes")
+  # 4. Whatever the command line, an exit code 0, 1 or 2 and, for 2, a message.
+  string(REPEAT "x" 5000 long)
+  foreach(args
+      "" "solve" "solve;" "solve;;--json" ";;" "list;extra" "demo;--outdir" "help;x"
+      "solve;pendulum;--method;bdf" "solve;pendulum;--method;bdf;--formulation;ggl"
+      "solve;andrews;--method;bdf;--max-steps;50" "solve;vanderpol;--t-end;-1;--max-steps;200"
+      "solve;vanderpol;--t-end;1e300;--max-steps;30" "solve;vanderpol;--h0;1e300"
+      "solve;vanderpol;--fixed-step;--h0;1e-300;--max-steps;20"
+      "solve;vanderpol;--fixed-step;--h0;0.5" "solve;robertson;--fixed-step;--h0;1e10"
+      "solve;pendulum;--method;projected-rk;--fixed-step;--h0;1e-9;--max-steps;10"
+      "solve;pendulum;--method;projected-rk;--fixed-step;--h0;100;--tableau;gauss-9"
+      "solve;pendulum;--method;projected-rk;--fixed-step;--h0;0.1;--tableau;radau-ia-1"
+      "solve;truck;--linear-solver;sparse" "solve;transistor;--linear-solver;banded"
+      "solve;pi-valve;--t-end;-5" "solve;moon;--rtol;0.9;--atol;1e99"
+      "solve;akzo;--exclude-from-error;0,1,2,3,4" "solve;index3-chain;--method;bdf"
+      "solve;pendulum-index2;--projection;full" "solve;pendulum;--formulation;index1;--projection;full"
+      "solve;vanderpol;--out;" "solve;vanderpol;--plot=" "solve;vanderpol;--json=1"
+      "solve;vanderpol;--${long}" "solve;${long}" "${long}" "solve;pendulüm" "solve;vanderpol;--method;radau5\n"
+      "solve;vanderpol;--rtol;1e-2;--rtol;x" "solve;vanderpol;-5" "solve;vanderpol;-"
+      "--version" "version" "methods;--json")
+    expect_clean(${args})
+  endforeach()
+
+elseif(CASE STREQUAL "demo")
+  # 6. The demo still writes its files.
+  expect(0 "Summary\n.*pendulum +success" "" demo --outdir out)
+  foreach(f pendulum vanderpol robertson andrews transistor)
+    if(NOT EXISTS "${WORK_DIR}/out/${f}.csv")
+      message(SEND_ERROR "demo: out/${f}.csv missing")
+    endif()
+  endforeach()
+  if(GNUPLOT AND NOT EXISTS "${WORK_DIR}/out/pendulum.png")
+    message(SEND_ERROR "demo: out/pendulum.png missing")
+  endif()
+  expect(2 "" "'demo' takes no problem names" demo pendulum)
+
+else()
+  message(FATAL_ERROR "test_cli_cases.cmake: unknown CASE '${CASE}'")
+endif()

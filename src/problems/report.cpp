@@ -1,0 +1,72 @@
+// problem_report() and problem_scd(): the report of a solve of a built-in problem, as the
+// daekit command prints it (Result::report() or full_report(), the located events, the
+// projections and the significant correct digits against the problem's reference solution).
+#include <cstdio>
+#include <string>
+
+#include "daekit/integrator/result.hpp"
+#include "daekit/problems/registry.hpp"
+
+namespace daekit {
+
+namespace {
+
+// The name of component i (dae.component_names[i], "y<i>" when there is none).
+std::string name_of(const MassMatrixDae& dae, int i) {
+  const auto k = static_cast<size_t>(i);
+  if (k < dae.component_names.size() && !dae.component_names[k].empty())
+    return dae.component_names[k];
+  std::string name = "y";  // (+= : "y" + std::string trips GCC 12's -Wrestrict)
+  name += std::to_string(i);
+  return name;
+}
+
+std::string fmt_g(double x, int digits) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<double> problem_scd(const BuiltinProblem& p, const Result& r) {
+  if (!p.reference || p.reference->t != p.t_end || r.t != p.reference->t ||
+      r.y.size() != p.reference->y.size())
+    return std::nullopt;
+  for (int i : p.scd_components)
+    if (i < 0 || i >= r.y.size()) return std::nullopt;
+  return scd(r.y, p.reference->y, p.scd_components);
+}
+
+std::string problem_report(const BuiltinProblem& p, const Result& r, bool full) {
+  std::string s = full ? r.full_report() : r.report();
+  // labels in the column width of the report they extend
+  auto label = [full](const char* text) {
+    std::string l = "  ";
+    l += text;
+    l.resize(full ? 24 : 20, ' ');
+    return l;
+  };
+  if (!r.events.empty()) {
+    const size_t listed = r.events.size() < 10 ? r.events.size() : 10;
+    for (size_t i = 0; i < listed; ++i)
+      s += label(i == 0 ? "located events" : "") + "t = " + fmt_g(r.events[i].t, 10) + "  " +
+           r.events[i].name + "\n";
+    if (r.events.size() > listed)
+      s += label("") + "... (" + std::to_string(r.events.size() - listed) + " more)\n";
+  }
+  if (!full && r.stats.nproject > 0)
+    s +=
+        label("projections") + std::to_string(r.stats.nproject) + " onto the constraint manifold\n";
+  if (const std::optional<double> digits = problem_scd(p, r)) {
+    std::string comps;
+    for (int i : p.scd_components) comps += (comps.empty() ? " over " : ", ") + name_of(p.dae, i);
+    char value[40];
+    std::snprintf(value, sizeof value, "%.2f", *digits);
+    s += label("scd") + value + comps + " (reference at t = " + fmt_g(p.reference->t, 6) + ": " +
+         p.reference->source + ")\n";
+  }
+  return s;
+}
+
+}  // namespace daekit
