@@ -157,15 +157,6 @@ void check_writable(const std::string& path) {
   if (!existed) ::unlink(path.c_str());
 }
 
-std::string component_name(const MassMatrixDae& dae, int i) {
-  const auto k = static_cast<size_t>(i);
-  if (k < dae.component_names.size() && !dae.component_names[k].empty())
-    return dae.component_names[k];
-  std::string name = "y";  // (built by += : "y" + std::string trips GCC 12's -Wrestrict)
-  name += std::to_string(i);
-  return name;
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";

@@ -11,9 +11,6 @@
 
 namespace daekit::cli {
 
-/// Name of component i: dae.component_names[i] when given, else "y<i>".
-std::string component_name(const MassMatrixDae& dae, int i);
-
 /// CSV field: quoted (with doubled quotes) if it contains a comma, quote or line break.
 std::string csv_field(const std::string& s);
 

@@ -60,7 +60,7 @@ elseif(CASE STREQUAL "projected_rk")
   if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 GREATER_EQUAL 1e-12)
     message(SEND_ERROR "projected-rk --projection velocity: |G v| '${CMAKE_MATCH_1}' not < 1e-12")
   endif()
-  expect(0 "projections +200 onto the constraint manifold" "" solve pendulum --method
+  expect(0 "projection +velocity, 200 projections" "" solve pendulum --method
          projected-rk --fixed-step --h0 0.01 --tableau radau-iia-2 --projection velocity --t-end 2)
   # what it needs, and the errors
   expect(2 "" "method 'projected-rk' has no error estimate .*--fixed-step and --h0"

@@ -161,6 +161,9 @@ struct Integrator::Impl : public DenseSource {
       if (!in_test[static_cast<size_t>(i)]) result.excluded_from_error_test.push_back(i);
     weights.setup(used, in_test);
     result.linear_solver = method->linear_solver();
+    result.projection = projection;
+    result.fixed_step = opt.fixed_step;
+    result.controller = opt.controller;
     result.jacobian_colours = method->jacobian_colours();
     if (caps.own_step_control) {
       const Options defaults;

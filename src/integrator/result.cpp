@@ -71,14 +71,17 @@ std::string Result::brief_report() const {
   return os.str();
 }
 
-std::string Result::report() const {
+std::string Result::report(const std::string& extra) const {
   std::string brief = brief_report();
   std::ostringstream os;
+  if (projection != Projection::None)
+    line(os, "  projection        %s, %ld projections\n", to_string(projection), stats.nproject);
   if (has_constraints)
     line(os, "  max |g(q)|        %.3e   max |G(q) v| %.3e\n", max_residual.position,
          max_residual.velocity);
   if (!events.empty()) line(os, "  events            %zu\n", events.size());
   for (const std::string& w : warnings) os << "  warning           " << w << "\n";
+  os << extra;
   // insert before the CPU-time line (the last one)
   const size_t cut = brief.rfind("  CPU time");
   return brief.substr(0, cut) + os.str() + brief.substr(cut);
@@ -87,14 +90,17 @@ std::string Result::report() const {
 std::string Result::full_report() const {
   std::ostringstream os;
   os << "daekit " << (method.empty() ? "?" : method) << " on " << problem << "\n";
-  os << "  status                " << to_string(status) << (message.empty() ? "" : ": ")
-     << message << "\n";
+  os << "  status                " << to_string(status) << (message.empty() ? "" : ": ") << message
+     << "\n";
   line(os, "  reached t             %.17g\n", t);
   line(os, "  last step h           %.6g (next %.6g, order %d)\n", h_last, h_next, order);
   os << "\n  given                 used\n";
   line(os, "  rtol  %-15.6g  %.6g\n", rtol, rtol_used);
   line(os, "  atol  %-15.6g  %.6g\n", atol, atol_used);
   os << "  linear solver         " << (linear_solver.empty() ? "-" : linear_solver) << "\n";
+  os << "  step control          "
+     << (fixed_step ? std::string("constant steps") : std::string(to_string(controller)))
+     << ", projection " << to_string(projection) << "\n";
   if (jacobian_colours > 0)
     line(os, "  difference Jacobian   %d evaluations per Jacobian (column groups)\n",
          jacobian_colours);

@@ -52,7 +52,8 @@ std::string MethodInfo::summary() const {
   if (c.mass_matrix_form) forms += "M y' = f";
   if (c.implicit_form) forms += std::string(forms.empty() ? "" : ", ") + "F(t, y, y') = 0";
   std::string s = forms + "; index <= " + std::to_string(c.max_index) + "; order " +
-                  std::to_string(c.order) + (c.variable_order ? " (variable)" : "");
+                  (c.order > 0 ? std::to_string(c.order) : std::string("of the tableau")) +
+                  (c.variable_order ? " (variable)" : "");
   s += c.error_estimate ? "; variable step" : "; constant step only";
   if (c.dense_output_order > 0) s += "; dense output order " + std::to_string(c.dense_output_order);
   if (c.projection) s += "; projection";

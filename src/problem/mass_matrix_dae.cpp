@@ -27,7 +27,8 @@ void MassMatrixDae::validate() const {
   }
   jacobian_sparsity.validate(n, who + "jacobian_sparsity");
   if (sparse_jacobian && jacobian_sparsity.kind != Sparsity::Kind::Sparse)
-    throw InvalidArgument(who + "sparse_jacobian needs jacobian_sparsity = Sparsity::sparse(pattern)");
+    throw InvalidArgument(who +
+                          "sparse_jacobian needs jacobian_sparsity = Sparsity::sparse(pattern)");
   if (!index.empty()) {
     if (static_cast<int>(index.size()) != n)
       throw InvalidArgument(who + "index tags have size " + std::to_string(index.size()) +
@@ -89,7 +90,8 @@ std::vector<int> MassMatrixDae::algebraic_columns() const {
   if (mass_sparse.size() != 0) {
     for (int j = 0; j < mass_sparse.outerSize(); ++j) {
       bool zero = true;
-      for (SparseMatrix::InnerIterator it(mass_sparse, j); it; ++it) zero = zero && it.value() == 0.0;
+      for (SparseMatrix::InnerIterator it(mass_sparse, j); it; ++it)
+        zero = zero && it.value() == 0.0;
       if (zero) cols.push_back(j);
     }
     return cols;
@@ -98,6 +100,15 @@ std::vector<int> MassMatrixDae::algebraic_columns() const {
   for (int j = 0; j < n; ++j)
     if (mass.col(j).cwiseAbs().maxCoeff() == 0.0) cols.push_back(j);
   return cols;
+}
+
+std::string component_name(const MassMatrixDae& dae, int i) {
+  const auto k = static_cast<size_t>(i);
+  if (k < dae.component_names.size() && !dae.component_names[k].empty())
+    return dae.component_names[k];
+  std::string name = "y";  // (+= : "y" + std::string trips GCC 12's -Wrestrict)
+  name += std::to_string(i);
+  return name;
 }
 
 }  // namespace daekit

@@ -11,16 +11,6 @@ namespace daekit {
 
 namespace {
 
-// The name of component i (dae.component_names[i], "y<i>" when there is none).
-std::string name_of(const MassMatrixDae& dae, int i) {
-  const auto k = static_cast<size_t>(i);
-  if (k < dae.component_names.size() && !dae.component_names[k].empty())
-    return dae.component_names[k];
-  std::string name = "y";  // (+= : "y" + std::string trips GCC 12's -Wrestrict)
-  name += std::to_string(i);
-  return name;
-}
-
 std::string fmt_g(double x, int digits) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.*g", digits, x);
@@ -39,7 +29,7 @@ std::optional<double> problem_scd(const BuiltinProblem& p, const Result& r) {
 }
 
 std::string problem_report(const BuiltinProblem& p, const Result& r, bool full) {
-  std::string s = full ? r.full_report() : r.report();
+  std::string s;  // the lines this adds to the library's report
   // labels in the column width of the report they extend
   auto label = [full](const char* text) {
     std::string l = "  ";
@@ -55,18 +45,16 @@ std::string problem_report(const BuiltinProblem& p, const Result& r, bool full) 
     if (r.events.size() > listed)
       s += label("") + "... (" + std::to_string(r.events.size() - listed) + " more)\n";
   }
-  if (!full && r.stats.nproject > 0)
-    s +=
-        label("projections") + std::to_string(r.stats.nproject) + " onto the constraint manifold\n";
   if (const std::optional<double> digits = problem_scd(p, r)) {
     std::string comps;
-    for (int i : p.scd_components) comps += (comps.empty() ? " over " : ", ") + name_of(p.dae, i);
+    for (int i : p.scd_components)
+      comps += (comps.empty() ? " over " : ", ") + component_name(p.dae, i);
     char value[40];
     std::snprintf(value, sizeof value, "%.2f", *digits);
     s += label("scd") + value + comps + " (reference at t = " + fmt_g(p.reference->t, 6) + ": " +
          p.reference->source + ")\n";
   }
-  return s;
+  return full ? r.full_report() + s : r.report(s);
 }
 
 }  // namespace daekit

@@ -28,7 +28,9 @@ class StateSequence {
   Column operator[](long i) const { return Column(data_.data() + i * n_, n_); }
   Column front() const { return (*this)[0]; }
   Column back() const { return (*this)[count_ - 1]; }
-  Eigen::Map<const Matrix> matrix() const { return Eigen::Map<const Matrix>(data_.data(), n_, count_); }
+  Eigen::Map<const Matrix> matrix() const {
+    return Eigen::Map<const Matrix>(data_.data(), n_, count_);
+  }
   void push_back(const Eigen::Ref<const Vector>& y);
   void reserve(int n, long count);
   void clear() { count_ = 0; }
@@ -81,10 +83,13 @@ struct Result {
   int order = 0;        ///< method order of the last step
 
   // Given and used.
-  double rtol = 0.0, atol = 0.0;            ///< as given (atol: the scalar one)
-  double rtol_used = 0.0, atol_used = 0.0;  ///< as the method works with them (radau5: rtol')
-  std::string linear_solver;                ///< backend of the iteration matrices
-  int jacobian_colours = 0;                 ///< f-evaluations per difference Jacobian (0: analytic)
+  double rtol = 0.0, atol = 0.0;             ///< as given (atol: the scalar one)
+  double rtol_used = 0.0, atol_used = 0.0;   ///< as the method works with them (radau5: rtol')
+  std::string linear_solver;                 ///< backend of the iteration matrices
+  Projection projection = Projection::None;  ///< the post-step projection used
+  bool fixed_step = false;                   ///< constant steps without error control
+  Controller controller = Controller::Gustafsson;  ///< step-size controller (unused by bdf)
+  int jacobian_colours = 0;  ///< f-evaluations per difference Jacobian (0: analytic)
   std::vector<int> excluded_from_error_test;
   std::vector<std::string> warnings;  ///< options not honoured, suspicious results
 
@@ -99,8 +104,9 @@ struct Result {
   std::string brief_report() const;
   /// Everything: given/used settings, every counter with its meaning, drift, warnings.
   std::string full_report() const;
-  /// The CLI's report (= brief_report plus the drift line and warnings).
-  std::string report() const;
+  /// The CLI's report: brief_report plus the drift line, events, warnings and `extra` (lines
+  /// a caller adds, e.g. the scd of a built-in problem), all before the CPU-time line.
+  std::string report(const std::string& extra = "") const;
 };
 
 }  // namespace daekit

@@ -58,9 +58,9 @@ struct MassMatrixDae {
   /// Structure of df/dy: dense (default), banded or a sparse pattern. It selects the linear
   /// solver (Options::linear_solver = auto) and groups finite-difference columns.
   Sparsity jacobian_sparsity;
-  Matrix mass;               ///< n x n mass matrix; empty (and no mass_sparse) means identity
-  SparseMatrix mass_sparse;  ///< the mass matrix in sparse form (large problems), instead of mass
-  std::vector<int> index;    ///< index tag 1, 2 or 3 per component; empty means all 1
+  Matrix mass;                 ///< n x n mass matrix; empty (and no mass_sparse) means identity
+  SparseMatrix mass_sparse;    ///< the mass matrix in sparse form (large problems), instead of mass
+  std::vector<int> index;      ///< index tag 1, 2 or 3 per component; empty means all 1
   Monitor constraint_monitor;  ///< optional: residuals of g, G v (and acceleration level)
   Projector project;           ///< optional: projection onto g = 0, G v = 0 (paper 000)
   Vector p;                    ///< parameters passed to the callbacks (may be empty)
@@ -82,5 +82,9 @@ struct MassMatrixDae {
   /// Indices of the columns of M that are identically zero (the algebraic variables).
   std::vector<int> algebraic_columns() const;
 };
+
+/// Name of component i: dae.component_names[i] when given, else "y<i>" (0-based, as the CSV
+/// headers and the JSON of the daekit command have always written it).
+std::string component_name(const MassMatrixDae& dae, int i);
 
 }  // namespace daekit
