@@ -150,6 +150,7 @@ struct Integrator::Impl : public DenseSource {
     given.rtol = opt.rtol;
     given.atol = opt.atol_vector.size() ? opt.atol_vector : Vector::Constant(n, opt.atol);
     const Tolerances used = method->used_tolerances(given);
+    for (std::string& c : method->caveats(given)) result.warnings.push_back(std::move(c));
     result.rtol_used = used.rtol;
     result.atol_used = used.atol.size() ? used.atol.maxCoeff() : 0.0;
     std::vector<char> in_test(static_cast<size_t>(n), 1);

@@ -109,6 +109,12 @@ class Method {
   virtual int error_order() const = 0;
   /// The tolerances the method works with for the given ones (default: unchanged).
   virtual Tolerances used_tolerances(const Tolerances& given) const { return given; }
+  /// Caveats about what the error control of this solve means, for Result::warnings (e.g.
+  /// radau5's transformed tolerance), given the tolerances as given (default: none).
+  virtual std::vector<std::string> caveats(const Tolerances& given) const {
+    (void)given;
+    return {};
+  }
   /// Components left out of the error test unless Options says otherwise (default: none).
   virtual std::vector<int> default_error_test_exclusions() const { return {}; }
   /// A projection the method's own options ask for (kept for Radau5Options::projection).

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <limits>
 
 #include "daekit/tableaus/runge_kutta.hpp"
@@ -88,6 +89,7 @@ class Radau5 final : public Method {
     lu_complex_ = sys_.make_solver<std::complex<double>>();
     index_.resize(n);
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
+    max_index_ = dae.max_index();
     NewtonMonitor::Settings ns;
     ns.max_iterations = opt_.max_newton_iterations;
     ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
@@ -109,6 +111,25 @@ class Radau5 final : public Method {
     used.rtol = 0.1 * std::pow(given.rtol, 2.0 / 3.0);
     used.atol = given.atol * (used.rtol / given.rtol);
     return used;
+  }
+
+  std::vector<std::string> caveats(const Tolerances& given) const override {
+    std::vector<std::string> out;
+    const double used = used_tolerances(given).rtol;
+    if (used > 2 * given.rtol) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "radau5 controls the local error with rtol' = 0.1 rtol^(2/3) = %.3g "
+                    "(RADAU5's transformation of rtol = %.3g): errors can exceed rtol "
+                    "(Radau5Options::transform_tolerances = false uses rtol as given)",
+                    used, given.rtol);
+      out.push_back(line);
+    }
+    if (max_index_ >= 2)
+      out.push_back(
+          "radau5 scales the error of index-2 and index-3 components by h and h^2 (RADAU5): "
+          "their accuracy, and through them the others', is not bounded by the tolerance");
+    return out;
   }
 
   bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {
@@ -443,6 +464,7 @@ class Radau5 final : public Method {
   NewtonMonitor newton_;
   ReusePolicy reuse_;
   std::vector<int> index_;
+  int max_index_ = 1;
   double t_ = 0, h_ = 0, h_last_ = 0, h_lu_ = 0;
   double rtol_ = 0;
   bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true, lu_valid_ = false;
