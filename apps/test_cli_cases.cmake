@@ -182,7 +182,11 @@ elseif(CASE STREQUAL "json_keys")
   if(NOT v MATCHES "^\\[[-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+\\]$")
     message(SEND_ERROR "yp: '${v}' is not an array of 5 numbers")
   endif()
-  foreach(pair "warnings;[]" "excluded_from_error_test;[]" "controller;\"gustafsson\""
+  json_value(v warnings)  # radau5 states the caveats of its error control
+  if(NOT v MATCHES "^\\[\".*transformation of rtol")
+    message(SEND_ERROR "warnings: '${v}' is not an array with radau5's caveats")
+  endif()
+  foreach(pair "excluded_from_error_test;[]" "controller;\"gustafsson\""
                "trace_file;null" "fixed_step;false" "tableau;null" "nonnegative;[]"
                "nroot;0" "nevents;0" "projection;\"none\"")
     list(GET pair 0 key)

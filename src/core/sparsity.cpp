@@ -21,21 +21,22 @@ Sparsity Sparsity::sparse(SparseMatrix pattern) {
   return s;
 }
 
-void Sparsity::validate(int n, const std::string& what) const {
+void Sparsity::validate(int n, const char* what) const {
   switch (kind) {
     case Kind::Dense:
       return;
     case Kind::Banded:
       if (lower < 0 || upper < 0 || lower >= std::max(n, 1) || upper >= std::max(n, 1))
         throw InvalidArgument(
-            what + ": bandwidths must lie in [0, n - 1] for n = " + std::to_string(n) +
+            std::string(what) + ": bandwidths must lie in [0, n - 1] for n = " + std::to_string(n) +
             ", got lower " + std::to_string(lower) + ", upper " + std::to_string(upper));
       return;
     case Kind::Sparse:
       if (pattern.rows() != n || pattern.cols() != n)
-        throw InvalidArgument(what + ": sparsity pattern is " + std::to_string(pattern.rows()) +
-                              " x " + std::to_string(pattern.cols()) + ", expected " +
-                              std::to_string(n) + " x " + std::to_string(n));
+        throw InvalidArgument(std::string(what) + ": sparsity pattern is " +
+                              std::to_string(pattern.rows()) + " x " +
+                              std::to_string(pattern.cols()) + ", expected " + std::to_string(n) +
+                              " x " + std::to_string(n));
       return;
   }
 }

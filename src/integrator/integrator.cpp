@@ -74,10 +74,9 @@ struct Integrator::Impl : public DenseSource {
   // projection correction of the last accepted step's dense output: (theta + 1) delta
   bool have_correction = false;
   Vector delta, unprojected, work, work2;
-  double t_left = 0;                              // start of the last accepted step
-  std::function<JacobianCheck()> jacobian_check;  // the analytic Jacobian against differences
-  std::vector<double> nonnegative_min;            // smallest accepted value per component
-  Vector given_atol;                              // atol per component, as given
+  double t_left = 0;                    // start of the last accepted step
+  std::vector<double> nonnegative_min;  // smallest accepted value per component
+  Vector given_atol;                    // atol per component, as given
   long tiny_steps = 0;  // accepted steps near the resolution of t (suspicious progress)
 
   // ---------------------------------------------------------------------------------------
@@ -198,8 +197,8 @@ struct Integrator::Impl : public DenseSource {
       if (!msg.empty())
         return finish(Status::InconsistentInitialValues, "inconsistent initial values: " + msg);
     }
-    if (opt.check_jacobian && jacobian_check) {
-      const JacobianCheck c = jacobian_check();
+    if (opt.check_jacobian) {
+      const JacobianCheck c = method->check_jacobian(t0, y0);
       if (!c.message.empty())
         return finish(c.callback_error ? Status::CallbackError : Status::NonFiniteFunction,
                       "checking the analytic Jacobian at t0: " + c.message);
@@ -631,14 +630,11 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
   MethodInput in;
   in.mass_form = &dae;
   in.t0 = t0;
-  if (dae.n <= 2000 && (dae.jacobian || dae.sparse_jacobian))
-    I.jacobian_check = [&dae, t0, y0] { return check_jacobian(dae, t0, y0); };
   in.options = &method.options();
   in.linear_solver = I.opt.linear_solver;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
-  I.jacobian_check = nullptr;  // it refers to the caller's problem
 }
 
 Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Vector& y0,
@@ -656,15 +652,12 @@ Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Ve
   MethodInput in;
   in.implicit_form = &dae;
   in.yp0 = &yp0;
-  if (dae.n <= 2000 && (dae.dF_dy || dae.sparse_dF_dy))
-    I.jacobian_check = [&dae, t0, y0, yp0] { return check_jacobian(dae, t0, y0, yp0); };
   in.t0 = t0;
   in.options = &method.options();
   in.linear_solver = I.opt.linear_solver;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
-  I.jacobian_check = nullptr;  // it refers to the caller's problem
 }
 
 Integrator::~Integrator() = default;

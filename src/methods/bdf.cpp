@@ -114,6 +114,11 @@ class Bdf final : public Method {
     return {};
   }
 
+  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
+    if (MassMatrixSystem* m = sys_->mass_form()) return daekit::check_jacobian(*m, t0, y0);
+    return daekit::check_jacobian(*sys_, t0, y0, yp0_);
+  }
+
   bool start(double t0, const Vector& y0, const ErrorWeights& weights,
              std::string& message) override {
     weights_ = &weights;

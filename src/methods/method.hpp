@@ -27,6 +27,7 @@
 #include "daekit/core/stats.hpp"
 #include "daekit/core/types.hpp"
 #include "daekit/methods/registry.hpp"
+#include "daekit/nonlinear/initialization.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 
 namespace daekit {
@@ -174,6 +175,12 @@ class Method {
   /// empty string if consistent to `tol`, else what is violated (default: no check).
   virtual std::string check_consistency(double t0, const Vector& y0, double tol) {
     (void)t0, (void)y0, (void)tol;
+    return {};
+  }
+  /// The problem's analytic Jacobian against differences at (t0, y0) (Options::check_jacobian);
+  /// default: nothing to check.
+  virtual JacobianCheck check_jacobian(double t0, const Vector& y0) {
+    (void)t0, (void)y0;
     return {};
   }
   /// The linear-solver backend in use ("dense LU", "banded LU", "KLU") and the number of

@@ -190,6 +190,9 @@ class ProjectedRk final : public Method {
   std::string check_consistency(double t0, const Vector& y0, double tol) override {
     return daekit::check_consistency(sys_, t0, y0, tol);
   }
+  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
+    return daekit::check_jacobian(sys_, t0, y0);
+  }
   std::string linear_solver() const override { return lu_->name(); }
 
  private:

@@ -267,6 +267,9 @@ class Radau5 final : public Method {
   std::string check_consistency(double t0, const Vector& y0, double tol) override {
     return daekit::check_consistency(sys_, t0, y0, tol);
   }
+  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
+    return daekit::check_jacobian(sys_, t0, y0);
+  }
   std::string linear_solver() const override { return lu_real_->name(); }
   int jacobian_colours() const override {
     return sys_.dae().jacobian || sys_.dae().sparse_jacobian ? 0 : sys_.jacobian_colours();

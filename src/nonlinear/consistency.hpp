@@ -27,4 +27,11 @@ bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& messa
 /// else what is violated.
 std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0, double tol);
 
+/// The analytic Jacobian of the solve's system against central differences (see
+/// check_jacobian() in initialization.hpp); the evaluations are not counted in the statistics.
+/// An empty check (ok) when the system has no analytic Jacobian or n > max_n.
+JacobianCheck check_jacobian(MassMatrixSystem& sys, double t, const Vector& y, int max_n = 2000);
+JacobianCheck check_jacobian(ImplicitSystem& sys, double t, const Vector& y, const Vector& yp,
+                             int max_n = 2000);
+
 }  // namespace daekit

@@ -556,54 +556,71 @@ JacobianCheck compare(const Matrix& A, const Matrix& D, const Vector& G0, const 
 
 }  // namespace
 
-JacobianCheck check_jacobian(const MassMatrixDae& dae, double t, const Vector& y) {
-  dae.validate();
-  if (y.size() != dae.n)
-    throw InvalidArgument("check_jacobian: y has size " + std::to_string(y.size()) +
-                          ", expected n = " + std::to_string(dae.n));
+JacobianCheck check_jacobian(MassMatrixSystem& sys, double t, const Vector& y, int max_n) {
   JacobianCheck c;
-  if (!dae.jacobian && !dae.sparse_jacobian) return c;
-  CallGuard guard;
-  Stats stats;
-  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  const MassMatrixDae& dae = sys.dae();
+  if ((!dae.jacobian && !dae.sparse_jacobian) || dae.n > max_n) return c;
+  const Stats saved = sys.stats();
   Vector f0(dae.n), delta;
   Matrix A, D;
   auto G = [&](const Vector& x, Vector& out) { return sys.f(t, x, out); };
-  if (!sys.f(t, y, f0) || !dense_jacobian(sys, t, y, f0, A) ||
-      !central_differences(G, y, D, delta)) {
+  const bool ok =
+      sys.f(t, y, f0) && dense_jacobian(sys, t, y, f0, A) && central_differences(G, y, D, delta);
+  sys.stats() = saved;
+  if (!ok) {
     c.ok = false;
-    c.message = guard_message(guard);
-    c.callback_error = guard.fatal();
+    c.message = guard_message(sys.guard());
+    c.callback_error = sys.guard().fatal();
     return c;
   }
   return compare(A, D, f0, y, delta);
 }
 
-JacobianCheck check_jacobian(const ImplicitDae& dae, double t, const Vector& y, const Vector& yp) {
-  dae.validate();
-  if (y.size() != dae.n || yp.size() != dae.n)
-    throw InvalidArgument("check_jacobian: y and yp must have size n = " + std::to_string(dae.n));
+JacobianCheck check_jacobian(ImplicitSystem& sys, double t, const Vector& y, const Vector& yp,
+                             int max_n) {
   JacobianCheck c;
-  if (!dae.dF_dy && !dae.sparse_dF_dy) return c;
-  CallGuard guard;
-  Stats stats;
-  ImplicitSystem sys(dae, LinearSolverKind::Dense, guard, stats);
-  Vector F0(dae.n), delta, ypx(dae.n);
-  StructuredMatrix<double> EA(dae.n, sys.iteration_structure());
+  if (sys.jacobian_by_differences() || sys.n() > max_n) return c;
+  const int n = sys.n();
+  const Stats saved = sys.stats();
+  Vector F0(n), delta, ypx(n);
+  StructuredMatrix<double> EA(n, sys.iteration_structure());
   Matrix D;
   // G(x) = F(t, x, yp + (x - y)): its Jacobian is dF/dy + dF/dy' (c_j = 1)
   auto G = [&](const Vector& x, Vector& out) {
     ypx = yp + (x - y);
     return sys.F(t, x, ypx, out);
   };
-  if (!sys.F(t, y, yp, F0) || !sys.iteration_matrix(t, y, yp, 1.0, F0, nullptr, EA) ||
-      !central_differences(G, y, D, delta)) {
+  const bool ok = sys.F(t, y, yp, F0) && sys.iteration_matrix(t, y, yp, 1.0, F0, nullptr, EA) &&
+                  central_differences(G, y, D, delta);
+  sys.stats() = saved;
+  if (!ok) {
     c.ok = false;
-    c.message = guard_message(guard);
-    c.callback_error = guard.fatal();
+    c.message = guard_message(sys.guard());
+    c.callback_error = sys.guard().fatal();
     return c;
   }
   return compare(EA.to_dense(), D, F0, y, delta);
+}
+
+JacobianCheck check_jacobian(const MassMatrixDae& dae, double t, const Vector& y) {
+  dae.validate();
+  if (y.size() != dae.n)
+    throw InvalidArgument("check_jacobian: y has size " + std::to_string(y.size()) +
+                          ", expected n = " + std::to_string(dae.n));
+  CallGuard guard;
+  Stats stats;
+  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  return check_jacobian(sys, t, y, dae.n);
+}
+
+JacobianCheck check_jacobian(const ImplicitDae& dae, double t, const Vector& y, const Vector& yp) {
+  dae.validate();
+  if (y.size() != dae.n || yp.size() != dae.n)
+    throw InvalidArgument("check_jacobian: y and yp must have size n = " + std::to_string(dae.n));
+  CallGuard guard;
+  Stats stats;
+  ImplicitSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  return check_jacobian(sys, t, y, yp, dae.n);
 }
 
 }  // namespace daekit

@@ -5,34 +5,40 @@
 namespace daekit {
 
 void ImplicitDae::validate() const {
-  const std::string who = "problem '" + name + "': ";
-  if (n <= 0) throw InvalidArgument(who + "n must be positive, got " + std::to_string(n));
-  if (!F) throw InvalidArgument(who + "the residual F is not set");
+  // the message prefix is built only when something is wrong (validate runs at every solve)
+  auto who = [this] { return std::string("problem '") + name + "': "; };
+  if (n <= 0) throw InvalidArgument(who() + "n must be positive, got " + std::to_string(n));
+  if (!F) throw InvalidArgument(who() + "the residual F is not set");
   if (!differential.empty() && static_cast<int>(differential.size()) != n)
-    throw InvalidArgument(who + "differential tags have size " +
+    throw InvalidArgument(who() + "differential tags have size " +
                           std::to_string(differential.size()) +
                           ", expected n = " + std::to_string(n));
   if (!index.empty()) {
     if (static_cast<int>(index.size()) != n)
-      throw InvalidArgument(who + "index tags have size " + std::to_string(index.size()) +
+      throw InvalidArgument(who() + "index tags have size " + std::to_string(index.size()) +
                             ", expected n = " + std::to_string(n));
     for (size_t i = 0; i < index.size(); ++i)
       if (index[i] < 1 || index[i] > 3)
-        throw InvalidArgument(who + "index tag of component " + std::to_string(i) +
+        throw InvalidArgument(who() + "index tag of component " + std::to_string(i) +
                               " must be 1, 2 or 3, got " + std::to_string(index[i]));
   }
   if (static_cast<bool>(dF_dy) != static_cast<bool>(dF_dyp))
-    throw InvalidArgument(who + "give both dF_dy and dF_dyp, or neither (finite differences)");
+    throw InvalidArgument(who() + "give both dF_dy and dF_dyp, or neither (finite differences)");
   if (static_cast<bool>(sparse_dF_dy) != static_cast<bool>(sparse_dF_dyp))
-    throw InvalidArgument(who + "give both sparse_dF_dy and sparse_dF_dyp, or neither");
-  jacobian_sparsity.validate(n, who + "jacobian_sparsity");
+    throw InvalidArgument(who() + "give both sparse_dF_dy and sparse_dF_dyp, or neither");
+  try {
+    jacobian_sparsity.validate(n, "jacobian_sparsity");
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(who() + e.what());
+  }
   if (sparse_dF_dy && jacobian_sparsity.kind != Sparsity::Kind::Sparse)
-    throw InvalidArgument(who + "sparse_dF_dy needs jacobian_sparsity = Sparsity::sparse(pattern)");
+    throw InvalidArgument(who() +
+                          "sparse_dF_dy needs jacobian_sparsity = Sparsity::sparse(pattern)");
   if (!component_names.empty() && static_cast<int>(component_names.size()) != n)
-    throw InvalidArgument(who + "component_names has size " +
+    throw InvalidArgument(who() + "component_names has size " +
                           std::to_string(component_names.size()) +
                           ", expected n = " + std::to_string(n));
-  if (!p.allFinite()) throw InvalidArgument(who + "the parameters p contain NaN or Inf");
+  if (!p.allFinite()) throw InvalidArgument(who() + "the parameters p contain NaN or Inf");
 }
 
 int ImplicitDae::max_index() const {
@@ -70,8 +76,7 @@ ImplicitDae to_implicit_form(const MassMatrixDae& dae) {
     }
     d.differential.assign(dae.n, true);
     for (int j : dae.algebraic_columns()) d.differential[j] = false;
-    d.jacobian_sparsity =
-        structure_union(dae.jacobian_sparsity, sparsity_of(M), dae.n, true);
+    d.jacobian_sparsity = structure_union(dae.jacobian_sparsity, sparsity_of(M), dae.n, true);
     return d;
   }
   const Matrix M = dae.dense_mass();

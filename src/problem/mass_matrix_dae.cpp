@@ -5,44 +5,50 @@
 namespace daekit {
 
 void MassMatrixDae::validate() const {
-  const std::string who = "problem '" + name + "': ";
-  if (n <= 0) throw InvalidArgument(who + "n must be positive, got " + std::to_string(n));
-  if (!f) throw InvalidArgument(who + "the right-hand side f is not set");
+  // the message prefix is built only when something is wrong (validate runs at every solve)
+  auto who = [this] { return std::string("problem '") + name + "': "; };
+  if (n <= 0) throw InvalidArgument(who() + "n must be positive, got " + std::to_string(n));
+  if (!f) throw InvalidArgument(who() + "the right-hand side f is not set");
   if (mass.size() != 0 && mass_sparse.size() != 0)
-    throw InvalidArgument(who + "give the mass matrix either dense (mass) or sparse (mass_sparse)");
+    throw InvalidArgument(who() +
+                          "give the mass matrix either dense (mass) or sparse (mass_sparse)");
   if (mass.size() != 0 && (mass.rows() != n || mass.cols() != n))
-    throw InvalidArgument(who + "mass matrix is " + std::to_string(mass.rows()) + " x " +
+    throw InvalidArgument(who() + "mass matrix is " + std::to_string(mass.rows()) + " x " +
                           std::to_string(mass.cols()) + ", expected " + std::to_string(n) + " x " +
                           std::to_string(n));
   if (mass.size() != 0 && !mass.allFinite())
-    throw InvalidArgument(who + "mass matrix contains NaN or Inf");
+    throw InvalidArgument(who() + "mass matrix contains NaN or Inf");
   if (mass_sparse.size() != 0) {
     if (mass_sparse.rows() != n || mass_sparse.cols() != n)
-      throw InvalidArgument(who + "sparse mass matrix is " + std::to_string(mass_sparse.rows()) +
+      throw InvalidArgument(who() + "sparse mass matrix is " + std::to_string(mass_sparse.rows()) +
                             " x " + std::to_string(mass_sparse.cols()) + ", expected " +
                             std::to_string(n) + " x " + std::to_string(n));
     for (int k = 0; k < mass_sparse.nonZeros(); ++k)
       if (!std::isfinite(mass_sparse.valuePtr()[k]))
-        throw InvalidArgument(who + "sparse mass matrix contains NaN or Inf");
+        throw InvalidArgument(who() + "sparse mass matrix contains NaN or Inf");
   }
-  jacobian_sparsity.validate(n, who + "jacobian_sparsity");
+  try {
+    jacobian_sparsity.validate(n, "jacobian_sparsity");
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(who() + e.what());
+  }
   if (sparse_jacobian && jacobian_sparsity.kind != Sparsity::Kind::Sparse)
-    throw InvalidArgument(who +
+    throw InvalidArgument(who() +
                           "sparse_jacobian needs jacobian_sparsity = Sparsity::sparse(pattern)");
   if (!index.empty()) {
     if (static_cast<int>(index.size()) != n)
-      throw InvalidArgument(who + "index tags have size " + std::to_string(index.size()) +
+      throw InvalidArgument(who() + "index tags have size " + std::to_string(index.size()) +
                             ", expected n = " + std::to_string(n));
     for (size_t i = 0; i < index.size(); ++i)
       if (index[i] < 1 || index[i] > 3)
-        throw InvalidArgument(who + "index tag of component " + std::to_string(i) +
+        throw InvalidArgument(who() + "index tag of component " + std::to_string(i) +
                               " must be 1, 2 or 3, got " + std::to_string(index[i]));
   }
   if (!component_names.empty() && static_cast<int>(component_names.size()) != n)
-    throw InvalidArgument(who + "component_names has size " +
+    throw InvalidArgument(who() + "component_names has size " +
                           std::to_string(component_names.size()) +
                           ", expected n = " + std::to_string(n));
-  if (!p.allFinite()) throw InvalidArgument(who + "the parameters p contain NaN or Inf");
+  if (!p.allFinite()) throw InvalidArgument(who() + "the parameters p contain NaN or Inf");
 }
 
 bool MassMatrixDae::has_identity_mass() const {

@@ -3,14 +3,15 @@
 namespace daekit {
 
 void MechanicalSystem::validate() const {
-  const std::string who = "mechanical system '" + name + "': ";
-  if (nq <= 0) throw InvalidArgument(who + "nq must be positive");
+  // the message prefix is built only when something is wrong (validate runs at every solve)
+  auto who = [this] { return std::string("mechanical system '") + name + "': "; };
+  if (nq <= 0) throw InvalidArgument(who() + "nq must be positive");
   if (nlambda < 0 || nlambda > nq)
-    throw InvalidArgument(who + "nlambda must lie in [0, nq], got " + std::to_string(nlambda));
-  if (!mass) throw InvalidArgument(who + "mass matrix function not set");
-  if (!force) throw InvalidArgument(who + "force function not set");
-  if (nlambda > 0 && !g) throw InvalidArgument(who + "constraint function g not set");
-  if (!p.allFinite()) throw InvalidArgument(who + "the parameters p contain NaN or Inf");
+    throw InvalidArgument(who() + "nlambda must lie in [0, nq], got " + std::to_string(nlambda));
+  if (!mass) throw InvalidArgument(who() + "mass matrix function not set");
+  if (!force) throw InvalidArgument(who() + "force function not set");
+  if (nlambda > 0 && !g) throw InvalidArgument(who() + "constraint function g not set");
+  if (!p.allFinite()) throw InvalidArgument(who() + "the parameters p contain NaN or Inf");
 }
 
 const char* to_string(Formulation f) {

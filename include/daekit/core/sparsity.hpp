@@ -31,7 +31,7 @@ struct Sparsity {
 
   bool is_dense() const { return kind == Kind::Dense; }
   /// Throws InvalidArgument naming `what` if the structure does not fit an n x n matrix.
-  void validate(int n, const std::string& what) const;
+  void validate(int n, const char* what) const;
   /// True if (i, j) may be non-zero.
   bool contains(int i, int j) const;
   /// Number of structural non-zeros of an n x n matrix with this structure.
