@@ -51,7 +51,7 @@ SparseMatrix zero_pattern(const Sparsity& s, int n) {
 
 MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind solver,
                                    CallGuard& guard, Stats& stats)
-    : dae_(dae), p_(dae.p), guard_(&guard), stats_(&stats) {
+    : dae_(dae), p_(dae.p), p_ref_(p_), guard_(&guard), stats_(&stats) {
   dae_.validate();
   mass_ = mass_operator_of(dae_);
   const int n = dae_.n;
@@ -110,7 +110,7 @@ bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
   const int evaluations = fd_.evaluate(
       [&](const Vector& x, Vector& out) {
         ++stats_->nfev_jac;
-        if (!(*guard_)("f", t, [&] { dae_.f(t, x, out, p_); })) return false;
+        if (!(*guard_)("f", t, [&] { dae_.f(t, x, out, p_ref_); })) return false;
         return guard_->check_finite("f", t, out);
       },
       y, f0, nullptr, J);
@@ -141,7 +141,13 @@ void ImplicitSystem::setup_tags(int n, const std::vector<int>& index) {
 
 ImplicitSystem::ImplicitSystem(const ImplicitDae& dae, LinearSolverKind solver, CallGuard& guard,
                                Stats& stats)
-    : n_(dae.n), name_(dae.name), implicit_(dae), p_(dae.p), guard_(&guard), stats_(&stats) {
+    : n_(dae.n),
+      name_(dae.name),
+      implicit_(dae),
+      p_(dae.p),
+      p_ref_(p_),
+      guard_(&guard),
+      stats_(&stats) {
   implicit_->validate();
   const int n = n_;
   differential_.assign(n, true);
@@ -163,7 +169,7 @@ ImplicitSystem::ImplicitSystem(const ImplicitDae& dae, LinearSolverKind solver, 
 
 ImplicitSystem::ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
                                Stats& stats)
-    : n_(dae.n), name_(dae.name), guard_(&guard), stats_(&stats) {
+    : n_(dae.n), name_(dae.name), p_ref_(p_), guard_(&guard), stats_(&stats) {
   mass_form_.emplace(dae, solver, guard, stats);
   const int n = n_;
   differential_.assign(n, true);
@@ -243,7 +249,7 @@ bool ImplicitSystem::iteration_matrix(double t, const Vector& y, const Vector& y
         ++stats_->nfev_jac;
         yp_work_ = yp;
         yp_work_ += cj * (x - y);
-        if (!(*guard_)("F", t, [&] { d.F(t, x, yp_work_, out, p_); })) return false;
+        if (!(*guard_)("F", t, [&] { d.F(t, x, yp_work_, out, p_ref_); })) return false;
         return guard_->check_finite("F", t, out);
       },
       y, F0, typical, E);

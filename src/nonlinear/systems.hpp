@@ -28,6 +28,8 @@ class MassMatrixSystem {
  public:
   MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
                    Stats& stats);
+  MassMatrixSystem(const MassMatrixSystem&) = delete;  // p_ref_ refers to its own p_
+  MassMatrixSystem& operator=(const MassMatrixSystem&) = delete;
 
   const MassMatrixDae& dae() const { return dae_; }
   int n() const { return dae_.n; }
@@ -42,7 +44,7 @@ class MassMatrixSystem {
   /// out = f(t, y); false if the callback failed or returned NaN/Inf (recorded in the guard).
   bool f(double t, const VecIn& y, VecOut out) {
     ++stats_->nfev;
-    if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, p_); })) return false;
+    if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, p_ref_); })) return false;
     return guard_->check_finite("f", t, out);
   }
   /// J = df/dy at (t, y) with f0 = f(t, y); J sized by allocate_jacobian(). Counts njac and
@@ -77,6 +79,8 @@ class MassMatrixSystem {
  private:
   MassMatrixDae dae_;
   Vector p_;
+  // p_ as the callbacks' argument, made once (event actions change p_'s values, never its size)
+  const VecIn p_ref_;
   CallGuard* guard_;
   Stats* stats_;
   MassOperator mass_;
@@ -90,6 +94,8 @@ class MassMatrixSystem {
 class ImplicitSystem {
  public:
   ImplicitSystem(const ImplicitDae& dae, LinearSolverKind solver, CallGuard& guard, Stats& stats);
+  ImplicitSystem(const ImplicitSystem&) = delete;  // p_ref_ refers to its own p_
+  ImplicitSystem& operator=(const ImplicitSystem&) = delete;
   /// F(t, y, y') = M y' - f(t, y), keeping M's structure (the BDF on a MassMatrixDae).
   ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard, Stats& stats);
 
@@ -119,7 +125,7 @@ class ImplicitSystem {
       return true;
     }
     ++stats_->nfev;
-    if (!(*guard_)("F", t, [&] { implicit_->F(t, y, yp, out, p_); })) return false;
+    if (!(*guard_)("F", t, [&] { implicit_->F(t, y, yp, out, p_ref_); })) return false;
     return guard_->check_finite("F", t, out);
   }
   /// E = dF/dy + cj dF/dy' at (t, y, yp), with F0 = F(t, y, yp) (used by the differences,
@@ -147,6 +153,7 @@ class ImplicitSystem {
   std::optional<ImplicitDae> implicit_;
   std::optional<MassMatrixSystem> mass_form_;
   Vector p_;
+  const VecIn p_ref_;
   CallGuard* guard_;
   Stats* stats_;
   std::vector<bool> differential_;

@@ -17,13 +17,30 @@
 
 namespace daekit {
 
+namespace detail {
+// How a callback's parameter travels inside the stored std::function: read-only vectors
+// (Eigen::Ref<const VectorXd>, which owns a fallback copy and has a destructor) by const
+// reference, so that a call copies them at most once (into a user function that takes them by
+// value); everything else as declared.
+template <typename T>
+struct Passed {
+  using type = T;
+};
+template <>
+struct Passed<VecIn> {
+  using type = const VecIn&;
+};
+template <typename T>
+using passed_t = typename Passed<T>::type;
+}  // namespace detail
+
 template <typename Signature>
 class Callback;
 
 template <typename R, typename... Args>
 class Callback<R(Args...)> {
  public:
-  using Function = std::function<R(Args..., VecIn)>;
+  using Function = std::function<R(detail::passed_t<Args>..., const VecIn&)>;
 
   Callback() = default;
   Callback(std::nullptr_t) {}  // NOLINT: implicit like std::function
@@ -35,8 +52,8 @@ class Callback<R(Args...)> {
       fn_ = std::move(f);
     } else {
       // parameters by reference: no extra copies of the Eigen::Ref arguments on the way
-      fn_ = [g = std::move(f)](Args&&... args, const VecIn&) mutable -> R {
-        return g(std::forward<Args>(args)...);
+      fn_ = [g = std::move(f)](detail::passed_t<Args>... args, const VecIn&) mutable -> R {
+        return g(args...);
       };
     }
   }
