@@ -40,6 +40,7 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 struct RadauConstants {
   double c[3];
   Matrix T, TI;
+  double t[9], ti[9];  // T and T^{-1} row by row (the fused loops read them)
   double gamma, alpha, beta;
   double e[3];
   RadauConstants() {
@@ -48,6 +49,11 @@ struct RadauConstants {
     for (int i = 0; i < 3; ++i) c[i] = tab.c[i];
     T = tt.T;
     TI = tt.T_inverse;
+    for (int r = 0; r < 3; ++r)
+      for (int q = 0; q < 3; ++q) {
+        t[3 * r + q] = T(r, q);
+        ti[3 * r + q] = TI(r, q);
+      }
     gamma = tt.gamma;
     alpha = tt.alpha[0];
     beta = tt.beta[0];
@@ -82,6 +88,7 @@ class Radau5 final : public Method {
     sys_.allocate_jacobian(J_);
     Z_.setZero(n, 3);
     W_.setZero(n, 3);
+    MW_.setZero(n, 3);
     F_.setZero(n, 3);
     R_.setZero(n, 3);
     cont_.setZero(n, 4);
@@ -327,12 +334,19 @@ class Radau5 final : public Method {
     }
   }
 
-  // out = in S^T for the 3 x 3 transformations S = T, T^{-1}: out.col(k) = sum_j S(k, j)
-  // in.col(j), as three fused column combinations (a general matrix product costs more than
-  // the arithmetic at these sizes)
-  static void transform(const Matrix& S, const Matrix& in, Matrix& out) {
-    for (int k = 0; k < 3; ++k)
-      out.col(k) = S(k, 0) * in.col(0) + S(k, 1) * in.col(1) + S(k, 2) * in.col(2);
+  // out = in S^T for the 3 x 3 transformations S = T, T^{-1}: out(i, k) = sum_j S(k, j) in(i, j),
+  // row by row in one pass (a general matrix product, or three column expressions, cost more
+  // than the arithmetic at these sizes).
+  void transform(const double* S, const Matrix& in, Matrix& out) const {
+    const double* a = in.data();
+    double* o = out.data();
+    const long n = n_;
+    for (long i = 0; i < n; ++i) {
+      const double x0 = a[i], x1 = a[n + i], x2 = a[2 * n + i];
+      o[i] = S[0] * x0 + S[1] * x1 + S[2] * x2;
+      o[n + i] = S[3] * x0 + S[4] * x1 + S[5] * x2;
+      o[2 * n + i] = S[6] * x0 + S[7] * x1 + S[8] * x2;
+    }
   }
 
   // Z_i from the previous collocation polynomial at t_n + c_i h, or zero at the first step.
@@ -344,19 +358,29 @@ class Radau5 final : public Method {
     }
     const double q = h / h_last_;
     const double x1 = k_.c[1] - 1.0, x2 = k_.c[0] - 1.0;
-    for (int i = 0; i < 3; ++i) {
-      const double s = k_.c[i] * q;
-      Z_.col(i) = s * (cont_.col(1) + (s - x1) * (cont_.col(2) + (s - x2) * cont_.col(3)));
+    const long n = n_;
+    const double* c1 = cont_.data() + n;
+    const double* c2 = c1 + n;
+    const double* c3 = c2 + n;
+    double* z = Z_.data();
+    for (int k = 0; k < 3; ++k) {
+      const double s = k_.c[k] * q, s1 = s - x1, s2 = s - x2;
+      double* zk = z + k * n;
+      for (long i = 0; i < n; ++i) zk[i] = s * (c1[i] + s1 * (c2[i] + s2 * c3[i]));
     }
-    transform(k_.TI, Z_, W_);
+    transform(k_.ti, Z_, W_);
   }
 
   // Simplified Newton on the transformed stage system. Returns the number of iterations, or -1
-  // with `res` set to the failure.
+  // with `res` set to the failure. The residual of the transformed system, its right-hand sides
+  // for the real and the complex solve, the increment's norm and the updates of W and Z are
+  // each one pass over the components.
   int newton_iteration(double h, StepAttempt& res) {
     newton_.begin(opt_.jacobian_reuse_theta);
     const double g = k_.gamma / h, a = k_.alpha / h, b = k_.beta / h;
     const MassOperator& M = sys_.mass();
+    const long n = n_;
+    const double* ti = k_.ti;
     for (;;) {
       for (int i = 0; i < 3; ++i) {
         tmp_ = y_ + Z_.col(i);
@@ -365,27 +389,44 @@ class Radau5 final : public Method {
           return -1;
         }
       }
-      transform(k_.TI, F_, R_);
-      M.apply(W_.col(0), tmp_);
-      R_.col(0) -= g * tmp_;
-      M.apply(W_.col(1), tmp_);
-      M.apply(W_.col(2), tmp2_);
-      R_.col(1) -= a * tmp_ - b * tmp2_;
-      R_.col(2) -= b * tmp_ + a * tmp2_;
+      // M W (a copy-free view for identity and diagonal M)
+      const double* mw = W_.data();
+      const double* diag = nullptr;
+      if (M.kind() == MassOperator::Kind::Diagonal) diag = M.diagonal().data();
+      if (M.kind() == MassOperator::Kind::Structured) {
+        for (int k = 0; k < 3; ++k) M.apply(W_.col(k), MW_.col(k));
+        mw = MW_.data();
+      }
+      const double* f = F_.data();
+      double* r0 = R_.data();
+      std::complex<double>* rc = ctmp_.data();
+      for (long i = 0; i < n; ++i) {
+        const double f0 = f[i], f1 = f[n + i], f2 = f[2 * n + i];
+        const double m = diag ? diag[i] : 1.0;
+        const double w0 = m * mw[i], w1 = m * mw[n + i], w2 = m * mw[2 * n + i];
+        r0[i] = (ti[0] * f0 + ti[1] * f1 + ti[2] * f2) - g * w0;
+        rc[i] = std::complex<double>((ti[3] * f0 + ti[4] * f1 + ti[5] * f2) - (a * w1 - b * w2),
+                                     (ti[6] * f0 + ti[7] * f1 + ti[8] * f2) - (b * w1 + a * w2));
+      }
       lu_real_->solve_in_place(R_.col(0));
-      ctmp_.real() = R_.col(1);
-      ctmp_.imag() = R_.col(2);
       lu_complex_->solve_in_place(ctmp_);
-      R_.col(1) = ctmp_.real();
-      R_.col(2) = ctmp_.imag();
       ++stats_.nsol;
       ++stats_.nnewton;
+      // (component by component within each stage, as RADAU5 sums)
       double sum = 0.0;
-      for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < n_; ++i) {
-          const double r = R_(i, k) / scal_[i];
-          sum += r * r;
-        }
+      const double* sc = scal_.data();
+      for (long i = 0; i < n; ++i) {
+        const double q = r0[i] / sc[i];
+        sum += q * q;
+      }
+      for (long i = 0; i < n; ++i) {
+        const double q = rc[i].real() / sc[i];
+        sum += q * q;
+      }
+      for (long i = 0; i < n; ++i) {
+        const double q = rc[i].imag() / sc[i];
+        sum += q * q;
+      }
       const double dyno = std::sqrt(sum / (3.0 * n_));
       const NewtonMonitor::Verdict v = newton_.next(dyno);
       switch (v) {
@@ -402,8 +443,18 @@ class Radau5 final : public Method {
         default:
           break;
       }
-      W_ += R_;
-      transform(k_.T, W_, Z_);
+      // W += dW, Z = W T^T
+      const double* t = k_.t;
+      double* w = W_.data();
+      double* z = Z_.data();
+      for (long i = 0; i < n; ++i) {
+        const double w0 = (w[i] += r0[i]);
+        const double w1 = (w[n + i] += rc[i].real());
+        const double w2 = (w[2 * n + i] += rc[i].imag());
+        z[i] = t[0] * w0 + t[1] * w1 + t[2] * w2;
+        z[n + i] = t[3] * w0 + t[4] * w1 + t[5] * w2;
+        z[2 * n + i] = t[6] * w0 + t[7] * w1 + t[8] * w2;
+      }
       if (v == NewtonMonitor::Verdict::Converged) return newton_.iterations();
       if (v == NewtonMonitor::Verdict::MaxIterations) {
         res = fail(AttemptOutcome::NewtonFailed, 0.5,
@@ -427,7 +478,11 @@ class Radau5 final : public Method {
   // err = (gamma/h M - J)^{-1} (f(t_n, y_n) + M e^T Z / h), refined at the first step and after
   // a rejection by replacing f(t_n, y_n) with f(t_n, y_n + err) (Hairer-Wanner II, IV.8).
   double error_estimate(double h, bool after_reject) {
-    tmp_ = (k_.e[0] * Z_.col(0) + k_.e[1] * Z_.col(1) + k_.e[2] * Z_.col(2)) / h;
+    const long n = n_;
+    const double* z = Z_.data();
+    const double e0 = k_.e[0], e1 = k_.e[1], e2 = k_.e[2];
+    double* t1 = tmp_.data();
+    for (long i = 0; i < n; ++i) t1[i] = (e0 * z[i] + e1 * z[n + i] + e2 * z[2 * n + i]) / h;
     sys_.mass().apply(tmp_, tmp2_);
     err_vec_ = f0_ + tmp2_;
     lu_real_->solve_in_place(err_vec_);
@@ -449,12 +504,21 @@ class Radau5 final : public Method {
   // the stage values as computed (a projection of the end value is added by the integrator).
   void update_dense_output() {
     const double c1 = k_.c[0], c2 = k_.c[1];
-    cont_.col(0) = y_ + Z_.col(2);
-    cont_.col(1) = (Z_.col(1) - Z_.col(2)) / (c2 - 1.0);
-    tmp_ = (Z_.col(0) - Z_.col(1)) / (c1 - c2);  // [x1, x2]
-    tmp2_ = (tmp_ - Z_.col(0) / c1) / c2;        // [x1, x2, x3]
-    cont_.col(2) = (tmp_ - cont_.col(1)) / (c1 - 1.0);
-    cont_.col(3) = cont_.col(2) - tmp2_;
+    const long n = n_;
+    const double* z = Z_.data();
+    const double* y = y_.data();
+    double* c = cont_.data();
+    for (long i = 0; i < n; ++i) {
+      const double z1 = z[i], z2 = z[n + i], z3 = z[2 * n + i];
+      const double d1 = (z2 - z3) / (c2 - 1.0);
+      const double a = (z1 - z2) / (c1 - c2);  // [x1, x2]
+      const double b = (a - z1 / c1) / c2;     // [x1, x2, x3]
+      const double d2 = (a - d1) / (c1 - 1.0);
+      c[i] = y[i] + z3;
+      c[n + i] = d1;
+      c[2 * n + i] = d2;
+      c[3 * n + i] = d2 - b;
+    }
   }
 
   MassMatrixSystem sys_;
@@ -475,7 +539,7 @@ class Radau5 final : public Method {
   Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, err_vec_, scal_;
   Eigen::VectorXcd ctmp_;
   StructuredMatrix<double> J_;
-  Matrix Z_, W_, F_, R_, cont_;
+  Matrix Z_, W_, MW_, F_, R_, cont_;
   std::unique_ptr<RealLinearSolver> lu_real_;
   std::unique_ptr<ComplexLinearSolver> lu_complex_;
 };
