@@ -12,9 +12,20 @@
 
 namespace {
 std::atomic<long> g_allocations{0};
+std::atomic<std::size_t> g_largest{0};
+
+// Counts one allocation of `size` bytes and records the largest.
+void count(std::size_t size) {
+  ++g_allocations;
+  std::size_t largest = g_largest.load(std::memory_order_relaxed);
+  while (size > largest && !g_largest.compare_exchange_weak(largest, size)) {
+  }
 }
+}  // namespace
 
 long daekit_testing::heap_allocations() { return g_allocations.load(); }
+std::size_t daekit_testing::largest_allocation() { return g_largest.load(); }
+void daekit_testing::reset_largest_allocation() { g_largest.store(0); }
 
 // Count every heap allocation: operator new (std::vector, std::function, ...) goes through
 // malloc in libstdc++, and Eigen allocates its dynamic temporaries with malloc directly, so
@@ -27,23 +38,23 @@ void* __libc_memalign(std::size_t, std::size_t);
 void __libc_free(void*);
 
 void* malloc(std::size_t size) {
-  ++g_allocations;
+  count(size);
   return __libc_malloc(size);
 }
 void* calloc(std::size_t n, std::size_t size) {
-  ++g_allocations;
+  count(n * size);
   return __libc_calloc(n, size);
 }
 void* realloc(void* p, std::size_t size) {
-  ++g_allocations;
+  count(size);
   return __libc_realloc(p, size);
 }
 void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  ++g_allocations;
+  count(size);
   return __libc_memalign(alignment, size);
 }
 int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
-  ++g_allocations;
+  count(size);
   *out = __libc_memalign(alignment, size);
   return *out ? 0 : 12;  // ENOMEM
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "linalg/dense_kernels.hpp"
+#include "linalg/linear_solver.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/finite_difference.hpp"
 
@@ -56,6 +57,11 @@ bool dense_jacobian(MassMatrixSystem& sys, double t, const Vector& y, const Vect
   J = Js.to_dense();
   return true;
 }
+
+// Algebraic blocks J_AZ up to this size are factored dense (full pivoting, rank-revealing),
+// larger ones by the sparse backend (KLU), so that initial_derivative stays O(nnz) for large
+// sparse problems with many algebraic equations.
+constexpr int kDenseAlgebraicBlock = 200;
 
 // Orthonormal bases N of ker M and L of ker M^T (dense SVD: small problems).
 int kernels(const Matrix& M, Matrix& N, Matrix& L) {
@@ -229,24 +235,47 @@ bool initial_derivative(MassMatrixSystem& sys, double t0, const Vector& y0, Vect
     }
   }
   if (alg_rows.empty() || alg_rows.size() != alg_cols.size()) return true;
-  // algebraic part: 0 = d/dt f_A(t, y) = J_AD y'_D + J_AZ z' + df_A/dt
-  Matrix J;
-  if (!dense_jacobian(sys, t0, y0, f, J)) return false;
+  // algebraic part: 0 = d/dt f_A(t, y) = J_AD y'_D + J_AZ z' + df_A/dt, with J = df/dy in the
+  // system's structure (a dense n x n copy would not fit large sparse problems)
+  StructuredMatrix<double> J;
+  sys.allocate_jacobian(J);
+  if (!sys.jacobian(t0, y0, f, J)) return false;
   const double dt = std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t0));
-  Vector f1(n);
+  Vector f1(n), Jyp(n);
   if (!sys.f(t0 + dt, y0, f1)) return false;
+  J.multiply(yp, Jyp);  // y'_Z = 0 so far: J y' = J_AD y'_D in the algebraic rows
   const int m = static_cast<int>(alg_rows.size());
-  Matrix JAZ(m, m);
   Vector rhs(m);
-  for (int a = 0; a < m; ++a) {
-    double r = (f1[alg_rows[a]] - f[alg_rows[a]]) / dt;
-    for (int c = 0; c < n; ++c) r += J(alg_rows[a], c) * yp[c];
-    rhs[a] = -r;
-    for (int b = 0; b < m; ++b) JAZ(a, b) = J(alg_rows[a], alg_cols[b]);
+  for (int a = 0; a < m; ++a)
+    rhs[a] = -((f1[alg_rows[a]] - f[alg_rows[a]]) / dt + Jyp[alg_rows[a]]);
+  // J_AZ from the algebraic columns of J (row_of[i]: position of row i among the algebraic rows)
+  std::vector<int> row_of(static_cast<size_t>(n), -1);
+  for (int a = 0; a < m; ++a) row_of[alg_rows[a]] = a;
+  Vector z;
+  if (m <= kDenseAlgebraicBlock) {
+    Matrix JAZ = Matrix::Zero(m, m);
+    for (int b = 0; b < m; ++b)
+      J.for_each_in_column(alg_cols[b], [&](int i, double& v) {
+        if (row_of[i] >= 0) JAZ(row_of[i], b) = v;
+      });
+    Eigen::FullPivLU<Matrix> lu(JAZ);
+    if (!lu.isInvertible()) return true;  // index > 1: leave the algebraic derivatives at 0
+    z = lu.solve(rhs);
+  } else {  // large: the sparse LU backend on the structural entries of J_AZ
+    std::vector<Eigen::Triplet<double, int>> entries;
+    for (int b = 0; b < m; ++b)
+      J.for_each_in_column(alg_cols[b], [&](int i, double& v) {
+        if (row_of[i] >= 0) entries.emplace_back(row_of[i], b, v);
+      });
+    SparseMatrix JAZ(m, m);
+    JAZ.setFromTriplets(entries.begin(), entries.end());
+    JAZ.makeCompressed();
+    auto lu = make_linear_solver<double>(m, Sparsity::sparse(JAZ), LinearSolverKind::Sparse);
+    std::copy(JAZ.valuePtr(), JAZ.valuePtr() + JAZ.nonZeros(), lu->matrix().sparse().valuePtr());
+    if (!lu->factor()) return true;  // singular: index > 1, as above
+    z = rhs;
+    lu->solve_in_place(z);
   }
-  Eigen::FullPivLU<Matrix> lu(JAZ);
-  if (!lu.isInvertible()) return true;  // index > 1: leave the algebraic derivatives at 0
-  const Vector z = lu.solve(rhs);
   for (int b = 0; b < m; ++b) yp[alg_cols[b]] = z[b];
   return true;
 }

@@ -24,6 +24,8 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"transistor", transistor_amplifier},
       {"truck", truck_suspension},
       {"moon", [] { return moon_flight(); }},
+      {"heat2d", [] { return heat2d(10); }},
+      {"circuit-chain", [] { return circuit_chain(40); }},
   };
   return t;
 }

@@ -78,6 +78,13 @@ BuiltinProblem moon_flight();           ///< restricted three-body problem, ch. 
 BuiltinProblem moon_flight(double y1_velocity);  ///< the other starts of ch. 8: 0.5, 1.1, 2.0
 /// Jacobi integral of moon_flight at x = (y1, y2, y1', y2').
 double moon_jacobi_integral(VecIn x);
+/// 2-D heat equation of SUNDIALS' idaHeat2D on an m x m grid (n = m^2, boundary algebraic),
+/// sparse 5-point Jacobian; registered as "heat2d" with m = 10.
+BuiltinProblem heat2d(int m);
+/// Exact solution of heat2d(m)'s semi-discrete system at t (all m^2 components, O(m^2) work).
+Vector heat2d_reference(int m, double t);
+/// N coupled TRANSAMP stages, n = 8N, index 1; registered as "circuit-chain" with N = 40.
+BuiltinProblem circuit_chain(int stages);
 
 // Reports of a solve of a built-in problem (src/problems/report.cpp): what `daekit solve` and
 // `daekit demo` print, so that the CLI adds nothing of its own.
