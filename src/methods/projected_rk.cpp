@@ -32,6 +32,12 @@ class ProjectedRk final : public Method {
         stats_(*in.stats),
         n_(dae.n),
         s_(tab_.stages()) {
+    if (static_cast<long>(n_) * s_ > 1000)
+      throw InvalidArgument("projected-rk: the stage matrix would be " + std::to_string(n_ * s_) +
+                            " x " + std::to_string(n_ * s_) +
+                            " and dense (n = " + std::to_string(n_) + ", " + std::to_string(s_) +
+                            " stages): this constant-step study method is "
+                            "meant for n s <= 1000; use radau5 or bdf for large systems");
     Eigen::FullPivLU<Matrix> lu(tab_.A);
     if (!lu.isInvertible()) throw InvalidArgument("projected-rk: " + tab_.name + ": A is singular");
     Ainv_ = lu.inverse();

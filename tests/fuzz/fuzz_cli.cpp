@@ -82,6 +82,7 @@ class Generator {
         const daekit::BuiltinProblem b = daekit::make_builtin_problem(name);
         p.t0 = b.t0;
         p.t_end = b.t_end;
+        p.n = b.dae.n;
         for (int i = 0; i < b.dae.n; ++i) {
           std::string name = "y";  // (+= : "y" + std::string trips GCC 12's -Wrestrict)
           name += std::to_string(i);
@@ -126,6 +127,7 @@ class Generator {
   struct Problem {
     std::string name;
     double t0 = 0, t_end = 1;
+    int n = 1;
     std::vector<std::string> components;
   };
 
@@ -393,9 +395,11 @@ class Generator {
       args.push_back("--h0");
       args.push_back(fmt(log_uniform(-4, -1) * std::abs(p.t_end - p.t0)));
     }
-    // Keep every case fast: at most 500 step attempts (the last --max-steps wins).
+    // Keep every case fast: at most 500 step attempts, 5 on the large problems (heat2d,
+    // circuit-chain: a projected-rk step with an 8-stage tableau factors an 8n x 8n matrix)
+    // (the last --max-steps wins).
     args.push_back("--max-steps");
-    args.push_back(std::to_string(integer(1, 500)));
+    args.push_back(std::to_string(integer(1, p.n > 50 ? 5 : 500)));
     clean_ = false;
   }
 
