@@ -5,7 +5,7 @@
 // (Andrews, transistor) or the exact solution exp(A t) y0 of the linear truck model.
 #include <gtest/gtest.h>
 
-#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dense_spectra.hpp"
 #include "daekit/daekit.hpp"
 
 using namespace daekit;
@@ -306,9 +307,9 @@ Matrix truck_matrix(const BuiltinProblem& p) {
 
 /// exp(A t) y0 by eigen-decomposition (A has 4 distinct complex eigenvalues).
 Vector truck_exact(const BuiltinProblem& p, double t) {
-  Eigen::EigenSolver<Matrix> es(truck_matrix(p));
-  const Eigen::MatrixXcd V = es.eigenvectors();
-  const Eigen::VectorXcd lam = es.eigenvalues();
+  ComplexVector lam;
+  ComplexMatrix V;
+  eigen_decomposition(truck_matrix(p), lam, V);
   const Eigen::VectorXcd c = V.partialPivLu().solve(p.y0.cast<std::complex<double>>());
   Eigen::VectorXcd ec(4);
   for (int i = 0; i < 4; ++i) ec[i] = std::exp(lam[i] * t) * c[i];
@@ -345,8 +346,8 @@ TEST(BuiltinTruck, SizesAndJacobian) {
 // y2(1) = 2.885759e-4. Checked here against the eigen-decomposition.
 TEST(BuiltinTruck, NotesCalcValues) {
   const BuiltinProblem p = make_builtin_problem("truck");
-  Eigen::EigenSolver<Matrix> es(truck_matrix(p));
-  std::vector<std::complex<double>> lam(es.eigenvalues().data(), es.eigenvalues().data() + 4);
+  const ComplexVector ev = eigenvalues(truck_matrix(p));
+  std::vector<std::complex<double>> lam(ev.data(), ev.data() + 4);
   std::sort(lam.begin(), lam.end(), [](auto a, auto b) {
     return a.real() != b.real() ? a.real() > b.real() : a.imag() > b.imag();
   });
