@@ -8,7 +8,17 @@ namespace daekit {
 
 namespace {
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+/// x^m for a small m >= 0 by repeated multiplication (m < max_iterations).
+double integer_power(double x, int m) {
+  double r = 1.0;
+  for (int i = 0; i < m; ++i) r *= x;
+  return r;
 }
+
+/// x^(1/m), m >= 1, as pow gives it: no call to pow for m = 1.
+double integer_root(double x, int m) { return m == 1 ? x : std::pow(x, 1.0 / m); }
+}  // namespace
 
 void NewtonMonitor::begin(double initial_rate, double roundoff) {
   k_ = 0;
@@ -33,8 +43,12 @@ NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
       if (rate_ >= s_.divergence) return Verdict::Diverging;
       factor_ = rate_ / (1.0 - rate_);
       if (s_.predict_slow) {
-        const double predicted =
-            factor_ * norm * std::pow(rate_, kmax - 1 - k_) / s_.tolerance;
+        // rate^m by multiplication (within m ulps of pow); pow only to decide near the
+        // threshold, so the decision is exactly the one pow would give
+        const int m = kmax - 1 - k_;
+        double predicted = factor_ * norm * integer_power(rate_, m) / s_.tolerance;
+        if (predicted >= 1.0 - 1e-12)
+          predicted = factor_ * norm * std::pow(rate_, m) / s_.tolerance;
         if (predicted >= 1.0) {
           const double q = std::clamp(predicted, 1e-4, 20.0);
           step_factor_ = 0.8 * std::pow(q, -1.0 / (4.0 + kmax - 1 - k_));
@@ -48,7 +62,7 @@ NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
       first_norm_ = norm;
       if (norm <= roundoff_) return Verdict::Converged;
     } else {
-      rate_ = std::pow(norm / first_norm_, 1.0 / (k_ - 1));
+      rate_ = integer_root(norm / first_norm_, k_ - 1);
       if (rate_ >= s_.divergence) return Verdict::Diverging;
       factor_ = rate_ / (1.0 - rate_);
     }
