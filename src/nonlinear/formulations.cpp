@@ -240,6 +240,12 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
   } else {
     dae.mass.block(L.v, L.v, nq, nq).setIdentity();
   }
+  // q' = v exactly (all forms but GGL), and v' = w with a general mass: RADAU5's M1/M2, so
+  // the dense solvers eliminate q (and v) from the iteration matrices
+  if (form != Formulation::GGL && L.q == 0 && L.v == nq) {
+    const bool chain_w = L.w == 2 * nq;
+    dae.second_order = {chain_w ? 2 * nq : nq, nq};
+  }
   const Tags tg = tags_of(form);
   dae.index.assign(L.n, 1);
   auto tag = [&](int start, int count, int value) {
