@@ -24,6 +24,10 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"transistor", transistor_amplifier},
       {"truck", truck_suspension},
       {"moon", [] { return moon_flight(); }},
+      {"el-manufactured", euler_lagrange_manufactured},
+      {"pendulum-el", pendulum_euler_lagrange},
+      {"andrews-el", andrews_euler_lagrange},
+      {"truck-el", truck_euler_lagrange},
   };
   return t;
 }
