@@ -277,6 +277,8 @@ class BetaMultistep final : public Method {
     }
     T_.assign(static_cast<size_t>(K_), 0.0);
     Y_.setZero(n_, K_);
+    Tt_ = T_;
+    Yt_ = Y_;
     Ff_.setZero(n_, K_);
     Fd_.setZero(n_, K_);
     WT_ = T_;
@@ -379,6 +381,7 @@ class BetaMultistep final : public Method {
     const double t1 = t_ + h;
     const double r0 = formula_.rho[0];
     const double cx = h * a_[0] / r0;  // weight of F_D(x, mu / a_0) in the scaled residual
+    cx_ = cx;
     const double cl = h * w_[0] / r0;  // weight of -B^T lambda_new
     const int m = els_.m();
     // constant parts: cD = M_D sum_i rho_i/rho_0 y_{n-i} - h/rho_0 sum_i (past f terms)
@@ -399,18 +402,23 @@ class BetaMultistep final : public Method {
     predict(t1);
     for (int i = 0; i < n_; ++i)
       scal_[i] = weights_->w()[i] / std::pow(std::abs(h), std::max(0, sys_.index_of(i) - 1));
-    for (int attempt_no = 0; attempt_no < 2; ++attempt_no) {
+    // up to three rounds: a failed iteration with an old Jacobian, or a slowly converging
+    // one, continues with the Jacobian at the current iterate (a diverging one restarts from
+    // the prediction)
+    for (int round = 0;; ++round) {
       const bool fresh = ensure_matrix(t1, h, cx, cl);
       if (!matrix_ok_)
         return fail(matrix_failed_ ? AttemptOutcome::NonFinite : AttemptOutcome::Singular,
                     matrix_failed_ ? "F or its Jacobian failed" : "iteration matrix singular");
-      const int outcome = newton(t1, cx);
+      const int outcome = newton(t1);
       if (outcome == 0) break;
       if (outcome == 2) return fail(AttemptOutcome::NonFinite, "F returned NaN/Inf");
       ++stats_.nnewton_fail;
-      if (fresh || attempt_no == 1) return fail(AttemptOutcome::NewtonFailed, "Newton failed");
-      jacobian_valid_ = false;  // stale Jacobian: recompute and retry with the same h
-      y_new_ = y_pred_;
+      const bool converging = newton_.rate() < 0.5;
+      if (round == 2 || (fresh && !converging))
+        return fail(AttemptOutcome::NewtonFailed, "Newton failed");
+      if (!converging || !y_new_.allFinite()) y_new_ = y_pred_;
+      jacobian_valid_ = false;
     }
     StepAttempt res;
     res.err = error_estimate();
@@ -438,6 +446,13 @@ class BetaMultistep final : public Method {
     }
     T_[0] = t1;
     Y_.col(0) = y_new_;
+    for (int j = K_ - 1; j >= 1; --j) {
+      Tt_[static_cast<size_t>(j)] = Tt_[static_cast<size_t>(j - 1)];
+      Yt_.col(j) = Yt_.col(j - 1);
+    }
+    Tt_[0] = t1;
+    Yt_.col(0) = y_new_;
+    true_count_ = std::min(true_count_ + 1, K_);
     if (needs_f_) Ff_.col(0) = fnew_f_;
     if (needs_d_) Fd_.col(0) = fnew_d_;
     if (std::abs(h_ - h_hist_) > 1e-9 * std::abs(h_)) steps_since_change_ = 0;
@@ -537,6 +552,9 @@ class BetaMultistep final : public Method {
     yp0_.setZero(n_);
     for (int j = 0; j < els_.nx(); ++j) yp0_[els_.x_columns()[static_cast<size_t>(j)]] = xp[j];
     count_ = 1;
+    Tt_[0] = t0;
+    Yt_.col(0) = y_;
+    true_count_ = 1;
     steps_since_change_ = 0;
     h_hist_ = 0.0;
     h_last_ = 0.0;
@@ -662,7 +680,7 @@ class BetaMultistep final : public Method {
     bool fresh = false;
     matrix_failed_ = false;
     if (!jacobian_valid_) {
-      substitute(y_pred_);
+      substitute(y_new_);
       matrix_ok_ = false;
       if (!sys_.f(t1, yhat_, fy_) || !sys_.jacobian(t1, yhat_, fy_, J_)) {
         matrix_failed_ = true;
@@ -697,14 +715,14 @@ class BetaMultistep final : public Method {
   }
 
   // Simplified Newton from y_new_ (= the prediction): 0 converged, 1 failed, 2 NaN/Inf.
-  int newton(double t1, double cx) {
+  int newton(double t1) {
     newton_.begin(newton_.rate());
     double norm = 0.0;
     for (;;) {
       substitute(y_new_);
       if (!sys_.f(t1, yhat_, fy_)) return 2;
       // residual: rows D: M y + cD - cx F_D(t1, yhat); rows A: F_A(t1, y)
-      res_ = Md_ * y_new_ + cD_ - cx * fy_;
+      res_ = Md_ * y_new_ + cD_ - cx_ * fy_;
       for (int a : els_.constraint_rows()) res_[a] = fy_[a];
       dy_ = -res_;
       lu_->solve_in_place(dy_);
@@ -727,14 +745,30 @@ class BetaMultistep final : public Method {
     }
   }
 
-  // |C / rho_0| |nabla^q x_{n+1}| in the integrator's weights (multipliers excluded by default).
+  // |C_q / rho_0| h^q q! [t_{n+1}, ..., t_{n+1-q}] y in the integrator's weights (multipliers
+  // excluded by default): for constant steps |C_q / rho_0| |nabla^q y_{n+1}| (Milne's device),
+  // taken over the accepted points themselves (not the interpolated history of a step change,
+  // whose interpolation errors the high difference would amplify and keep at the level of the
+  // old step). 0 until q accepted points exist (the first steps are not error controlled).
   double error_estimate() {
-    const int q = std::min(est_order_, count_);  // count_ history points + the new one
-    if (q < 1) return 0.0;
-    const Vector d = backward_difference(q);
-    est_ = d[0] * y_new_;
-    for (int j = 1; j <= q; ++j) est_ += d[j] * WY_.col(j - 1);
-    est_ *= est_const_;
+    const int q = est_order_;
+    if (true_count_ < q) return 0.0;
+    // divided differences over t_{n+1}, t_n, ..., t_{n+1-q}, newest first
+    dd_.resize(n_, q + 1);
+    dd_nodes_.assign(static_cast<size_t>(q + 1), 0.0);
+    dd_nodes_[0] = t_ + h_;
+    dd_.col(0) = y_new_;
+    for (int j = 1; j <= q; ++j) {
+      dd_nodes_[static_cast<size_t>(j)] = Tt_[static_cast<size_t>(j - 1)];
+      dd_.col(j) = Yt_.col(j - 1);
+    }
+    for (int level = 1; level <= q; ++level)
+      for (int j = q; j >= level; --j)
+        dd_.col(j) = (dd_.col(j - 1) - dd_.col(j)) / (dd_nodes_[static_cast<size_t>(j - level)] -
+                                                      dd_nodes_[static_cast<size_t>(j)]);
+    double scale = est_const_;
+    for (int j = 1; j <= q; ++j) scale *= j * h_;
+    est_ = scale * dd_.col(q);
     return weights_->norm(est_);
   }
 
@@ -760,14 +794,17 @@ class BetaMultistep final : public Method {
   int n_;
   LinearMultistepFormula formula_;
   int k_ = 1, K_ = 3, p_ = 1, est_order_ = 2;
-  double c_ = 0.0, est_const_ = 0.0;
+  double c_ = 0.0, est_const_ = 0.0, cx_ = 0.0;
   Vector a_, w_, b_;
   bool needs_f_ = false, needs_d_ = false;
   const ErrorWeights* weights_ = nullptr;
   // committed history (newest first) and the working history of an attempt
   std::vector<double> T_, WT_, lw_;
   Matrix Y_, Ff_, Fd_, WY_, WFf_, WFd_;
-  int count_ = 0, steps_since_change_ = 0;
+  int count_ = 0, steps_since_change_ = 0, true_count_ = 0;
+  // the accepted points themselves (newest first), for the error estimate
+  std::vector<double> Tt_, dd_nodes_;
+  Matrix Yt_, dd_;
   double h_hist_ = 0.0, h_last_ = 0.0, h_ = 0.0, lu_h_ = 0.0;
   double t_ = 0.0;
   Vector y_, y_new_, y_pred_, res_, fy_, yhat_, scal_, dy_, cD_, est_, yp0_;
