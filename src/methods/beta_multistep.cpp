@@ -212,6 +212,11 @@ BetaMultistepOptions BetaMultistepOptions::commuted(MultistepFamily family, int 
 
 namespace {
 
+// Newton's weights are floored at 1e-12 relative (to max(1, |y_i|)): below that the
+// increments of an index-2 system stagnate at round-off level (observed on the truck with
+// rtol = atol = 1e-13) and would never pass the test; the starting procedure's at 1e-11.
+constexpr double kNewtonFloor = 1e-12, kStartFloor = 1e-11;
+
 // Lagrange weights of the interpolation polynomial through nodes t_j at time s.
 void lagrange_weights(const std::vector<double>& t, int count, double s, std::vector<double>& w) {
   w.assign(static_cast<size_t>(count), 1.0);
@@ -371,6 +376,12 @@ class BetaMultistep final : public Method {
   bool start(double t0, const Vector& y0, const ErrorWeights& weights,
              std::string& message) override {
     weights_ = &weights;
+    // the starting procedure's weights: the given ones, floored at 1e-11 relative (its Newton
+    // iteration stagnates at round-off level above tighter ones)
+    Tolerances st;
+    st.rtol = std::max(weights.rtol(), kStartFloor);
+    st.atol = weights.atol().cwiseMax(kStartFloor);
+    start_weights_.setup(st, std::vector<char>(static_cast<size_t>(n_), 1));
     return start_at(t0, y0, message);
   }
 
@@ -401,7 +412,8 @@ class BetaMultistep final : public Method {
     // predictor: the polynomial through the last (up to k+1) points, extrapolated
     predict(t1);
     for (int i = 0; i < n_; ++i)
-      scal_[i] = weights_->w()[i] / std::pow(std::abs(h), std::max(0, sys_.index_of(i) - 1));
+      scal_[i] = std::max(weights_->w()[i], kNewtonFloor * std::max(1.0, std::abs(y_[i]))) /
+                 std::pow(std::abs(h), std::max(0, sys_.index_of(i) - 1));
     // up to three rounds: a failed iteration with an old Jacobian, or a slowly converging
     // one, continues with the Jacobian at the current iterate (a diverging one restarts from
     // the prediction)
@@ -604,7 +616,8 @@ class BetaMultistep final : public Method {
     } else {
       std::string message;
       starter_->parameters() = sys_.p();
-      if (!starter_->start(t_, y_, *weights_, message))
+      start_weights_.update(y_);
+      if (!starter_->start(t_, y_, start_weights_, message))
         return fail(AttemptOutcome::NonFinite, "the starting procedure could not start");
       const int sub = opt_.start_substeps;
       for (int s = 0; s < sub; ++s) {
@@ -798,6 +811,7 @@ class BetaMultistep final : public Method {
   Vector a_, w_, b_;
   bool needs_f_ = false, needs_d_ = false;
   const ErrorWeights* weights_ = nullptr;
+  ErrorWeights start_weights_;
   // committed history (newest first) and the working history of an attempt
   std::vector<double> T_, WT_, lw_;
   Matrix Y_, Ff_, Fd_, WY_, WFf_, WFd_;
