@@ -8,7 +8,7 @@
 //                     t in [0, 3], and "truck-drop": the same truck released with a downward
 //                     velocity of 0.5 m/s (our scenario, t in [0, 2]); errors relative to the
 //                     largest reference value, mean over t = i/16 (paper 003: "the mean value
-//                     of the errors ... L1 norm"); reference: beta-DCBDF6 at h = 2^-17,
+//                     of the errors ... L1 norm"); reference: beta-DCBDF6 at h = 2^-13,
 //                     checked against radau5 at rtol = atol = 1e-13;
 //   andrews-el        IVP Test Set reference at t = 0.03, h = 0.03 2^-j (j = 9 ... 15);
 // plus the stability regions (boundary loci) of DCBDF2..6, BDF and AM, the largest root of
@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -80,6 +81,7 @@ Run run(const Study& s, const BetaMultistepOptions& o, double h) {
   op.rtol = op.atol = 1e-13;
   op.store_steps = s.samples.empty();
   op.output_times = s.samples;
+  op.max_steps = 100000000;
   const auto c0 = std::chrono::steady_clock::now();
   const Result r = solve(s.p.dae, s.p.t0, s.T, s.p.y0, o, op);
   Run out;
@@ -102,6 +104,7 @@ Run run(const Study& s, const BetaMultistepOptions& o, double h) {
     for (size_t i = 0; i < r.t_steps.size(); ++i)
       pairs.push_back({r.y_steps[i], s.p.exact(r.t_steps[i])});
   } else {
+    if (r.y_out.size() != static_cast<long>(s.reference.size())) return out;
     for (size_t i = 0; i < r.t_out.size(); ++i) pairs.push_back({r.y_out[i], s.reference[i]});
   }
   double mx = 0, ml = 0;
@@ -243,7 +246,12 @@ std::vector<Vector> reference(const BuiltinProblem& p, double T, const std::vect
   op.rtol = op.atol = 1e-13;
   op.store_steps = false;
   op.output_times = ts;
+  op.max_steps = 100000000;
   const Result r = solve(p.dae, p.t0, T, p.y0, BetaMultistepOptions::dcbdf_beta(6), op);
+  if (!r.ok() || r.y_out.size() != static_cast<long>(ts.size())) {
+    std::fprintf(stderr, "reference for %s failed: %s\n", p.name.c_str(), r.message.c_str());
+    std::exit(1);
+  }
   Options ro;
   ro.rtol = ro.atol = 1e-13;
   ro.store_steps = false;
@@ -394,7 +402,7 @@ int main(int argc, char** argv) {
     }
     s.h = powers(7, jmax);
     for (int i = 1; i <= static_cast<int>(16 * s.T); ++i) s.samples.push_back(i / 16.0);
-    s.reference = reference(s.p, s.T, s.samples, std::ldexp(1.0, quick ? -13 : -17));
+    s.reference = reference(s.p, s.T, s.samples, std::ldexp(1.0, quick ? -12 : -13));
     s.relative = true;
     s.mean = true;
     s.nq = 9;

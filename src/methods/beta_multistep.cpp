@@ -303,6 +303,9 @@ class BetaMultistep final : public Method {
     ns.tolerance = opt.newton_tolerance;
     ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
     ns.divergence = 0.99;
+    // no memory of the previous step's contraction: a step after a very fast one would pass
+    // the test after its first increment, however large (theta/(1-theta) ~ 0 from memory)
+    ns.memory = 0.0;
     newton_ = NewtonMonitor(ns);
     // the starting procedure: Radau IIA from the registry, on the same problem
     if (k_ > 1 && !opt.exact_start) {
@@ -396,9 +399,12 @@ class BetaMultistep final : public Method {
     const double cl = h * w_[0] / r0;  // weight of -B^T lambda_new
     const int m = els_.m();
     // constant parts: cD = M_D sum_i rho_i/rho_0 y_{n-i} - h/rho_0 sum_i (past f terms)
+    // increment form (rho(1) = 0): rho y_{n+1} = rho_0 d + sum_{i>=2} rho_i (y_{n+1-i} - y_n)
+    // with the Newton unknown d = y_{n+1} - y_n, so that rounding errors of the size of
+    // eps |y| do not enter every step's equations (they accumulated like n eps |y|)
     Vector& acc = dy_;
     acc.setZero();
-    for (int i = 1; i <= k_; ++i) acc += (formula_.rho[i] / r0) * WY_.col(i - 1);
+    for (int i = 2; i <= k_; ++i) acc += (formula_.rho[i] / r0) * (WY_.col(i - 1) - WY_.col(0));
     cD_ = Md_ * acc;  // rows of M (zero on the constraint rows)
     for (int i = 1; i <= k_; ++i) {
       const double af = a_[i] - b_[i], bd = b_[i];
@@ -429,9 +435,14 @@ class BetaMultistep final : public Method {
       const bool converging = newton_.rate() < 0.5;
       if (round == 2 || (fresh && !converging))
         return fail(AttemptOutcome::NewtonFailed, "Newton failed");
-      if (!converging || !y_new_.allFinite()) y_new_ = y_pred_;
+      if (!converging || !y_new_.allFinite()) {
+        d_ = d_pred_;
+        y_new_ = y_pred_;
+      }
       jacobian_valid_ = false;
     }
+    // a slowly contracting iteration asks for a fresh Jacobian at the next step
+    if (newton_.iterations() > 2 && newton_.rate() > 0.2) jacobian_valid_ = false;
     StepAttempt res;
     res.err = error_estimate();
     res.newton_iterations = newton_.iterations();
@@ -675,8 +686,10 @@ class BetaMultistep final : public Method {
   void predict(double t1) {
     const int c = std::min(count_, k_ + 1);
     lagrange_weights(WT_, c, t1, lw_);
-    y_pred_.setZero(n_);
-    for (int l = 0; l < c; ++l) y_pred_ += lw_[static_cast<size_t>(l)] * WY_.col(l);
+    d_pred_.setZero(n_);  // the weights sum to 1: y_pred - y_n = sum_l w_l (y_l - y_n)
+    for (int l = 1; l < c; ++l) d_pred_ += lw_[static_cast<size_t>(l)] * (WY_.col(l) - WY_.col(0));
+    y_pred_ = WY_.col(0) + d_pred_;
+    d_ = d_pred_;
     y_new_ = y_pred_;
   }
 
@@ -734,14 +747,15 @@ class BetaMultistep final : public Method {
     for (;;) {
       substitute(y_new_);
       if (!sys_.f(t1, yhat_, fy_)) return 2;
-      // residual: rows D: M y + cD - cx F_D(t1, yhat); rows A: F_A(t1, y)
-      res_ = Md_ * y_new_ + cD_ - cx_ * fy_;
+      // residual: rows D: M d + cD - cx F_D(t1, yhat); rows A: F_A(t1, y)
+      res_ = Md_ * d_ + cD_ - cx_ * fy_;
       for (int a : els_.constraint_rows()) res_[a] = fy_[a];
       dy_ = -res_;
       lu_->solve_in_place(dy_);
       ++stats_.nsol;
       ++stats_.nnewton;
-      y_new_ += dy_;
+      d_ += dy_;
+      y_new_ = WY_.col(0) + d_;
       double sum = 0.0;
       for (int i = 0; i < n_; ++i) {
         const double r = dy_[i] / scal_[i];
@@ -752,8 +766,9 @@ class BetaMultistep final : public Method {
       if (v == NewtonMonitor::Verdict::Converged) return 0;
       if (v == NewtonMonitor::Verdict::Continue) continue;
       if (v == NewtonMonitor::Verdict::NonFinite || !y_new_.allFinite()) return 2;
-      // stagnation within the weights: converged to round-off level
-      if (norm <= 1.0 && newton_.iterations() >= 2) return 0;
+      // stagnation (diverging or too slow) at round-off level: increments within 10 weights,
+      // i.e. within 1e-11 relative when the tolerances are below the floor of the weights
+      if (norm <= 10.0 && newton_.iterations() >= 2) return 0;
       return 1;
     }
   }
@@ -821,6 +836,7 @@ class BetaMultistep final : public Method {
   Matrix Yt_, dd_;
   double h_hist_ = 0.0, h_last_ = 0.0, h_ = 0.0, lu_h_ = 0.0;
   double t_ = 0.0;
+  Vector d_, d_pred_;  // the increment y_{n+1} - y_n (Newton's unknown) and its prediction
   Vector y_, y_new_, y_pred_, res_, fy_, yhat_, scal_, dy_, cD_, est_, yp0_;
   Vector mu_hist_, lambda_, mu_zero_, fnew_f_, fnew_d_;
   Matrix Md_;  // M (dense: the problems are small multibody models)

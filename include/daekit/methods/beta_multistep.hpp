@@ -48,10 +48,14 @@
 // same order), and changes h only after k+1 constant steps (so that every constant-step
 // segment is long enough for the lambda errors to be damped by sigma - tau, whose roots are 0
 // for beta-DCBDF) and only by factors outside [0.9, 1.2] (at most 2). Error estimate (Milne's
-// device on the differential variables): |C_{p+1} / rho_0| |nabla^{p+1} x_{n+1}| with p the x
-// order of the scheme; for Compound and Commuted (order k, dominated by the multiplier term) a
-// BDF-like |nabla^{k+1} x| / (k+1), a heuristic. The multipliers (index 2) leave the error test
-// by default, as for the BDF. The starting steps are not error controlled (keep h0 small).
+// device on the differential variables): |C_{p+1} / rho_0| h^{p+1} (p+1)! [t_{n+1}, ...,
+// t_{n-p}] y, the divided difference over the accepted points themselves (for constant steps
+// |C_{p+1} / rho_0| |nabla^{p+1} y_{n+1}|; the interpolated history of a step change would keep
+// the old step's error level in the high difference), p the x order of the scheme; for
+// Compound and Commuted (order k, dominated by the multiplier term) a BDF-like
+// |nabla^{k+1} x| / (k+1), a heuristic. The multipliers (index 2) leave the error test by
+// default, as for the BDF. The starting steps, and the steps until p+1 accepted points exist,
+// are not error controlled (keep h0 small). Newton's weights are floored at 1e-12 relative.
 // Newton: simplified, with the shared NewtonMonitor and a dense LU of the iteration matrix
 //   [ M_xx - h a_0/rho_0 f_x ,  h w_0/rho_0 B^T ;  G , 0 ]  (J by the system's source, kept
 // while Newton contracts fast and h is unchanged).
