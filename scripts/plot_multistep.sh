@@ -24,6 +24,10 @@ set key outside right top noenhanced
 set logscale xy
 set format x "2^{%L}"
 set format y "10^{%L}"
+# 18 distinguishable line colours (the default cycle has 8)
+colours = "#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #17becf #8c564b #e377c2 #7f7f7f #bcbd22 #000000 #aec7e8 #ff9896 #98df8a #c5b0d5 #ffbb78 #9edae5 #393b79"
+do for [i=1:18] { set linetype i lc rgb word(colours, i) lw 1.5 pt (i % 13 + 1) }
+set linetype cycle 18
 
 # ---- relative-error plots (notes 5.5) for the manufactured problem and the pendulum
 do for [study in "manufactured pendulum"] {
@@ -36,10 +40,10 @@ do for [study in "manufactured pendulum"] {
   set xlabel "step size h"
   set ylabel "error in x"
   plot for [i=1:words(names)-2] "$data/".study.".dat" index (i-1) using 1:2 with linespoints \
-    lw 1.5 pt (i%13+1) title word(names, i)
+    lt i title word(names, i)
   set ylabel "error in lambda"
   plot for [i=1:words(names)-2] "$data/".study.".dat" index (i-1) using 1:3 with linespoints \
-    lw 1.5 pt (i%13+1) title word(names, i)
+    lt i title word(names, i)
   unset multiplot
 }
 
@@ -110,11 +114,11 @@ names = system("cat $data/andrews.names")
 set multiplot layout 2,1 title "Andrews' squeezer (velocity-level form): error at t = 0.03 relative to the IVP Test Set"
 set xlabel "step size h"
 set ylabel "error of the angles"
-plot for [i=1:words(names)] "$data/andrews.dat" index (i-1) using 1:2 with linespoints lw 1.5 \
-  pt (i%13+1) title word(names, i)
+plot for [i=1:words(names)] "$data/andrews.dat" index (i-1) using 1:2 with linespoints lt i \
+  title word(names, i)
 set ylabel "error of the multipliers"
-plot for [i=1:words(names)] "$data/andrews.dat" index (i-1) using 1:3 with linespoints lw 1.5 \
-  pt (i%13+1) title word(names, i)
+plot for [i=1:words(names)] "$data/andrews.dat" index (i-1) using 1:3 with linespoints lt i \
+  title word(names, i)
 unset multiplot
 
 # ---- Fig. 3.1: stability regions (boundary loci) of DCBDF2..6, AM2..3 dashed
