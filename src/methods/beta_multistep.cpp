@@ -857,9 +857,7 @@ class BetaMultistep final : public Method {
 MethodRegistration beta_multistep_method() {
   MethodRegistration r;
   r.info.name = BetaMultistepOptions::method_name;
-  r.info.title =
-      "linear multistep methods for index-2 Euler-Lagrange DAEs: beta-blocked DCBDF and "
-      "Adams-Moulton, compound DCBDF/BDF, BDF";
+  r.info.title = "multistep methods for index-2 Euler-Lagrange DAEs (beta-blocked DCBDF/AM, BDF)";
   r.info.reference =
       "paper 003 (Arevalo, Fuhrer, Soderlind) (1.2), (2.4), (2.6), (3.2), (3.3); notes ch. 5 "
       "(5.7)-(5.15)";
