@@ -322,8 +322,12 @@ struct Integrator::Impl : public DenseSource {
       if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
       const double t = method->t();
       bool last = false;
-      // last step: reach t_end exactly, never leave a remainder at round-off level
-      if (dir * (t + h - t_end) >= -1e-10 * std::abs(h)) {
+      // last step: reach t_end exactly, never leave a remainder at round-off level (with
+      // fixed steps, t carries the rounding of all the additions so far: up to n eps |t|)
+      const double roundoff =
+          opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(t_end))
+                         : 0.0;
+      if (dir * (t + h - t_end) >= -std::max(1e-10 * std::abs(h), roundoff)) {
         h = t_end - t;
         last = true;
       }

@@ -4,9 +4,10 @@
 
 namespace daekit {
 
-MethodRegistration radau5_method();        // methods/radau5.cpp
-MethodRegistration bdf_method();           // methods/bdf.cpp
-MethodRegistration projected_rk_method();  // methods/projected_rk.cpp
+MethodRegistration radau5_method();          // methods/radau5.cpp
+MethodRegistration bdf_method();             // methods/bdf.cpp
+MethodRegistration projected_rk_method();    // methods/projected_rk.cpp
+MethodRegistration beta_multistep_method();  // methods/beta_multistep.cpp
 
 namespace {
 
@@ -15,6 +16,7 @@ const std::vector<MethodRegistration>& families() {
       radau5_method(),
       bdf_method(),
       projected_rk_method(),
+      beta_multistep_method(),
   };
   return all;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daekit/integrator/options.hpp"
+#include "daekit/nonlinear/euler_lagrange.hpp"
 #include "daekit/nonlinear/formulations.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 #include "daekit/problem/mechanical_system.hpp"
@@ -42,6 +43,11 @@ struct BuiltinProblem {
   std::vector<int> scd_components;             ///< components counted in scd (empty = all)
   std::vector<int> plot_components;            ///< components the demo plots (empty = all)
   std::optional<MechanicalSystem> mechanical;  ///< the underlying model, when it is one
+  /// The index-2 Euler-Lagrange form `dae` was built from (to_mass_matrix_form), when it is one.
+  std::optional<EulerLagrangeDae> euler_lagrange;
+  /// The solution y(t) (all n components) where it is known in closed form (manufactured
+  /// problems) or from an independent reference computation; empty otherwise.
+  std::function<Vector(double t)> exact;
   std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
 };
 
@@ -85,6 +91,22 @@ BuiltinProblem heat2d(int m);
 Vector heat2d_reference(int m, double t);
 /// N coupled TRANSAMP stages, n = 8N, index 1; registered as "circuit-chain" with N = 40.
 BuiltinProblem circuit_chain(int stages);
+
+// Index-2 Euler-Lagrange problems (problem/euler_lagrange_dae.hpp) for the beta-blocked
+// multistep methods (src/problems/euler_lagrange_problems.cpp, truck_multibody.cpp).
+/// Manufactured: x' = omega(x) (-x2, x1) + phi(x) x - G^T lambda, g = |x|^2 - 1,
+/// omega = 1 + x2/2, phi = 1 + x1 (NOTES-000-003.md, paper 003): exact solution known.
+EulerLagrangeDae manufactured_euler_lagrange();
+/// Its exact solution (x1, x2, lambda)(t) = (cos th, sin th, (1 + cos th)/2),
+/// th' = 1 + sin(th)/2, th(0) = 0.
+Vector manufactured_euler_lagrange_solution(double t);
+BuiltinProblem euler_lagrange_manufactured();  ///< "el-manufactured", t in [0, 3]
+BuiltinProblem pendulum_euler_lagrange();      ///< "pendulum-el": velocity-level, t in [0, 2]
+BuiltinProblem andrews_euler_lagrange();       ///< "andrews-el": velocity-level, t in [0, 0.03]
+/// The planar truck of Eich-Soellner and Fuhrer (paper 003 Section 5): 9 positions, 2
+/// constraints (the load's joint to the chassis), road excitation.
+MechanicalSystem truck_multibody_system();
+BuiltinProblem truck_euler_lagrange();  ///< "truck-el": 20 equations, index 2, t in [0, 3]
 
 // Reports of a solve of a built-in problem (src/problems/report.cpp): what `daekit solve` and
 // `daekit demo` print, so that the CLI adds nothing of its own.
