@@ -277,3 +277,47 @@ TEST(RkTableaus, NamesAndReport) {
   EXPECT_NE(report.find("L-stable: yes"), std::string::npos) << report;
   EXPECT_THROW(tableau_by_name("kvaerno6"), InvalidArgument);
 }
+
+// The table of docs/rk-theory.md: every tableau of tableau_names() analysed (printed as
+// markdown rows); the analysis agrees with the orders the constructors declare.
+TEST(RkTableaus, ShippedTableauTable) {
+  std::printf(
+      "| name | tableau | s | type | p | p^ | q | B C D | stiffly acc. | R(inf) | A-stable "
+      "(E-poly / sampled) | L-stable | alg. stable (min eig M) | AN | B / BN ratio |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& name : tableau_names()) {
+    const RungeKuttaTableau t = tableau_by_name(name);
+    const TableauAnalysis a = analyse_tableau(t);
+    SCOPED_TRACE(name);
+    EXPECT_EQ(a.order.order, t.order);
+    const char* type = a.explicit_method        ? "ERK"
+                       : !a.diagonally_implicit ? "FIRK"
+                       : a.explicit_first_stage ? "ESDIRK"
+                       : a.singly_diagonal      ? "SDIRK"
+                                                : "DIRK";
+    char rinf[32];
+    if (std::isfinite(a.linear.r_inf))
+      std::snprintf(rinf, sizeof rinf, "%.3g",
+                    std::abs(a.linear.r_inf) < 1e-14 ? 0.0 : a.linear.r_inf);
+    else
+      std::snprintf(rinf, sizeof rinf, "inf");
+    char phat[8] = "-";
+    if (a.embedded_order >= 0) std::snprintf(phat, sizeof phat, "%d", a.embedded_order);
+    std::printf(
+        "| %s | %s | %d | %s | %d%s | %s | %d | %d %d %d | %s | %s | %s / %s | %s | %s (%.2g) "
+        "| %s | %.3g / %.3g |\n",
+        name.c_str(), t.name.c_str(), t.stages(), type, a.order.order, a.order.exact ? "" : "+",
+        phat, a.stage_order, a.B, a.C, a.D, a.stiffly_accurate ? "yes" : "no", rinf,
+        a.linear.a_stable_e ? "yes" : "no", a.linear.a_stable_sampled ? "yes" : "no",
+        a.linear.l_stable ? "yes" : "no", a.algebraically_stable ? "yes" : "no",
+        a.M_eigenvalues.minCoeff(), a.an.an_stable ? "yes" : "no", a.b_check.max_ratio,
+        a.bn_check.max_ratio);
+    // the E-polynomial and the samples agree on A-stability
+    EXPECT_EQ(a.linear.a_stable_e, a.linear.a_stable_sampled);
+    // algebraic stability implies B- and BN-contractivity on the test problems
+    if (a.algebraically_stable) {
+      EXPECT_TRUE(a.b_check.contractive(1e-9));
+      EXPECT_TRUE(a.bn_check.contractive(1e-9));
+    }
+  }
+}

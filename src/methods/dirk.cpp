@@ -441,20 +441,23 @@ class Dirk final : public Method {
   // Newton divided differences over the nodes, from the values as computed.
   void update_dense_output() {
     const int m = static_cast<int>(nodes_.size()) - 1;
+    // divided differences of the increments Y - y_n (no cancellation in y + Z_i - (y + Z_j)),
+    // y_n added to the constant term
     for (int j = 0; j <= m; ++j) {
       const int src = source_[static_cast<size_t>(j)];
       if (src == -1 && stiffly_accurate_)
-        cont_.col(j) = y_ + Z_.col(s_ - 1);
+        cont_.col(j) = Z_.col(s_ - 1);
       else if (src == -1)
-        cont_.col(j) = y_new_;
+        cont_.col(j) = y_new_ - y_;
       else if (src == -2)
-        cont_.col(j) = y_;
+        cont_.col(j).setZero();
       else
-        cont_.col(j) = y_ + Z_.col(src);
+        cont_.col(j) = Z_.col(src);
     }
     for (int l = 1; l <= m; ++l)
       for (int j = m; j >= l; --j)
         cont_.col(j) = (cont_.col(j) - cont_.col(j - 1)) / (nodes_[j] - nodes_[j - l]);
+    cont_.col(0) += y_;
   }
 
   MassMatrixSystem sys_;

@@ -203,19 +203,24 @@ void IrkEngine::dense(const Vector& y, const Vector& y_new, double h, IrkDense& 
   out.m = m;
   out.h = h;
   out.nodes = k.nodes;  // capacity reserved by the owner: no allocation
+  // divided differences of the increments Y - y_n (those of the values without the
+  // cancellation y + Z_i - (y + Z_j) of a small step), y_n added to the constant term
   for (int j = 0; j <= m; ++j) {
     const int src = k.node_source[static_cast<size_t>(j)];
-    if (src == -1)
-      out.coeffs.col(j) = y_new;
+    if (src == -1 && k.stiffly_accurate)
+      out.coeffs.col(j) = Z_.col(k.s - 1);
+    else if (src == -1)
+      out.coeffs.col(j) = y_new - y;
     else if (src == -2)
-      out.coeffs.col(j) = y;
+      out.coeffs.col(j).setZero();
     else
-      out.coeffs.col(j) = y + Z_.col(src);
+      out.coeffs.col(j) = Z_.col(src);
   }
   for (int l = 1; l <= m; ++l)
     for (int j = m; j >= l; --j)
       out.coeffs.col(j) = (out.coeffs.col(j) - out.coeffs.col(j - 1)) /
                           (k.nodes[static_cast<size_t>(j)] - k.nodes[static_cast<size_t>(j - l)]);
+  out.coeffs.col(0) = y_new;
 }
 
 }  // namespace daekit

@@ -314,10 +314,12 @@ class Radau final : public Method {
     nit_ = s == 1 ? opt_.max_newton_iterations - 3 : opt_.max_newton_iterations + 5 * (s - 3) / 2;
     newton_.settings().max_iterations = nit_;
     if (weights_) {
-      const double rtol_s = opt_.transform_tolerances
-                                ? 0.1 * std::pow(given_rtol_, tolerance_exponent(s))
-                                : given_rtol_;
-      order_scale_ = rtol_s / weights_->rtol();  // weights of order s from the integrator's
+      // the integrator's weights are those of s = 3 (used_tolerances()); other orders scale
+      // them (s = 3 exactly: no rounding of a recomputed transformation)
+      const double rtol_s = !opt_.transform_tolerances || s == 3
+                                ? weights_->rtol()
+                                : 0.1 * std::pow(given_rtol_, tolerance_exponent(s));
+      order_scale_ = rtol_s / weights_->rtol();
       const double expo = (s - 1.0) / (s + 1.0);
       newton_.settings().tolerance =
           opt_.newton_tolerance > 0
