@@ -57,7 +57,7 @@ class Dirk final : public Method {
         stats_(*in.stats) {
     const int n = n_;
     explicit_first_ = tab_.A(0, 0) == 0.0;
-    stiffly_accurate_ = (tab_.A.row(s_ - 1).transpose() - tab_.b).cwiseAbs().maxCoeff() <= 1e-14;
+    stiffly_accurate_ = (tab_.A.row(s_ - 1).transpose() - tab_.b).cwiseAbs().maxCoeff() <= 1e-12;
     if (!stiffly_accurate_ && !sys_.mass().is_identity())
       throw InvalidArgument("dirk: tableau '" + tab_.name +
                             "' is not stiffly accurate (b != last row of A): it needs M = I "

@@ -16,7 +16,7 @@ IrkConstants IrkConstants::make(const RungeKuttaTableau& tableau) {
   const Matrix Ainv = tableau.A.inverse();
   k.d = tableau.b.transpose() * Ainv;
   k.stiffly_accurate =
-      (tableau.A.row(k.s - 1).transpose() - tableau.b).cwiseAbs().maxCoeff() <= 1e-14;
+      (tableau.A.row(k.s - 1).transpose() - tableau.b).cwiseAbs().maxCoeff() <= 1e-12;
   k.has_error_estimate = k.blocks.real_blocks() > 0;
   if (k.has_error_estimate) k.e = embedded_error_weights(tableau, k.blocks.gamma[0]);
   // dense-output nodes: theta = 0 (the end value: the stage with c = 1 of a stiffly accurate

@@ -27,7 +27,7 @@ void ProjectedRkOptions::validate() const {
         s >= 2 && tableau.A.row(0).cwiseAbs().maxCoeff() == 0.0 && tableau.c[0] == 0.0 &&
         Eigen::FullPivLU<Matrix>(tableau.A.bottomRightCorner(s - 1, s - 1)).isInvertible();
     const bool stiffly_accurate =
-        (tableau.A.row(s - 1).transpose() - tableau.b).cwiseAbs().maxCoeff() <= 1e-14;
+        (tableau.A.row(s - 1).transpose() - tableau.b).cwiseAbs().maxCoeff() <= 1e-12;
     if (!explicit_first || !stiffly_accurate)
       throw InvalidArgument("projected-rk: " + tableau.name +
                             ": A is singular (only an explicit first stage of a stiffly "

@@ -124,6 +124,16 @@ Vector even_product(const Vector& p) {
   return x;
 }
 
+// The rounding scale of even_product's coefficients: sum over i + j = 2k of |p_i| |p_j|.
+Vector even_product_scale(const Vector& p) {
+  const int n = static_cast<int>(p.size());
+  Vector x = Vector::Zero(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if ((i + j) % 2 == 0) x[(i + j) / 2] += std::abs(p[i] * p[j]);
+  return x;
+}
+
 // Groups of equal nodes (confluent stages must have equal z_i in Def. 6.1).
 std::vector<int> node_groups(const Vector& c, int* count) {
   const int s = static_cast<int>(c.size());
@@ -290,7 +300,7 @@ LinearStability linear_stability(const RungeKuttaTableau& t) {
   // a coefficient is zero when it is at the rounding level of the two terms it is the
   // difference of (Gauss: E = 0 identically; Radau: only the top coefficient det(A)^2 is not)
   Vector e = e_polynomial(R);
-  const Vector qq = even_product(R.Q), pp = even_product(R.P);
+  const Vector qq = even_product_scale(R.Q), pp = even_product_scale(R.P);
   for (int k = 0; k < e.size(); ++k) {
     const double terms =
         (k < qq.size() ? std::abs(qq[k]) : 0.0) + (k < pp.size() ? std::abs(pp[k]) : 0.0);
@@ -553,7 +563,7 @@ TableauAnalysis analyse_tableau(const RungeKuttaTableau& t) {
   a.C = simplifying_C(t, 30, 1e-11);
   a.D = simplifying_D(t, 30, 1e-11);
   a.stage_order = std::min(a.B, a.C);
-  a.stiffly_accurate = (t.A.row(s - 1).transpose() - t.b).cwiseAbs().maxCoeff() <= 1e-14;
+  a.stiffly_accurate = (t.A.row(s - 1).transpose() - t.b).cwiseAbs().maxCoeff() <= 1e-12;
   a.explicit_method = t.explicit_method();
   a.diagonally_implicit = t.lower_triangular() && !a.explicit_method;
   if (a.diagonally_implicit) {
