@@ -35,12 +35,15 @@ IrkConstants IrkConstants::make(const RungeKuttaTableau& tableau) {
             [](const auto& a, const auto& b) { return a.first > b.first; });
   k.end_node = 0;
   k.node_source.push_back(-1);
+  k.node_c.push_back(1.0);
   for (const auto& p : inner) {
     k.nodes.push_back(p.first - 1.0);
     k.node_source.push_back(p.second);
+    k.node_c.push_back(p.first);
   }
   k.nodes.push_back(-1.0);
   k.node_source.push_back(-2);
+  k.node_c.push_back(0.0);
   return k;
 }
 
@@ -219,7 +222,7 @@ void IrkEngine::dense(const Vector& y, const Vector& y_new, double h, IrkDense& 
   for (int l = 1; l <= m; ++l)
     for (int j = m; j >= l; --j)
       out.coeffs.col(j) = (out.coeffs.col(j) - out.coeffs.col(j - 1)) /
-                          (k.nodes[static_cast<size_t>(j)] - k.nodes[static_cast<size_t>(j - l)]);
+                          (k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)]);
   out.coeffs.col(0) = y_new;
 }
 

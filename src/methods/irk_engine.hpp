@@ -42,7 +42,11 @@ struct IrkConstants {
   Vector e;                      ///< embedded_error_weights(tableau, gamma_1)
   std::vector<double> nodes;     ///< dense-output nodes in theta, newest first, then -1
   std::vector<int> node_source;  ///< per node: the stage, -1 for y_{n+1}, -2 for y_n
-  int end_node = -1;             ///< index of the node theta = 0 (y_{n+1})
+  /// per node its abscissa in units of the step from t_n (c_i, 1, 0): the divided differences
+  /// divide by differences of these (c_i - c_j rather than (c_i - 1) - (c_j - 1): RADAU5's
+  /// arithmetic, bit for bit at s = 3)
+  std::vector<double> node_c;
+  int end_node = -1;  ///< index of the node theta = 0 (y_{n+1})
 
   static IrkConstants make(const RungeKuttaTableau& tableau);
 };
@@ -129,8 +133,9 @@ double IrkEngine::error_estimate(double t, const Vector& y, const Vector& f0, do
                                  Norm norm, bool* ok) {
   *ok = true;
   const IrkConstants& k = *k_;
-  tmp_.setZero();
-  for (int i = 0; i < k.s; ++i) tmp_ += (k.e[i] / h) * Z_.col(i);
+  tmp_ = k.e[0] * Z_.col(0);
+  for (int i = 1; i < k.s; ++i) tmp_ += k.e[i] * Z_.col(i);
+  tmp_ /= h;
   sys_.mass().apply(tmp_, tmp2_);  // M e^T Z / h
   err_ = f0 + tmp2_;
   real_[0]->solve_in_place(err_);

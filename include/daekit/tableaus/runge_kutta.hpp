@@ -7,7 +7,13 @@
 // Collocation methods (Gauss, Radau IIA, Lobatto IIIA) are defined by C(s); Radau IA by D(s).
 // Radau IIA nodes are the zeros of P_s(2x-1) - P_{s-1}(2x-1) (c_s = 1), Radau IA nodes the
 // zeros of P_s(2x-1) + P_{s-1}(2x-1) (c_1 = 0), Gauss nodes those of P_s(2x-1), Lobatto nodes
-// 0, 1 and the zeros of P'_{s-1}(2x-1) (Hairer-Wanner II, IV.5).
+// 0, 1 and the zeros of P'_{s-1}(2x-1) (Hairer-Wanner II, IV.5); Lobatto IIIC has a_i1 = b_1
+// and C(s-1). The published diagonally implicit and explicit tableaus (SDIRK4 of Hairer-Wanner,
+// Kvaerno's ESDIRKs, Alexander's SDIRKs, DOPRI5, BS3, RK4) are typed in from their sources
+// (published.cpp) and carry an embedded formula b_hat where one exists. For the transformed
+// Newton iteration of implicit methods, A^{-1} is brought to real block-diagonal form
+// T^{-1} A^{-1} T = diag(gamma_k, [alpha_k -beta_k; beta_k alpha_k]) (Hairer-Wanner II, IV.8).
+// Their analysis (order conditions, stability) is in analysis.hpp.
 #pragma once
 
 #include <complex>
