@@ -67,6 +67,9 @@ Usage:
   daekit demo [--outdir DIR]       solve pendulum, vanderpol, robertson, andrews and
                                    transistor; write DIR/<problem>.csv and
                                    DIR/pendulum.png (default DIR: demo-output)
+  daekit tableau [NAME]            analysis of a Runge-Kutta tableau: order conditions,
+                                   B/C/D, stage order, R(inf), A-/L-stability, algebraic
+                                   stability matrix, AN/B/BN checks (no NAME: the names)
   daekit help | --help | -h        this text
   daekit --version                 the library version
 
@@ -74,8 +77,9 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
   --method NAME     a method of 'daekit methods': radau5 (default; Radau IIA order 5,
                     index 1-3), bdf (variable-order BDF; index 1) or projected-rk (any
                     implicit RK tableau at constant step: needs --fixed-step and --h0)
-  --tableau NAME    projected-rk: radau-iia-S (default radau-iia-3), radau-ia-S, gauss-S or
-                    lobatto-iiia-S with S stages (1..9; Lobatto 2..9)
+  --tableau NAME    projected-rk: radau-iia-S (default radau-iia-3), radau-ia-S, gauss-S,
+                    lobatto-iiia-S or lobatto-iiic-S with S stages (1..9; Lobatto 2..9),
+                    or a published tableau of 'daekit tableau'
   --fixed-step      constant steps of size --h0 without error control (needs --h0)
   --projection P    methods with projection (radau5, projected-rk): none (default),
                     velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after
@@ -112,7 +116,7 @@ Exit status: 0 success; 1 the solve failed (status not 'success') or an output c
 written; 2 bad command line or input rejected by the library.
 )";
 
-const char* const kCommands = "list, solve, demo, help, methods";
+const char* const kCommands = "list, solve, demo, help, methods, tableau";
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
@@ -939,6 +943,25 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
   return all_ok && plot_ok ? kExitOk : kExitFailure;
 }
 
+// `daekit tableau [NAME]`: the analysis of tableaus/analysis.hpp as text, or the names.
+int cmd_tableau(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a = parse_args(args, "tableau", {}, {});
+  if (a.positional.size() > 1)
+    throw UsageError("'tableau' takes one tableau name (got " + show(a.positional[1]) + ")");
+  if (a.positional.empty()) {
+    std::fprintf(io.out, "%-16s %6s %5s  %s\n", "name", "stages", "order", "tableau");
+    for (const std::string& name : tableau_names()) {
+      const RungeKuttaTableau t = tableau_by_name(name);
+      std::fprintf(io.out, "%-16s %6d %5d  %s\n", name.c_str(), t.stages(), t.order,
+                   t.name.c_str());
+    }
+    return kExitOk;
+  }
+  const RungeKuttaTableau t = tableau_by_name(a.positional[0]);  // InvalidArgument: exit 2
+  std::fputs(analyse_tableau(t).report().c_str(), io.out);
+  return kExitOk;
+}
+
 int dispatch(const std::vector<std::string>& args, const Io& io) {
   if (args.empty()) {
     std::fputs(kUsage, io.err);
@@ -964,6 +987,7 @@ int dispatch(const std::vector<std::string>& args, const Io& io) {
   if (cmd == "methods") return cmd_methods(rest, io);
   if (cmd == "solve") return cmd_solve(rest, io);
   if (cmd == "demo") return cmd_demo(rest, io);
+  if (cmd == "tableau") return cmd_tableau(rest, io);
   throw UsageError("unknown command " + show(cmd) + "; valid commands: " + kCommands);
 }
 

@@ -137,6 +137,9 @@ struct Integrator::Impl : public DenseSource {
                               "' requested but problem '" + problem_name +
                               "' has no projector (build it with formulate(MechanicalSystem))");
     }
+    if (const std::string refused = method->check_projection(projection, result.warnings);
+        !refused.empty())
+      throw InvalidArgument(refused);
     delta.setZero(n);
     unprojected.setZero(n);
     work.setZero(n);

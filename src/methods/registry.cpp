@@ -7,16 +7,17 @@ namespace daekit {
 MethodRegistration radau5_method();          // methods/radau5.cpp
 MethodRegistration bdf_method();             // methods/bdf.cpp
 MethodRegistration projected_rk_method();    // methods/projected_rk.cpp
+MethodRegistration radau_method();           // methods/radau.cpp
+MethodRegistration dirk_method();            // methods/dirk.cpp
+MethodRegistration erk_method();             // methods/erk.cpp
 MethodRegistration beta_multistep_method();  // methods/beta_multistep.cpp
 
 namespace {
 
 const std::vector<MethodRegistration>& families() {
   static const std::vector<MethodRegistration> all = {
-      radau5_method(),
-      bdf_method(),
-      projected_rk_method(),
-      beta_multistep_method(),
+      radau5_method(), bdf_method(), projected_rk_method(),   radau_method(),
+      dirk_method(),   erk_method(), beta_multistep_method(),
   };
   return all;
 }
