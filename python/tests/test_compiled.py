@@ -38,10 +38,13 @@ def test_numba_llc_library_and_python_agree(models_library):
                               [2.0, 0.0], **kw)
     for res in (ref, by_numba, by_llc, by_lib):
         assert res.success, res.message
-    # the same f values in the same order: identical trajectories
-    for res in (by_numba, by_llc, by_lib):
-        assert np.array_equal(res.y[:, -1], ref.y[:, -1])
-        assert res.stats == ref.stats
+    # the same function through two wrappers: identical trajectories
+    assert np.array_equal(by_numba.y, by_llc.y) and by_numba.stats == by_llc.stats
+    # other compilers round differently (numba may fuse multiply-adds): the same solution to
+    # the tolerance's level after 2 stiff jumps
+    for res in (by_numba, by_lib):
+        np.testing.assert_allclose(res.y[:, -1], ref.y[:, -1], rtol=1e-5)
+        assert abs(res.stats["naccept"] - ref.stats["naccept"]) <= 0.05 * ref.stats["naccept"]
 
 
 def test_compiled_jacobian_and_mass(models_library):

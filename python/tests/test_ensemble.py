@@ -34,9 +34,13 @@ def test_threads_identical_to_serial(threads_result):
 
 
 def test_default_torque_reproduces_builtin():
+    # the test set's torque with recomputed consistent values: the accuracy of the built-in
     ens = daekit.solve_many("andrews", [[0.033]], threads=1)
     ref = daekit.problem("andrews").reference["y"]
-    assert daekit.scd(ens.y[0][:7], ref[:7]) > 5
+    builtin = daekit.solve_problem("andrews")
+    assert daekit.scd(ens.y[0][:7], ref[:7]) == pytest.approx(builtin.scd, abs=0.2)
+    # positions and velocities (accelerations and multipliers, index 3, are controlled loosely)
+    np.testing.assert_allclose(ens.y[0][:14], builtin.result.y[:14], rtol=1e-5)
 
 
 def test_callable_and_compiled_problem_on_threads(models_library):

@@ -17,9 +17,10 @@ def test_plot_writes_png(tmp_path):
     png = tmp_path / "valve.png"
     ax = res.plot(filename=str(png))
     assert png.stat().st_size > 5000 and png.read_bytes()[:4] == b"\x89PNG"
-    labels = [line.get_label() for line in ax.get_lines()]
-    assert labels[:1] == ["T"]  # the problem's plot components by name
-    assert len(res.events) > 0  # event lines drawn too
+    labels = [line.get_label() for line in ax.get_lines()
+              if not line.get_label().startswith("_")]
+    assert labels == ["z"]  # the problem's plot components (the valve) by name
+    assert len(res.events) > 0 and len(ax.get_lines()) == 1 + len(res.events)  # event lines
 
 
 def test_sweep_json_lines(cli, tmp_path):
