@@ -1029,11 +1029,11 @@ std::string sweep_json(long run, const BuiltinProblem& p, const std::string& met
 }
 
 int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
-  const ParsedArgs a = parse_args(args, "sweep",
-                                  {"--params", "--values", "--first", "--count", "--method",
-                                   "--rtol", "--atol", "--h0", "--t-end", "--max-steps",
-                                   "--linear-solver"},
-                                  {});
+  const ParsedArgs a =
+      parse_args(args, "sweep",
+                 {"--params", "--values", "--first", "--count", "--method", "--rtol", "--atol",
+                  "--h0", "--t-end", "--max-steps", "--linear-solver"},
+                 {});
   if (a.positional.size() != 1)
     throw UsageError("'sweep' needs one problem name; valid problems: " +
                      join(builtin_problem_names()));

@@ -19,10 +19,10 @@ int vdp_rhs(double, const double* y, double* f, int n, const double* p, int np, 
 int vdp_jac(double, const double* y, double* J, int n, const double* p, int np, void*) {
   if (n != 2) return -1;
   const double eps = np > 0 ? p[0] : 1e-6;
-  J[0] = 0;                                   // (0, 0)
-  J[1] = (-2 * y[0] * y[1] - 1) / eps;        // (1, 0)
-  J[2] = 1;                                   // (0, 1)
-  J[3] = (1 - y[0] * y[0]) / eps;             // (1, 1)
+  J[0] = 0;                             // (0, 0)
+  J[1] = (-2 * y[0] * y[1] - 1) / eps;  // (1, 0)
+  J[2] = 1;                             // (0, 1)
+  J[3] = (1 - y[0] * y[0]) / eps;       // (1, 1)
   return 0;
 }
 
@@ -54,8 +54,8 @@ int robertson_jac(double, const double* y, double* J, int n, const double* p, in
 }
 
 // Robertson in the implicit form F(t, y, y') = 0 (for solve_dae with a compiled residual).
-int robertson_residual(double, const double* y, const double* yp, double* F, int n,
-                       const double*, int, void*) {
+int robertson_residual(double, const double* y, const double* yp, double* F, int n, const double*,
+                       int, void*) {
   if (n != 3) return -1;
   F[0] = yp[0] - (-0.04 * y[0] + 1e4 * y[1] * y[2]);
   F[1] = yp[1] - (0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1]);

@@ -21,8 +21,8 @@ void rethrow_python(py::error_already_set& e) {
   std::string text;
   const bool recoverable = recoverable_error_type() && e.matches(recoverable_error_type());
   try {
-    py::object lines = py::module_::import("traceback")
-                           .attr("format_exception")(e.type(), e.value(), e.trace());
+    py::object lines =
+        py::module_::import("traceback").attr("format_exception")(e.type(), e.value(), e.trace());
     text = py::str("").attr("join")(lines).cast<std::string>();
     while (!text.empty() && text.back() == '\n') text.pop_back();
   } catch (...) {
@@ -53,14 +53,14 @@ void read_vector(const py::handle& result, VecOut out, const std::string& what) 
   Array a = Array::ensure(result);
   if (!a) {
     PyErr_Clear();
-    throw std::runtime_error(what + " returned " +
-                             py::str(py::type::handle_of(result).attr("__name__"))
-                                 .cast<std::string>() +
-                             ", not an array of numbers");
+    throw std::runtime_error(
+        what + " returned " +
+        py::str(py::type::handle_of(result).attr("__name__")).cast<std::string>() +
+        ", not an array of numbers");
   }
   if (a.size() != out.size())
-    throw std::runtime_error(what + " returned " + std::to_string(a.size()) +
-                             " values, expected " + std::to_string(out.size()));
+    throw std::runtime_error(what + " returned " + std::to_string(a.size()) + " values, expected " +
+                             std::to_string(out.size()));
   const double* d = a.data();
   for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = d[i];
 }

@@ -112,8 +112,8 @@ MassMatrixDae::Rhs make_rhs(const py::object& fn, const CallbackSpec& spec, cons
     Compiled c = *cp;
     return [c](double t, const VecIn& y, VecOut out, const VecIn& p) {
       const int rc = reinterpret_cast<RhsFn>(c.address)(
-          t, y.data(), out.data(), static_cast<int>(y.size()), p.data(),
-          static_cast<int>(p.size()), reinterpret_cast<void*>(c.user_data));
+          t, y.data(), out.data(), static_cast<int>(y.size()), p.data(), static_cast<int>(p.size()),
+          reinterpret_cast<void*>(c.user_data));
       if (rc != 0) compiled_failed(c, rc);
     };
   }
@@ -178,8 +178,8 @@ ImplicitDae::Residual make_residual(const py::object& fn, const CallbackSpec& sp
   return [c](double t, const VecIn& y, const VecIn& yp, VecOut out, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r = call_python(
-          c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
+      py::object r =
+          call_python(c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
       read_vector(r, out, c.name);
     } catch (py::error_already_set& e) {
       rethrow_python(e);
@@ -202,8 +202,8 @@ ImplicitDae::Jacobian make_implicit_jacobian(const py::object& fn, const Callbac
   return [c](double t, const VecIn& y, const VecIn& yp, Matrix& J, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r = call_python(
-          c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
+      py::object r =
+          call_python(c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
       read_matrix(r, J, c.name);
     } catch (py::error_already_set& e) {
       rethrow_python(e);
@@ -237,8 +237,7 @@ struct ImplicitProblem {
 /// array or ("csc", indptr, indices, data)), index tags, p, names, args, pass_p.
 std::shared_ptr<MassProblem> make_mass_problem(int n, const py::object& f, const py::object& jac,
                                                const py::object& sparsity, const py::object& mass,
-                                               const std::vector<int>& index,
-                                               const py::object& p,
+                                               const std::vector<int>& index, const py::object& p,
                                                const std::vector<std::string>& names,
                                                const std::string& name, const py::tuple& args,
                                                bool pass_p) {
@@ -312,10 +311,9 @@ Event make_event(const py::dict& e, const CallbackSpec& spec) {
   if (const Compiled* cp = as_compiled(fn, CompiledKind::Event, "event '" + ev.name + "'")) {
     Compiled c = *cp;
     ev.r = [c](double t, const VecIn& y, const VecIn& yp, const VecIn& p) {
-      return reinterpret_cast<EventFn>(c.address)(t, y.data(), yp.data(),
-                                                  static_cast<int>(y.size()), p.data(),
-                                                  static_cast<int>(p.size()),
-                                                  reinterpret_cast<void*>(c.user_data));
+      return reinterpret_cast<EventFn>(c.address)(
+          t, y.data(), yp.data(), static_cast<int>(y.size()), p.data(), static_cast<int>(p.size()),
+          reinterpret_cast<void*>(c.user_data));
     };
   } else {
     PyCallable c = make_callable(fn, spec, "event '" + ev.name + "'");
@@ -323,8 +321,8 @@ Event make_event(const py::dict& e, const CallbackSpec& spec) {
       py::gil_scoped_acquire gil;
       try {
         py::object r =
-            with_yp ? call_python(c, t, {to_array(y.data(), y.size()),
-                                         to_array(yp.data(), yp.size())}, &p)
+            with_yp ? call_python(
+                          c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p)
                     : call_python(c, t, {to_array(y.data(), y.size())}, &p);
         return r.cast<double>();
       } catch (py::error_already_set& e) {
@@ -382,8 +380,7 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   if (auto v = get<bool>(d, "store_steps")) o.store_steps = *v;
   if (auto v = get<bool>(d, "dense_output")) o.store_dense = *v;
   if (auto v = get<std::vector<int>>(d, "nonnegative")) o.nonnegative = *v;
-  if (auto v = get<std::vector<int>>(d, "exclude_from_error_test"))
-    o.exclude_from_error_test = *v;
+  if (auto v = get<std::vector<int>>(d, "exclude_from_error_test")) o.exclude_from_error_test = *v;
   if (auto v = get<bool>(d, "check_jacobian")) o.check_jacobian = *v;
   if (auto v = get<bool>(d, "check_consistency")) o.check_consistency = *v;
   if (auto v = get<double>(d, "consistency_tol")) o.consistency_tol = *v;
@@ -404,7 +401,8 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
       throw py::value_error("projection must be 'none', 'velocity' or 'full', got '" + *v + "'");
   }
   if (d.contains("events") && !d["events"].is_none())
-    for (const py::handle& e : d["events"]) o.events.push_back(make_event(e.cast<py::dict>(), spec));
+    for (const py::handle& e : d["events"])
+      o.events.push_back(make_event(e.cast<py::dict>(), spec));
   if (d.contains("trace") && !d["trace"].is_none()) {
     auto fn = std::make_shared<PyRef>(d["trace"]);
     o.trace = [fn](const StepTrace& s) {
@@ -464,8 +462,7 @@ py::dict stats_dict(const Stats& s) {
 }
 
 py::object sol(const Result& r, const py::object& t) {
-  if (r.segments.empty())
-    throw py::value_error("no dense output: solve with dense_output=True");
+  if (r.segments.empty()) throw py::value_error("no dense output: solve with dense_output=True");
   if (py::isinstance<py::float_>(t) || py::isinstance<py::int_>(t))
     return vector_array(r.sol(t.cast<double>()));
   const Vector ts = to_vector(t, "t");
@@ -493,8 +490,8 @@ ResultPtr solve_mass(const MassProblem& prob, double t0, double t1, const py::ob
 }
 
 ResultPtr solve_implicit(const ImplicitProblem& prob, double t0, double t1, const py::object& y0,
-                         const py::object& yp0, const std::string& method,
-                         const py::dict& options, const py::tuple& args, bool pass_p) {
+                         const py::object& yp0, const std::string& method, const py::dict& options,
+                         const py::tuple& args, bool pass_p) {
   Options o = make_options(options, {args, pass_p});
   const Vector y = to_vector(y0, "y0"), yp = to_vector(yp0, "yp0");
   const MethodChoice choice = make_method(method, std::nullopt);
@@ -638,8 +635,7 @@ std::vector<ResultPtr> solve_many(const std::shared_ptr<MassProblem>& prob,
             const BuiltinProblem b = with_parameters(builtin->problem, p);
             Options oi = o;
             oi.events.insert(oi.events.end(), b.events.begin(), b.events.end());
-            const Vector y0 =
-                Y0.size() ? Vector(Y0.row(Y0.rows() == 1 ? 0 : i).transpose()) : b.y0;
+            const Vector y0 = Y0.size() ? Vector(Y0.row(Y0.rows() == 1 ? 0 : i).transpose()) : b.y0;
             *r = solve(b.dae, t0, t1, y0, choice, oi);
           } else {
             MassMatrixDae dae = prob->dae;
@@ -791,12 +787,11 @@ PYBIND11_MODULE(_daekit, m) {
   using namespace daekit::python;
   m.doc() = "daekit's compiled core (use the package daekit)";
 
-  py::object recoverable =
-      py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
-          "daekit.RecoverableError",
-          "Raise from a callback when it cannot be evaluated at this point but a smaller step "
-          "may help: the step is rejected and retried smaller.",
-          PyExc_RuntimeError, nullptr));
+  py::object recoverable = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
+      "daekit.RecoverableError",
+      "Raise from a callback when it cannot be evaluated at this point but a smaller step "
+      "may help: the step is rejected and retried smaller.",
+      PyExc_RuntimeError, nullptr));
   m.attr("RecoverableError") = recoverable;
   recoverable_error_type() = recoverable;
 
@@ -819,9 +814,8 @@ PYBIND11_MODULE(_daekit, m) {
       .def_property_readonly("name", [](const MassProblem& p) { return p.dae.name; })
       .def_property_readonly("p", [](const MassProblem& p) { return vector_array(p.dae.p); })
       .def_property_readonly("index", [](const MassProblem& p) { return p.dae.index; })
-      .def_property_readonly("mass", [](const MassProblem& p) {
-        return matrix_array(p.dae.dense_mass());
-      })
+      .def_property_readonly("mass",
+                             [](const MassProblem& p) { return matrix_array(p.dae.dense_mass()); })
       .def_property_readonly("component_names",
                              [](const MassProblem& p) {
                                std::vector<std::string> names;
@@ -857,18 +851,15 @@ PYBIND11_MODULE(_daekit, m) {
       .def_readonly("t", &Result::t)
       .def_property_readonly("y", [](const Result& r) { return vector_array(r.y); })
       .def_property_readonly("yp", [](const Result& r) { return vector_array(r.yp); })
-      .def_property_readonly("t_steps",
-                             [](const Result& r) { return to_array(r.t_steps.data(),
-                                                                   r.t_steps.size()); })
+      .def_property_readonly(
+          "t_steps", [](const Result& r) { return to_array(r.t_steps.data(), r.t_steps.size()); })
       .def_property_readonly("y_steps",
                              [](const Result& r) {
-                               return r.y_steps.empty()
-                                          ? matrix_array(Matrix(r.y.size(), 0))
-                                          : matrix_array(r.y_steps.matrix());
+                               return r.y_steps.empty() ? matrix_array(Matrix(r.y.size(), 0))
+                                                        : matrix_array(r.y_steps.matrix());
                              })
-      .def_property_readonly("t_out",
-                             [](const Result& r) { return to_array(r.t_out.data(),
-                                                                   r.t_out.size()); })
+      .def_property_readonly(
+          "t_out", [](const Result& r) { return to_array(r.t_out.data(), r.t_out.size()); })
       .def_property_readonly("y_out",
                              [](const Result& r) {
                                return r.y_out.empty() ? matrix_array(Matrix(r.y.size(), 0))
@@ -977,7 +968,8 @@ PYBIND11_MODULE(_daekit, m) {
       .def_property_readonly("n", [](const BuiltinHolder& b) { return b.problem.dae.n; })
       .def_property_readonly("t0", [](const BuiltinHolder& b) { return b.problem.t0; })
       .def_property_readonly("t_end", [](const BuiltinHolder& b) { return b.problem.t_end; })
-      .def_property_readonly("y0", [](const BuiltinHolder& b) { return vector_array(b.problem.y0); })
+      .def_property_readonly("y0",
+                             [](const BuiltinHolder& b) { return vector_array(b.problem.y0); })
       .def_property_readonly("h0", [](const BuiltinHolder& b) { return b.problem.h0; })
       .def_property_readonly("rtol", [](const BuiltinHolder& b) { return b.problem.rtol; })
       .def_property_readonly("atol", [](const BuiltinHolder& b) { return b.problem.atol; })
@@ -988,7 +980,8 @@ PYBIND11_MODULE(_daekit, m) {
                              })
       .def_property_readonly("nonnegative",
                              [](const BuiltinHolder& b) { return b.problem.nonnegative; })
-      .def_property_readonly("p", [](const BuiltinHolder& b) { return vector_array(b.problem.dae.p); })
+      .def_property_readonly("p",
+                             [](const BuiltinHolder& b) { return vector_array(b.problem.dae.p); })
       .def_property_readonly("parameter_names",
                              [](const BuiltinHolder& b) { return b.problem.parameter_names; })
       .def_property_readonly("reference",
@@ -1004,8 +997,8 @@ PYBIND11_MODULE(_daekit, m) {
                              [](const BuiltinHolder& b) { return b.problem.scd_components; })
       .def_property_readonly("plot_components",
                              [](const BuiltinHolder& b) { return b.problem.plot_components; })
-      .def_property_readonly("is_mechanical",
-                             [](const BuiltinHolder& b) { return b.problem.mechanical.has_value(); })
+      .def_property_readonly(
+          "is_mechanical", [](const BuiltinHolder& b) { return b.problem.mechanical.has_value(); })
       .def_property_readonly("event_names",
                              [](const BuiltinHolder& b) {
                                std::vector<std::string> names;
@@ -1032,12 +1025,14 @@ PYBIND11_MODULE(_daekit, m) {
                                h->sys = *b.problem.mechanical;
                                return py::cast(h);
                              })
-      .def("report",
-           [](const BuiltinHolder& b, const Result& r, bool full) {
-             return problem_report(b.problem, r, full);
-           },
-           py::arg("result"), py::arg("full") = false)
-      .def("scd", [](const BuiltinHolder& b, const Result& r) { return problem_scd(b.problem, r); });
+      .def(
+          "report",
+          [](const BuiltinHolder& b, const Result& r, bool full) {
+            return problem_report(b.problem, r, full);
+          },
+          py::arg("result"), py::arg("full") = false)
+      .def("scd",
+           [](const BuiltinHolder& b, const Result& r) { return problem_scd(b.problem, r); });
   m.def("_builtin", [](const std::string& name) {
     auto h = std::make_shared<BuiltinHolder>();
     h->problem = make_builtin_problem(name);
@@ -1061,30 +1056,30 @@ PYBIND11_MODULE(_daekit, m) {
              p->dae = formulate(h.sys, parse_formulation(form));
              return p;
            })
-      .def("initial_values",
-           [](const MechanicalHolder& h, const std::string& form, double t0, const py::object& q0,
-              const py::object& v0, bool project_velocities) {
-             const Vector q = to_vector(q0, "q0"), v = to_vector(v0, "v0");
-             Vector y;
-             {
-               py::gil_scoped_release release;
-               y = initial_values(h.sys, parse_formulation(form), t0, q, v, project_velocities);
-             }
-             return vector_array(y);
-           },
-           py::arg("form"), py::arg("t0"), py::arg("q0"), py::arg("v0"),
-           py::arg("project_velocities") = false)
-      .def("constraint_residuals",
-           [](const MechanicalHolder& h, double t, const py::object& q, const py::object& v,
-              const py::object& vdot) {
-             const ConstraintResiduals r = constraint_residuals(
-                 h.sys, t, to_vector(q, "q"), to_vector(v, "v"), to_vector(vdot, "vdot"));
-             py::dict d;
-             d["position"] = r.position;
-             d["velocity"] = r.velocity;
-             d["acceleration"] = r.acceleration;
-             return d;
-           });
+      .def(
+          "initial_values",
+          [](const MechanicalHolder& h, const std::string& form, double t0, const py::object& q0,
+             const py::object& v0, bool project_velocities) {
+            const Vector q = to_vector(q0, "q0"), v = to_vector(v0, "v0");
+            Vector y;
+            {
+              py::gil_scoped_release release;
+              y = initial_values(h.sys, parse_formulation(form), t0, q, v, project_velocities);
+            }
+            return vector_array(y);
+          },
+          py::arg("form"), py::arg("t0"), py::arg("q0"), py::arg("v0"),
+          py::arg("project_velocities") = false)
+      .def("constraint_residuals", [](const MechanicalHolder& h, double t, const py::object& q,
+                                      const py::object& v, const py::object& vdot) {
+        const ConstraintResiduals r = constraint_residuals(
+            h.sys, t, to_vector(q, "q"), to_vector(v, "v"), to_vector(vdot, "vdot"));
+        py::dict d;
+        d["position"] = r.position;
+        d["velocity"] = r.velocity;
+        d["acceleration"] = r.acceleration;
+        return d;
+      });
   m.def("_make_mechanical", &make_mechanical);
 
   // Consistent initial values.

@@ -195,7 +195,8 @@ MechanicalSystem andrews_mechanical_system() {
   s.constant_mass = false;
   s.p = Vector::Constant(1, mom);  // the drive torque (with_parameters() sweeps it)
   s.mass = [](double, VecIn q, MatOut M) { mass_matrix(Angles(q), M); };
-  s.force = [](double, VecIn q, VecIn v, VecOut f, VecIn p) { forces(Angles(q), v, f, torque_of(p));
+  s.force = [](double, VecIn q, VecIn v, VecOut f, VecIn p) {
+    forces(Angles(q), v, f, torque_of(p));
   };
   s.g = [](double, VecIn q, VecOut g) { constraints(Angles(q), g); };
   s.G = [](double, VecIn q, MatOut G) { constraint_jacobian(Angles(q), G); };
