@@ -68,6 +68,11 @@ def signature_of(obj):
 
 def _resolve(obj):
     """(address, signature or None, user_data, name) of a compiled callable."""
+    # a bare address (numba cfunc.address, a pointer from another library): no signature known
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        if obj <= 0:
+            raise ValueError("a function address must be positive, got %d" % obj)
+        return obj, None, 0, "function at 0x%x" % obj
     # scipy.LowLevelCallable: a tuple (capsule, function, user_data capsule or None)
     if type(obj).__name__ == "LowLevelCallable" and isinstance(obj, tuple):
         capsule = tuple.__getitem__(obj, 0)
@@ -102,7 +107,9 @@ def is_compiled(obj):
 
 def compiled(obj, kind, user_data=None):
     """A ``_daekit.Compiled`` of the given kind (RHS, RESIDUAL, EVENT) from a LowLevelCallable,
-    numba cfunc or ctypes function, after checking its signature."""
+    numba cfunc, ctypes function or a bare function address (an int: its signature cannot be
+    checked), after checking its signature; ``user_data`` (an int or a ctypes pointer) is passed
+    as the last argument of every call."""
     if isinstance(obj, _daekit.Compiled):
         if obj.kind != kind:
             raise TypeError("compiled callback %s is a %s, expected a %s" % (

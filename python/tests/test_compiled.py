@@ -47,6 +47,32 @@ def test_numba_llc_library_and_python_agree(models_library):
         assert abs(res.stats["naccept"] - ref.stats["naccept"]) <= 0.05 * ref.stats["naccept"]
 
 
+def test_bare_address_and_user_data(models_library):
+    # numba's cfunc.address as an int, wrapped by daekit.compiled (no signature to check)
+    f = daekit.compiled(vdp_numba.address, daekit.RHS)
+    res = daekit.solve_ivp(f, (0, 2), [2.0, 0.0], rtol=1e-6, atol=1e-6)
+    ref = daekit.solve_ivp(vdp_numba, (0, 2), [2.0, 0.0], rtol=1e-6, atol=1e-6)
+    assert res.success and np.array_equal(res.y, ref.y)
+    with pytest.raises(ValueError):
+        daekit.compiled(0, daekit.RHS)
+
+    # a ctypes function pointer (ctypes takes the GIL itself) with user_data: the decay rate
+    # read through the pointer
+    dp = ctypes.POINTER(ctypes.c_double)
+    proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, dp, dp, ctypes.c_int, dp,
+                             ctypes.c_int, ctypes.c_void_p)
+
+    def decay(t, y, out, n, p, np_, ud):
+        out[0] = -ctypes.cast(ud, dp)[0] * y[0]
+        return 0
+
+    fn = proto(decay)
+    rate = ctypes.c_double(3.0)
+    res = daekit.solve_ivp(daekit.compiled(fn, daekit.RHS, user_data=ctypes.pointer(rate)),
+                           (0, 1), [1.0], rtol=1e-9, atol=1e-12)
+    assert res.success and res.y[0, -1] == pytest.approx(np.exp(-3.0), rel=1e-7)
+
+
 def test_compiled_jacobian_and_mass(models_library):
     f = daekit.from_library(models_library, "robertson_rhs")
     jac = daekit.from_library(models_library, "robertson_jac")

@@ -1,7 +1,7 @@
-"""result.plot() with matplotlib, `daekit sweep` JSON lines, the pkg-config file."""
+"""result.plot() with matplotlib; `daekit sweep` JSON lines (the pkg-config file is tested by
+the ctest consumer_project)."""
 
 import json
-import os
 import subprocess
 
 import numpy as np
@@ -53,14 +53,3 @@ def test_sweep_json_lines(cli, tmp_path):
     fail = subprocess.run([cli, "sweep", "andrews", "--values", "0.033", "--max-steps", "3"],
                           capture_output=True, text=True)
     assert fail.returncode == 1 and json.loads(fail.stdout)["status"] == "max_steps_exceeded"
-
-
-def test_pkg_config_file(root):
-    build = os.environ.get("DAEKIT_BUILD_DIR", os.path.join(root, "build"))
-    pc = os.path.join(build, "daekit.pc")
-    assert os.path.exists(pc)
-    env = dict(os.environ, PKG_CONFIG_PATH=build)
-    out = subprocess.run(["pkg-config", "--cflags", "--libs", "daekit"], capture_output=True,
-                         text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    assert "-ldaekit" in out.stdout and "-lklu" in out.stdout and "eigen3" in out.stdout

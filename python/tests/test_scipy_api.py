@@ -40,6 +40,23 @@ def test_scipy_method_names_and_tolerances():
         daekit.solve_ivp(decay, (0, 1), [1.0], method="RK45", args=(1.0,))
 
 
+def test_every_registered_method_by_name():
+    for method in daekit.methods():
+        info = daekit.method_info(method)
+        kw = {}
+        if not info["capabilities"]["error_estimate"]:
+            kw = dict(fixed_step=True, first_step=0.01)
+        res = daekit.solve_ivp(decay, (0, 1), [1.0], method=method, args=(2.0,), rtol=1e-8,
+                               atol=1e-10, **kw)
+        assert res.success and res.method == method, (method, res.message)
+        assert res.y[0, -1] == pytest.approx(np.exp(-2.0), rel=1e-6), method
+    res = daekit.solve_ivp(decay, (0, 1), [1.0], method="projected-rk", tableau="gauss-2",
+                           args=(2.0,), fixed_step=True, first_step=0.01)
+    assert res.success and res.y[0, -1] == pytest.approx(np.exp(-2.0), rel=1e-7)
+    with pytest.raises(ValueError, match="tableau"):
+        daekit.solve_ivp(decay, (0, 1), [1.0], tableau="gauss-2", args=(2.0,))
+
+
 def test_t_eval_dense_output_and_jacobian():
     def f(t, y):
         return [y[1], -y[0]]
