@@ -11,7 +11,8 @@ import numpy as np
 
 from . import _daekit
 from ._compiled import RHS, LibraryFunction
-from ._ivp import _mass, _index, _method_name, _prepare_mass, _sparsity, problem as _builtin
+from ._ivp import (_events, _index, _mass, _method_name, _prepare_mass, _sparsity,
+                   problem as _builtin)
 
 _NOT_REMOTE = ("events", "trace", "step_callback")
 
@@ -113,6 +114,8 @@ def _settings(spec, t_span, y0, rtol, atol, first_step, options):
     if not np.isscalar(opts["atol"]):
         opts["atol"] = np.asarray(opts["atol"], dtype=float)
     opts.update(options)
+    if opts.get("events") is not None:  # each run's parameters reach its events (and actions)
+        opts["events"] = _events(opts["events"], False, True)[0]
     opts.setdefault("store_steps", False)
     y0rows = None if y0 is None else np.atleast_2d(np.asarray(y0, dtype=float))
     return holder, prob, float(t_span[0]), float(t_span[1]), y0rows, opts
@@ -129,7 +132,7 @@ def _solve_local(spec, params, indices, t_span, y0, method, tableau, rtol, atol,
     if len(P) == 0:
         return []
     results = _daekit._solve_many(prob, holder, t0, t1, y0rows, P, _method_name(method), tableau,
-                                  opts, (), False, int(threads))
+                                  opts, (), True, int(threads))
     return [_summary(r, i, p) for r, i, p in zip(results, indices, P)]
 
 
@@ -166,7 +169,9 @@ def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backen
         or ``"mpi"`` (``comm``, default ``mpi4py.MPI.COMM_WORLD``: each rank solves a block of
         runs, every rank gets all results).
     **options
-        as solve_ivp's (``t_eval``, ``max_steps``, ``linear_solver``, ...).
+        as solve_ivp's (``t_eval``, ``max_steps``, ``linear_solver``, ``events``, ...); event
+        functions and actions get the run's parameters as their last argument, ``(t, y, p)``
+        (threads only: other backends take no Python callables).
 
     Returns an ``EnsembleResult``; the same problem and parameters give bit-identical results
     on every backend.

@@ -350,7 +350,11 @@ Event make_event(const py::dict& e, const CallbackSpec& spec) {
         if (!r.is_none()) read_vector(r, y, what);
         if (action_p) read_vector(pa, p, what + " (p)");
       } catch (py::error_already_set& e) {
-        rethrow_python(e);
+        try {
+          rethrow_python(e);
+        } catch (const std::exception& x) {  // say that the action failed, not the function
+          throw std::runtime_error(what + ": " + x.what());
+        }
       }
       return EventAction::Restart;
     };

@@ -57,6 +57,16 @@ def test_callable_and_compiled_problem_on_threads(models_library):
     compiled = daekit.solve_many(spec, params, threads=2, rtol=1e-6, atol=1e-6)
     assert by_python.success.all() and compiled.success.all()
     np.testing.assert_allclose(by_python.y, compiled.y, rtol=1e-5, atol=1e-6)
+    # events on threads get each run's parameters: y' = -p y stops at y = 1/2, t = ln 2 / p
+    def half(t, y, p):
+        return y[0] - 0.5
+
+    half.terminal = True
+    rates = np.array([[1.0], [2.0], [4.0]])
+    stopped = daekit.solve_many(lambda t, y, p: -p[0] * y, rates, t_span=(0, 5), y0=[1.0],
+                                events=[half], threads=2, rtol=1e-10, atol=1e-12)
+    assert stopped.status == ["terminal_event"] * 3
+    np.testing.assert_allclose(stopped.t, np.log(2) / rates[:, 0], rtol=1e-8)
     with pytest.raises(TypeError, match="by reference"):
         daekit.solve_many(vdp, params, t_span=(0, 2), y0=[2.0, 0.0], backend="mpi")
 
