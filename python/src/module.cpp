@@ -2,7 +2,6 @@
 // scipy-shaped API). Problems are built from Python callables or compiled callbacks
 // (callbacks.hpp); every solve runs with the GIL released, so solves on several threads run in
 // parallel as far as their callbacks allow (compiled and built-in callbacks never take the GIL).
-#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
