@@ -164,12 +164,12 @@ def main():
             ("scipy BDF", scipy_solver("BDF", vdp_f, vdp_jac, **vdp)),
         ]),
         ("robertson", 6, rober_tols, [
-            ("daekit radau5 DAE, Python f + jac", daekit_solver(rober_dae, rober_dae_jac, M,
-                                                                 **rober)),
-            ("daekit radau5 DAE, numba f + jac", daekit_solver(rober_f_c, rober_jac_c, M,
-                                                                **rober)),
-            ("scipy Radau (ODE form)", scipy_solver("Radau", rober_ode, rober_ode_jac,
-                                                    **rober)),
+            ("daekit radau5 DAE, Python f + jac",
+             daekit_solver(rober_dae, rober_dae_jac, M, **rober)),
+            ("daekit radau5 DAE, numba f + jac",
+             daekit_solver(rober_f_c, rober_jac_c, M, **rober)),
+            ("scipy Radau (ODE form)",
+             scipy_solver("Radau", rober_ode, rober_ode_jac, **rober)),
             ("scipy BDF (ODE form)", scipy_solver("BDF", rober_ode, rober_ode_jac, **rober)),
         ]),
     ]
@@ -177,8 +177,8 @@ def main():
         print("\n%s: first tolerance reaching scd >= %d (best of 3)\n" % (problem, target))
         print("| solver | rtol | atol | scd | time [ms] | f evals | steps |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
-        for label, rtol, atol, digits, seconds, nfev, steps in run(problem, target, tols,
-                                                                    solvers):
+        rows = run(problem, target, tols, solvers)
+        for label, rtol, atol, digits, seconds, nfev, steps in rows:
             print("| %s | %.0e | %.0e | %.2f | %.2f | %d | %d |"
                   % (label, rtol, atol, digits, 1e3 * seconds, nfev, steps))
 

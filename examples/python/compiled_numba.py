@@ -27,6 +27,6 @@ for name, f in (("Python f", vdp_python), ("numba cfunc", vdp)):
     t0 = time.perf_counter()
     res = daekit.solve_ivp(f, (0, 2), [2.0, 0.0], rtol=1e-6, atol=1e-6)
     ms = 1e3 * (time.perf_counter() - t0)
-    print("%-12s y(2) = (%.8f, %.8f)  %d steps  %.1f ms" % (name, res.y[0, -1], res.y[1, -1],
-                                                          res.stats["naccept"], ms))
+    print("%-12s y(2) = (%.8f, %.8f)  %d steps  %.1f ms"
+          % (name, res.y[0, -1], res.y[1, -1], res.stats["naccept"], ms))
     assert res.success

@@ -34,6 +34,6 @@ def ground(t, y):
 ground.direction = -1
 ground.action = lambda t, y: [0.0, -0.8 * y[1]]
 res = daekit.solve_ivp(fall, (0, 4), [1.0, 0.0], events=ground, rtol=1e-9, atol=1e-12)
-print("bouncing ball: %d bounces at t = %s" % (len(res.t_events[0]),
-                                                np.array2string(res.t_events[0], precision=4)))
+print("bouncing ball: %d bounces at t = %s"
+      % (len(res.t_events[0]), np.array2string(res.t_events[0], precision=4)))
 assert res.success and len(res.t_events[0]) >= 4

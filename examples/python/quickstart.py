@@ -24,8 +24,8 @@ def robertson(t, y):
 
 res = daekit.solve_ivp(robertson, (0, 1e11), [1, 0, 0], mass=np.diag([1.0, 1.0, 0.0]),
                        rtol=1e-6, atol=1e-12, nonnegative=[0, 1, 2])
-print("Robertson DAE: %s after %d steps, y(1e11) = %s" % (res.daekit_status,
-                                                       res.stats["naccept"], res.y[:, -1]))
+print("Robertson DAE: %s after %d steps, y(1e11) = %s"
+      % (res.daekit_status, res.stats["naccept"], res.y[:, -1]))
 
 # 3. A built-in problem with its recommended settings: the report of `daekit solve`.
 res = daekit.solve_problem("andrews")

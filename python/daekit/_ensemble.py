@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from . import _daekit
-from ._compiled import RHS, LibraryFunction
+from ._compiled import LibraryFunction
 from ._ivp import (_events, _index, _mass, _method_name, _prepare_mass, _sparsity,
                    problem as _builtin)
 

@@ -4,7 +4,7 @@ the built-in problems and the registered methods."""
 import numpy as np
 
 from . import _daekit
-from ._compiled import RESIDUAL, RHS, EVENT, as_callback
+from ._compiled import EVENT, RESIDUAL, RHS, LibraryFunction, as_callback, is_compiled
 
 # scipy's method names for the methods daekit has under another name.
 _SCIPY_METHODS = {"Radau": "radau5", "BDF": "bdf"}
@@ -249,17 +249,12 @@ def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, name
         return fun
     y0 = np.atleast_1d(np.asarray(y0, dtype=float))
     n = y0.size
-    if jac is not None and not callable(jac) and not _is_sparse(jac) \
-            and not hasattr(jac, "address") and type(jac).__name__ != "LowLevelCallable" \
-            and not hasattr(jac, "resolve") and not isinstance(jac, _daekit.Compiled):
-        J = np.asarray(jac, dtype=float)
+    if jac is not None and not callable(jac) and not is_compiled(jac) \
+            and not isinstance(jac, LibraryFunction):
+        # a constant Jacobian (array or scipy sparse matrix), as scipy allows
+        J = jac if _is_sparse(jac) else np.asarray(jac, dtype=float)
 
         def jac(t, y, *a, _J=J):
-            return _J
-    elif _is_sparse(jac):
-        Js = jac
-
-        def jac(t, y, *a, _J=Js):
             return _J
     return _daekit._make_mass_problem(
         n, as_callback(fun, RHS), as_callback(jac, RHS), _sparsity(jac_sparsity, n),

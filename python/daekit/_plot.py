@@ -32,9 +32,9 @@ def plot_result(result, components=None, ax=None, names=None, events=True, logx=
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel("t")
+    steps = "%d steps" % result["stats"]["naccept"] if "stats" in result else ""
     ax.set_title("%s (%s): %s" % (result.get("method", ""), result.get("daekit_status", ""),
-                                   "%d steps" % result["stats"]["naccept"]
-                                   if "stats" in result else ""))
+                                  steps))
     ax.legend(loc="best")
     ax.grid(True, alpha=0.3)
     if filename is not None:

@@ -142,7 +142,8 @@ def test_python_exception_becomes_failed_solve():
     assert not res.success and "returned 2 values, expected 1" in res.message
     res = daekit.solve_ivp(lambda t, y: "x", (0, 1), [1.0])
     assert not res.success and "f returned" in res.message
-    # an exception in an event function and in an action
+
+    # an exception in an event function
     def ev(t, y):
         raise KeyError("event")
     res = daekit.solve_ivp(lambda t, y: -y, (0, 1), [1.0], events=ev)

@@ -57,6 +57,7 @@ def test_callable_and_compiled_problem_on_threads(models_library):
     compiled = daekit.solve_many(spec, params, threads=2, rtol=1e-6, atol=1e-6)
     assert by_python.success.all() and compiled.success.all()
     np.testing.assert_allclose(by_python.y, compiled.y, rtol=1e-5, atol=1e-6)
+
     # events on threads get each run's parameters: y' = -p y stops at y = 1/2, t = ln 2 / p
     def half(t, y, p):
         return y[0] - 0.5
