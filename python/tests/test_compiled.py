@@ -94,6 +94,21 @@ def test_compiled_residual(models_library):
     assert res.y[0, -1] == pytest.approx(0.7158271, rel=1e-4)
 
 
+def test_compiled_event():
+    # y' = -y stops where y = 1/2 (t = ln 2): a numba root function as a terminal Event
+    @cfunc(daekit.numba_signature(daekit.EVENT))
+    def half(t, y_, yp_, n, p_, np_, ud):
+        y = carray(y_, (n,))
+        return y[0] - 0.5
+
+    res = daekit.solve_ivp(lambda t, y: -y, (0, 5), [1.0], rtol=1e-10, atol=1e-12,
+                           events=daekit.Event(half, terminal=True, direction=-1, name="half"))
+    assert res.status == 1 and res.events[0]["name"] == "half"
+    assert res.t_events[0][0] == pytest.approx(np.log(2.0), rel=1e-9)
+    with pytest.raises(TypeError, match="EVENT"):
+        daekit.solve_ivp(lambda t, y: -y, (0, 5), [1.0], events=daekit.Event(vdp_numba))
+
+
 def test_compiled_error_codes(models_library):
     f = daekit.from_library(models_library, "failing_rhs")
     res = daekit.solve_ivp(f, (0, 1), [1.0], p=[-3.0])
