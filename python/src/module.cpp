@@ -7,7 +7,6 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
-#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -650,6 +649,8 @@ std::vector<ResultPtr> solve_many(const std::shared_ptr<MassProblem>& prob,
           results[static_cast<size_t>(i)] = std::move(r);
         } catch (const std::exception& e) {
           errors[static_cast<size_t>(i)] = e.what();
+        } catch (...) {
+          errors[static_cast<size_t>(i)] = "an exception not derived from std::exception";
         }
       }
     };
