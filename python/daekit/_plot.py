@@ -27,8 +27,8 @@ def plot_result(result, components=None, ax=None, names=None, events=True, logx=
     if events:
         for e in result.get("events") or []:
             ax.axvline(e["t"], color="0.6", lw=0.8, ls=":")
-    if logx is None:
-        logx = len(t) > 2 and t[0] >= 0 and t[-1] > 0 and t[-1] / max(t[1], 1e-300) > 1e6
+    if logx is None:  # steps spread over many decades (Robertson): a logarithmic t axis
+        logx = len(t) > 2 and t[0] >= 0 and t[-1] > 0 and np.mean(t < 1e-3 * t[-1]) > 0.3
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel("t")

@@ -21,6 +21,10 @@ def test_plot_writes_png(tmp_path):
               if not line.get_label().startswith("_")]
     assert labels == ["z"]  # the problem's plot components (the valve) by name
     assert len(res.events) > 0 and len(ax.get_lines()) == 1 + len(res.events)  # event lines
+    assert ax.get_xscale() == "linear"
+    # steps spread over 16 decades: a logarithmic t axis
+    rober = daekit.solve_problem("robertson")
+    assert rober.plot().get_xscale() == "log"
 
 
 def test_sweep_json_lines(cli, tmp_path):
