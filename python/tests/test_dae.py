@@ -61,6 +61,19 @@ def test_solve_dae_initialize():
     assert res.sol(1.0)[0] == pytest.approx(np.exp(1 - np.cos(1.0) - 1.0), rel=1e-5)
 
 
+def test_solve_dae_events_see_yp():
+    # y' = -y: the event r(t, y, yp) = yp + 1/2 (y' = -1/2, y = 1/2) stops at t = ln 2
+    def F(t, y, yp):
+        return [yp[0] + y[0]]
+
+    def slow(t, y, yp):
+        return yp[0] + 0.5
+
+    slow.terminal = True
+    res = daekit.solve_dae(F, (0, 5), [1.0], yp0=[-1.0], events=slow, rtol=1e-9, atol=1e-12)
+    assert res.status == 1 and res.t_events[0][0] == pytest.approx(np.log(2), rel=1e-6)
+
+
 def test_solve_dae_robertson_with_jacobians():
     def F(t, y, yp):
         return [yp[0] + 0.04 * y[0] - 1e4 * y[1] * y[2],
