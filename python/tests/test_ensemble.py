@@ -54,7 +54,11 @@ def test_callable_and_compiled_problem_on_threads(models_library):
     spec = daekit.CompiledProblem(daekit.from_library(models_library, "vdp_rhs"), y0=[2.0, 0.0],
                                   t_span=(0, 2),
                                   jac=daekit.from_library(models_library, "vdp_jac"))
-    compiled = daekit.solve_many(spec, params, threads=2, rtol=1e-6, atol=1e-6)
+    compiled = daekit.solve_many(spec, params, threads=2, rtol=1e-6, atol=1e-6,
+                                 t_eval=[0.5, 1.0, 2.0])
+    assert compiled.runs[1]["t_out"].tolist() == [0.5, 1.0, 2.0]
+    assert compiled.runs[1]["y_out"].shape == (2, 3)
+    assert np.array_equal(compiled.runs[1]["y_out"][:, -1], compiled.y[1])
     assert by_python.success.all() and compiled.success.all()
     np.testing.assert_allclose(by_python.y, compiled.y, rtol=1e-5, atol=1e-6)
 
