@@ -6,7 +6,7 @@ Van der Pol (eps = 1e-6, t in [0, 2]) and Robertson (t in [0, 1e11]) with
   matrix, daekit solves it as the DAE M = diag(1, 1, 0)).
 Each solver runs over a ladder of tolerances; the table shows, per solver, the first (loosest)
 run that reaches the target number of significant correct digits (scd against the problem's
-reference), so that the times compare equal accuracy. Times: best of 3 (wall clock).
+reference), so that the times compare equal accuracy. Times: best of 5 (wall clock).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_vs_scipy.py
 """
@@ -103,7 +103,7 @@ def rober_jac_c(t, y_, J_, n, p_, np_, ud):
     return 0
 
 
-def best_of(fn, repeats=3):
+def best_of(fn, repeats=5):
     best, res = np.inf, None
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -174,7 +174,7 @@ def main():
         ]),
     ]
     for problem, target, tols, solvers in cases:
-        print("\n%s: first tolerance reaching scd >= %d (best of 3)\n" % (problem, target))
+        print("\n%s: first tolerance reaching scd >= %d (best of 5)\n" % (problem, target))
         print("| solver | rtol | atol | scd | time [ms] | f evals | steps |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         rows = run(problem, target, tols, solvers)
