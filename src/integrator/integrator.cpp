@@ -25,6 +25,13 @@ namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
+/// CPU seconds used by the calling thread (POSIX CLOCK_THREAD_CPUTIME_ID).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 std::string fmt(double x) {
   std::ostringstream os;
   os.precision(6);
@@ -64,7 +71,26 @@ struct Integrator::Impl : public DenseSource {
   int n = 0;
   double t0 = 0, t_end = 0, dir = 1, hmax = 0, h = 0, h_min_floor = 0;
   OutputSampler output;
-  std::clock_t clock_start = 0;
+  // CPU time of this solve: the calling thread's CPU time summed over the calls into it
+  // (construction, step(), solve_until()). std::clock() counts every thread of the process, so
+  // concurrent solves on other threads would be added to each one's Result::cpu_seconds.
+  double cpu_done = 0.0;    ///< CPU seconds of the finished calls
+  double call_start = 0.0;  ///< thread CPU time at the start of the current call
+  bool in_call = false;
+  struct Call {  // times one call into the solve
+    explicit Call(Impl& impl) : I(impl) {
+      I.call_start = thread_cpu_seconds();
+      I.in_call = true;
+    }
+    ~Call() {
+      I.cpu_done += thread_cpu_seconds() - I.call_start;
+      I.in_call = false;
+    }
+    Impl& I;
+  };
+  double cpu_seconds() const {
+    return cpu_done + (in_call ? thread_cpu_seconds() - call_start : 0.0);
+  }
   // state of the loop
   bool finished = false, started = false, last_rejected = false;
   bool last_failure_non_finite = false;
@@ -99,7 +125,6 @@ struct Integrator::Impl : public DenseSource {
   // ---------------------------------------------------------------------------------------
   void setup(const std::string& problem_name, const MethodInput& input, const MethodChoice& choice,
              const Vector& y0) {
-    clock_start = std::clock();
     const MethodRegistration& reg = method_registration(choice.name());
     caps = reg.info.capabilities;
     result.method = reg.info.name;
@@ -265,7 +290,7 @@ struct Integrator::Impl : public DenseSource {
       result.order = method->order();
     }
     result.h_next = h;
-    result.cpu_seconds = static_cast<double>(std::clock() - clock_start) / CLOCKS_PER_SEC;
+    result.cpu_seconds = cpu_seconds();
     finished = true;
   }
   void finish_callback_error() { finish(Status::CallbackError, guard.failure().describe()); }
@@ -626,6 +651,7 @@ struct Integrator::Impl : public DenseSource {
 Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
                        const MethodChoice& method, const Options& options)
     : impl_(std::make_unique<Impl>()) {
+  const Impl::Call call(*impl_);
   dae.validate();
   if (y0.size() != dae.n)
     throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
@@ -647,6 +673,7 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
 Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Vector& y0,
                        const Vector& yp0, const MethodChoice& method, const Options& options)
     : impl_(std::make_unique<Impl>()) {
+  const Impl::Call call(*impl_);
   dae.validate();
   if (y0.size() != dae.n || yp0.size() != dae.n)
     throw InvalidArgument("solve: y0 and yp0 must have size n = " + std::to_string(dae.n) +
@@ -671,10 +698,14 @@ Integrator::~Integrator() = default;
 Integrator::Integrator(Integrator&&) noexcept = default;
 Integrator& Integrator::operator=(Integrator&&) noexcept = default;
 
-Integrator::Stop Integrator::step() { return impl_->step(); }
+Integrator::Stop Integrator::step() {
+  const Impl::Call call(*impl_);
+  return impl_->step();
+}
 
 Integrator::Stop Integrator::solve_until(double t) {
   Impl& I = *impl_;
+  const Impl::Call call(I);
   if (I.dir * (t - I.t_end) > 0 || I.dir * (t - I.method->t()) < 0)
     throw InvalidArgument("solve_until: t = " + fmt(t) + " outside [" + fmt(I.method->t()) +
                           ", t_end]");
@@ -706,7 +737,7 @@ const Result& Integrator::result() const { return impl_->result; }
 Result Integrator::take_result() {
   Impl& I = *impl_;
   if (!I.finished) I.finish(Status::UserStop, "the integration was stopped before t_end");
-  I.result.cpu_seconds = static_cast<double>(std::clock() - I.clock_start) / CLOCKS_PER_SEC;
+  I.result.cpu_seconds = I.cpu_seconds();
   return std::move(I.result);
 }
 

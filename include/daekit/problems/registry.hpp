@@ -49,12 +49,21 @@ struct BuiltinProblem {
   /// problems) or from an independent reference computation; empty otherwise.
   std::function<Vector(double t)> exact;
   std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
+  /// What the entries of dae.p mean (empty: the problem has no parameters), e.g. {"torque"}.
+  std::vector<std::string> parameter_names;
 };
 
 /// Names of all built-in problems, in a stable order.
 std::vector<std::string> builtin_problem_names();
 /// The problem called `name`; throws InvalidArgument listing the valid names otherwise.
 BuiltinProblem make_builtin_problem(const std::string& name);
+
+/// The problem with parameters `params` instead of its p (dae.p, and the mechanical model's p):
+/// for a mechanical problem in its index-3 form the accelerations and multipliers of y0 are
+/// recomputed from its q0, v0 with the new parameters (initial_values()), so that y0 stays
+/// consistent; other problems keep y0. Parameter sweeps (the Python module's solve_many, `daekit
+/// sweep`) go through here. Throws InvalidArgument unless params has the size of the problem's p.
+BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params);
 
 /// Significant correct digits: -log10 of the max over `components` (all if empty) of the
 /// relative error |y_i - ref_i| / |ref_i| (absolute error where ref_i = 0).
