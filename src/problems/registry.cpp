@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "daekit/problems/index2.hpp"
+
 namespace daekit {
 
 namespace {
@@ -26,6 +28,8 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"moon", [] { return moon_flight(); }},
       {"heat2d", [] { return heat2d(10); }},
       {"circuit-chain", [] { return circuit_chain(40); }},
+      {"jay-index2", jay_index2_builtin},
+      {"knife-edge", knife_edge_builtin},
   };
   return t;
 }
