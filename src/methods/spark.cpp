@@ -81,6 +81,9 @@ class Spark final : public Method {
     }
     for (SparkStep* st : {&half1_, &half2_, &full_}) allocate(*st);
     rhs_.resize(N_);
+    work_plus_.resize(sys_->size());
+    work_minus_.resize(sys_->size());
+    work_x_.resize(sys_->size());
     g_.resize(s_ + 1);
     for (Vector& g : g_) g.resize(m_);
     avals_.resize(n_);
