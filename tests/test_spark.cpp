@@ -60,13 +60,13 @@ TEST(Spark, ConvergenceOnJayProblem51) {
       ey.push_back(r.ey);
       ez.push_back(r.ez);
       max_g = std::max(max_g, r.max_g);
-      std::printf("s = %d h = 1/%-3d  |y - y(1)| = %.3e  |z - z(1)| = %.3e  max |g| = %.1e\n", s,
-                  N, r.ey, r.ez, r.max_g);
+      std::printf("s = %d h = 1/%-3d  |y - y(1)| = %.3e  |z - z(1)| = %.3e  max |g| = %.1e\n", s, N,
+                  r.ey, r.ez, r.max_g);
     }
     // round-off floor: s = 4 reaches 1e-15 at h = 1/128
     const double py = slope(hs, ey, 1e-13), pz = slope(hs, ez, 1e-13);
-    std::printf("s = %d: slope in y %.2f (2s - 2 = %d), in z %.2f (s - 1 = %d)\n", s, py,
-                2 * s - 2, pz, s - 1);
+    std::printf("s = %d: slope in y %.2f (2s - 2 = %d), in z %.2f (s - 1 = %d)\n", s, py, 2 * s - 2,
+                pz, s - 1);
     EXPECT_NEAR(py, 2 * s - 2, 0.3);
     EXPECT_GE(pz, s - 1 - 0.2);
     EXPECT_LT(max_g, 1e-13);  // g(t_n, y_n) = 0 to the Newton tolerance at every step
@@ -103,10 +103,10 @@ double there_and_back(const ImplicitIndex2Dae& dae, int s, double h) {
 TEST(Spark, ReversibleWithoutIIICParts) {
   // Theorem 3.1 / Corollary 4.6: symmetric coefficients (IIIA, IIIB, IIID) give a symmetric
   // method when f_3 = f_4 = 0; with f_3 (IIIC) or f_4 (IIIC*) active it is not.
-  const std::array<bool, 5> symmetric[] = {{true, true, false, false, false},  // IIIA-B
-                                           {true, true, false, false, true}};  // IIIA-B-D
-  const std::array<bool, 5> not_symmetric[] = {{true, true, true, true, true},   // all five
-                                               {true, true, false, true, true},  // with IIIC*
+  const std::array<bool, 5> symmetric[] = {{true, true, false, false, false},     // IIIA-B
+                                           {true, true, false, false, true}};     // IIIA-B-D
+  const std::array<bool, 5> not_symmetric[] = {{true, true, true, true, true},    // all five
+                                               {true, true, false, true, true},   // with IIIC*
                                                {true, true, true, false, true}};  // with IIIC
   const double h = 0.1;
   for (int s = 2; s <= 4; ++s) {
@@ -149,4 +149,163 @@ TEST(Spark, ImplicitKnifeEdgeConverges) {
     std::printf("knife edge (implicit a) s = %d: slope %.2f (2s - 2 = %d)\n", s, p, 2 * s - 2);
     EXPECT_NEAR(p, 2 * s - 2, 0.3);
   }
+}
+
+namespace {
+
+struct VariableRun {
+  double err = 0, max_g = 0;
+  long steps = 0;
+};
+
+VariableRun variable(const ImplicitIndex2Dae& dae, double T, const Vector& x0, const Vector& ref,
+                     int s, double tol) {
+  SparkOptions m;
+  m.stages = s;
+  Options o;
+  o.rtol = o.atol = tol;
+  const Result r = solve(dae, 0.0, T, x0, m, o);
+  EXPECT_TRUE(r.ok()) << dae.name << ": " << r.message;
+  const double err = (r.y - ref).head(dae.n).cwiseAbs().maxCoeff();
+  std::printf(
+      "spark s = %d rtol = atol = %.0e  %-28s steps %4ld (rejected %3ld, failed %3ld) "
+      "f evaluations %5ld  |y - y_ref| = %.2e  max |g| = %.1e\n",
+      s, tol, dae.name.c_str(), r.stats.nsteps, r.stats.nreject, r.stats.nfail,
+      r.stats.nfev + r.stats.nfev_jac, err, r.max_residual.position);
+  return {err, r.max_residual.position, r.stats.nsteps};
+}
+
+}  // namespace
+
+TEST(Spark, VariableStepKnifeEdgeAndPendulumAtRtol1e8) {
+  const double tol = 1e-8;
+  Vector pendulum0(5);
+  pendulum0 << 1, 0, 0, 0, 0;
+  Vector pendulum_ref = pendulum_reference(2.0);
+  for (int s = 3; s <= 4; ++s) {
+    const VariableRun k =
+        variable(knife_edge(true), 10.0, knife_edge_exact(0.0), knife_edge_exact(10.0), s, tol);
+    const VariableRun p = variable(pendulum_index2_form(), 2.0, pendulum0, pendulum_ref, s, tol);
+    // error per step controlled: the global error stays within a few hundred tolerances (the
+    // knife edge's position error grows linearly in t from velocity errors)
+    EXPECT_LT(k.err, 300 * tol);
+    EXPECT_LT(p.err, 100 * tol);
+    EXPECT_LT(k.max_g, 0.1 * tol);  // g(t_n, y_n) = 0 to the Newton tolerance
+    EXPECT_LT(p.max_g, 0.1 * tol);
+  }
+  // tolerance proportionality: ten times tighter, errors 5 to 20 times smaller (order 4)
+  const VariableRun a =
+      variable(knife_edge(true), 10.0, knife_edge_exact(0.0), knife_edge_exact(10.0), 3, 1e-7);
+  const VariableRun b =
+      variable(knife_edge(true), 10.0, knife_edge_exact(0.0), knife_edge_exact(10.0), 3, 1e-8);
+  EXPECT_GT(a.err / b.err, 3.0);
+  EXPECT_GT(b.steps, a.steps);
+}
+
+TEST(Spark, MassMatrixFormOfBuiltinProblems) {
+  // a MassMatrixDae of Hessenberg structure: f goes into one part (default IIIC)
+  for (const char* name : {"jay-index2", "knife-edge", "pendulum-index2"}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    Options o;
+    o.rtol = o.atol = 1e-8;
+    const double T = p.reference ? p.reference->t : p.t_end;
+    const Result r = solve(p.dae, p.t0, T, p.y0, "spark", o);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.message;
+    const Vector ref = p.reference ? p.reference->y : pendulum_reference(T);
+    const double err = (r.y - ref).head(p.dae.n - 1).cwiseAbs().maxCoeff();
+    std::printf("spark (IIIC part) %-16s steps %4ld |y - y_ref| = %.2e max |g| = %.1e\n", name,
+                r.stats.nsteps, err, r.max_residual.position);
+    EXPECT_LT(err, 1e-5);
+    EXPECT_LT(r.max_residual.position, 1e-9);
+  }
+}
+
+TEST(Spark, DenseOutputFollowsTheSolution) {
+  // continuous output between the steps of (5.1): the IIIA continuous extension is of order s
+  // (its stage derivatives carry z's O(h^{s-1}) error), not 2s - 2
+  SparkOptions m;
+  m.stages = 3;
+  Options o;
+  o.rtol = o.atol = 1e-9;
+  o.output_times.clear();
+  for (int k = 0; k <= 40; ++k) o.output_times.push_back(k / 40.0);
+  const Result r = solve(jay_index2(), 0.0, 1.0, jay_index2_exact(0.0), m, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_EQ(r.t_out.size(), 41u);
+  double ey = 0.0, ez = 0.0;
+  for (size_t k = 0; k < r.t_out.size(); ++k) {
+    const Vector e = (r.y_out[static_cast<long>(k)] - jay_index2_exact(r.t_out[k])).cwiseAbs();
+    ey = std::max(ey, e.head(2).maxCoeff());
+    ez = std::max(ez, e[2] / jay_index2_exact(r.t_out[k])[2]);
+  }
+  std::printf(
+      "dense output on (5.1), %ld steps: max |y - y(t)| = %.2e, max relative z error "
+      "= %.2e\n",
+      r.stats.naccept, ey, ez);
+  EXPECT_LT(ey, 1e-5);
+  EXPECT_LT(ez, 1e-3);
+}
+
+TEST(Spark, BadInputGivesClearErrors) {
+  Options o;
+  o.rtol = o.atol = 1e-6;
+  // inconsistent y0: g(y0) != 0
+  Vector x0 = jay_index2_exact(0.0);
+  x0[0] = 1.1;
+  Result r = solve(jay_index2(), 0.0, 1.0, x0, "spark", o);
+  EXPECT_EQ(r.status, Status::InconsistentInitialValues);
+  EXPECT_NE(r.message.find("0 = g(t0, y0) is violated"), std::string::npos) << r.message;
+  // inconsistent z0: the hidden constraint (2.1b)
+  x0 = jay_index2_exact(0.0);
+  x0[2] = 2.0;
+  r = solve(jay_index2(), 0.0, 1.0, x0, "spark", o);
+  EXPECT_EQ(r.status, Status::InconsistentInitialValues);
+  EXPECT_NE(r.message.find("hidden constraint"), std::string::npos) << r.message;
+  // g_y a_y^{-1} f_z singular at t0: y1' = y2 z, 0 = y1 with y2(0) = 0
+  ImplicitIndex2Dae singular;
+  singular.name = "singular at t0";
+  singular.n = 2;
+  singular.m = 1;
+  singular.f[0] = [](double, VecIn, VecIn, VecOut out) { out << 0.0, 1.0; };
+  singular.f[1] = [](double, VecIn y, VecIn z, VecOut out) { out << y[1] * z[0], 0.0; };
+  singular.g = [](double, VecIn y, VecOut g) { g[0] = y[0]; };
+  r = solve(singular, 0.0, 1.0, Vector::Zero(3), "spark", o);
+  EXPECT_EQ(r.status, Status::InvalidInput);
+  EXPECT_NE(r.message.find("is singular at t0"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("not of index 2"), std::string::npos) << r.message;
+  // f_1 must not depend on z (2.4b)
+  ImplicitIndex2Dae f1z = jay_index2();
+  f1z.f[0] = [](double, VecIn y, VecIn z, VecOut out) { out << y[1] * z[0], -y[0] * y[0]; };
+  f1z.f_y[0] = nullptr;
+  r = solve(f1z, 0.0, 1.0, jay_index2_exact(0.0), "spark", o);
+  EXPECT_EQ(r.status, Status::InvalidInput);
+  EXPECT_NE(r.message.find("f_1 depends on z"), std::string::npos) << r.message;
+  // a mass-matrix DAE that is not of Hessenberg index 2 is refused at t0 ...
+  const BuiltinProblem rob = make_builtin_problem("robertson-dae");
+  r = solve(rob.dae, rob.t0, 1.0, rob.y0, "spark", o);
+  EXPECT_EQ(r.status, Status::InvalidInput);
+  EXPECT_NE(r.message.find("depend on the algebraic variables"), std::string::npos) << r.message;
+  // ... or before integrating when M has no algebraic part
+  const BuiltinProblem vdp = make_builtin_problem("vanderpol");
+  try {
+    solve(vdp.dae, vdp.t0, 1.0, vdp.y0, "spark", o);
+    FAIL() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("Hessenberg"), std::string::npos) << e.what();
+  }
+  // a callback that throws ends the solve with CallbackError naming it
+  ImplicitIndex2Dae throwing = jay_index2();
+  throwing.g = [](double t, VecIn y, VecOut g) {
+    if (t > 0.5) throw std::runtime_error("boom");
+    g[0] = y[0] * y[0] * y[1] - 1;
+  };
+  r = solve(throwing, 0.0, 1.0, jay_index2_exact(0.0), "spark", o);
+  EXPECT_EQ(r.status, Status::CallbackError);
+  EXPECT_NE(r.message.find("g"), std::string::npos) << r.message;
+  // wrong sizes and invalid options throw InvalidArgument
+  EXPECT_THROW(solve(jay_index2(), 0.0, 1.0, Vector::Ones(2), "spark", o), InvalidArgument);
+  SparkOptions bad;
+  bad.stages = 1;
+  EXPECT_THROW(solve(jay_index2(), 0.0, 1.0, jay_index2_exact(0.0), bad, o), InvalidArgument);
+  EXPECT_THROW(solve(jay_index2(), 0.0, 1.0, jay_index2_exact(0.0), "radau5", o), InvalidArgument);
 }

@@ -20,8 +20,6 @@ void HemOptions::validate() const {
   if (max_newton_iterations < 1) throw InvalidArgument("hem: max_newton_iterations must be >= 1");
   if (!(newton_tolerance >= 0) || !std::isfinite(newton_tolerance))
     throw InvalidArgument("hem: newton_tolerance must be >= 0 (0 = automatic)");
-  if (!(jacobian_reuse_rate >= 0) || !(jacobian_reuse_rate < 1))
-    throw InvalidArgument("hem: jacobian_reuse_rate must lie in [0, 1)");
 }
 
 namespace {
@@ -89,6 +87,9 @@ class Hem final : public Method {
     h_ = h;
     max_rate_ = 0.0;
     iterations_ = 0;
+    // g_y and f_z at the step's start: the estimate's projection needs them there (f_z may turn
+    // with the state, as the knife edge's constraint force does)
+    if (jac_t_ != t_) jac_valid_ = false;
     if (!jac_valid_ && !compute_jacobians())
       return fail(AttemptOutcome::NonFinite, "Jacobian failed");
     if (!s_valid_) {
@@ -121,7 +122,6 @@ class Hem final : public Method {
     if (!set_point(t_ + h_, x_new_, false)) return false;
     h_last_ = h_;
     build_segment(t0, y0, z0, fp0);
-    if (max_rate_ > opt_.jacobian_reuse_rate) jac_valid_ = false;
     return true;
   }
 
@@ -200,6 +200,7 @@ class Hem final : public Method {
   }
 
   bool compute_jacobians() {
+    jac_t_ = t_;
     jac_valid_ = sys_->constraint_jacobians(t_, y_, z_, g_y_, f_z_);
     if (jac_valid_ && a_lu_) a_lu_->solve_in_place(f_z_);
     S_ = g_y_ * f_z_;
@@ -233,7 +234,7 @@ class Hem final : public Method {
     stage_y_ = U_.col(j);
     const std::vector<int>& zp = sys_->z_positions();
     const Vector& w = weights_->w();
-    newton_.begin(opt_.jacobian_reuse_rate);
+    newton_.begin(0.05);
     for (;;) {
       if (!rhs(T_j, stage_y_, lambda_, F_.col(j))) {
         res = fail(AttemptOutcome::NonFinite, "a callback failed at a stage of the step");
@@ -333,7 +334,7 @@ class Hem final : public Method {
   Matrix g_y_, f_z_, S_, U_, F_, Lambda_;
   Vector weights_e_;
   bool jac_valid_ = false, s_valid_ = false;
-  double t_ = 0, h_ = 0, h_last_ = 0, max_rate_ = 0;
+  double t_ = 0, h_ = 0, h_last_ = 0, max_rate_ = 0, jac_t_ = 0;
   int iterations_ = 0;
   Vector x_, y_, z_, fp_, x_new_, y_new_, z_new_, lambda_, base_, stage_y_, g_, est_, err_;
   Vector f_work_, work_x_, work_y_, work_z_;

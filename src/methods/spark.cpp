@@ -79,7 +79,7 @@ class Spark final : public Method {
         a_lu_->factor();  // invertible: checked by Index2System
       }
     }
-    for (SparkStep* st : {&half1_, &half2_, &full_}) allocate(*st);
+    for (SparkStep* st : {&half1_, &half2_, &full_, &last_}) allocate(*st);
     rhs_.resize(N_);
     work_plus_.resize(sys_->size());
     work_minus_.resize(sys_->size());
@@ -109,8 +109,7 @@ class Spark final : public Method {
     weights_ = &weights;
     const double rtol = weights.rtol();
     newton_.settings().tolerance =
-        opt_.newton_tolerance > 0 ? opt_.newton_tolerance
-                                  : std::max(10 * kEps / rtol, std::min(0.03, std::sqrt(rtol)));
+        opt_.newton_tolerance > 0 ? opt_.newton_tolerance : std::max(10 * kEps / rtol, 0.003);
     message = sys_->check_index(t0, x0);
     if (!message.empty() || sys_->guard().failure().kind != CallbackFailure::Kind::None)
       return false;
@@ -126,13 +125,13 @@ class Spark final : public Method {
     iterations_ = 0;
     if (fixed_step_) {
       begin_step(full_, t_, y_, z_, a0_, h);
-      predict_from_segment(full_);
+      predict_from_last(full_);
       if (!solve(full_, res)) return res;
       end_y_ = full_.Y.col(s_);
       end_z_ = full_.Z.col(s_ - 1);
     } else {
       begin_step(half1_, t_, y_, z_, a0_, 0.5 * h);
-      predict_from_segment(half1_);
+      predict_from_last(half1_);
       if (!solve(half1_, res)) return res;
       const double t_mid = t_ + 0.5 * h;
       mid_y_ = half1_.Y.col(s_);
@@ -160,6 +159,7 @@ class Spark final : public Method {
 
   bool accept() override {
     if (!build_segment()) return false;
+    last_ = fixed_step_ ? full_ : half2_;
     h_last_ = h_;
     if (!set_point(t_ + h_, x_new_, false)) return false;
     if (max_rate_ > opt_.jacobian_reuse_rate) jac_valid_ = false;
@@ -284,20 +284,15 @@ class Spark final : public Method {
     st.a0 = a0;
   }
 
-  // Starting values from the last accepted step's dense output, or (y0, z0).
-  void predict_from_segment(SparkStep& st) {
+  // Starting values from the continuous extension of the last step solved (extrapolated: its
+  // polynomial has degree s, unlike the dense output through both half steps), or (y0, z0).
+  void predict_from_last(SparkStep& st) {
     if (h_last_ == 0.0) {
       for (int i = 0; i <= s_; ++i) st.Y.col(i) = st.y0;
       for (int i = 0; i < s_; ++i) st.Z.col(i) = st.z0;
       return;
     }
-    for (int i = 0; i <= s_; ++i) {
-      const double t = st.t0 + (i < s_ ? k_.c[i] : 1.0) * st.h;
-      seg_.evaluate(t, work_x_);
-      sys_->split(work_x_, work_y_, work_z_);
-      st.Y.col(i) = work_y_;
-      if (i < s_) st.Z.col(i) = work_z_;
-    }
+    predict_from_step(st, last_, nullptr);
   }
 
   // Starting values from the continuous extension of `a` (and `b` beyond its end).
@@ -305,16 +300,15 @@ class Spark final : public Method {
     for (int i = 0; i <= s_; ++i) {
       const double t = st.t0 + (i < s_ ? k_.c[i] : 1.0) * st.h;
       const SparkStep& src = (b && t > a.t0 + a.h) ? *b : a;
-      extension(src, (t - src.t0) / src.h, work_y_, work_z_, true);
+      extension(src, (t - src.t0) / src.h, work_y_, work_z_);
       st.Y.col(i) = work_y_;
       if (i < s_) st.Z.col(i) = work_z_;
     }
   }
 
   // Continuous extension of a step at theta: a(t, y) = a0 + h sum_j beta_j(theta) F_j, z by
-  // the Lagrange polynomial through (c_j, Z_j). `cheap`: a nonlinear a is not inverted (linear
-  // interpolation of y instead: starting values only).
-  bool extension(const SparkStep& st, double theta, Vector& y, Vector& z, bool cheap) {
+  // the Lagrange polynomial through (c_j, Z_j).
+  bool extension(const SparkStep& st, double theta, Vector& y, Vector& z) {
     Vector& beta = work_beta_;
     Vector& ell = work_ell_;
     beta.resize(s_);
@@ -348,7 +342,6 @@ class Spark final : public Method {
         break;
     }
     y = (1.0 - theta) * st.y0 + theta * st.Y.col(s_);
-    if (cheap) return true;
     // a(t, y) = target by simplified Newton with a_y at the step's start
     const Vector target = st.a0 + st.h * (st.F * beta);
     const double t = st.t0 + theta * st.h;
@@ -515,11 +508,11 @@ class Spark final : public Method {
       nodes[static_cast<size_t>(k)] = theta - 1.0;
       bool ok = true;
       if (fixed_step_) {
-        ok = extension(full_, theta, work_y_, work_z_, false);
+        ok = extension(full_, theta, work_y_, work_z_);
       } else if (theta > 0.5) {
-        ok = extension(half2_, 2.0 * theta - 1.0, work_y_, work_z_, false);
+        ok = extension(half2_, 2.0 * theta - 1.0, work_y_, work_z_);
       } else {
-        ok = extension(half1_, 2.0 * theta, work_y_, work_z_, false);
+        ok = extension(half1_, 2.0 * theta, work_y_, work_z_);
       }
       if (!ok) return false;
       if (theta == 0.0) work_y_ = y_;
@@ -557,7 +550,7 @@ class Spark final : public Method {
   int iterations_ = 0;
   Vector x_, y_, z_, a0_, yp0_, x_new_, end_y_, end_z_, mid_y_, mid_z_, rhs_, avals_, gy_, err_;
   std::vector<Vector> g_;
-  SparkStep half1_, half2_, full_;
+  SparkStep half1_, half2_, full_, last_;
   DenseSegment seg_;
   mutable Vector work_plus_, work_minus_;
   Vector work_x_, work_y_, work_z_, work_beta_, work_ell_;

@@ -7,9 +7,10 @@
 //   y1  = y0 + h sum_j  b_j  f(T_j, U_j, Lambda_j),     0 = g(t1, y1)    determines Lambda_s,
 //   z1  = Lambda_s                                                      (2.8), c_s = 1.
 // Each Lambda_{i-1} solves m equations by simplified Newton with the matrix h a_{i,i-1} S,
-// S = g_y f_z at (t0, y0, z0) (m x m, one dense LU per Jacobian, kept while Newton contracts
-// fast), starting from the previous Lambda. g = 0 holds at every stage and at y1 to the Newton
-// tolerance, so the numerical solution stays on the constraint manifold (no drift).
+// S = g_y f_z at (t0, y0, z0) (m x m, one dense LU per step; g_y and f_z are evaluated at every
+// step because the error estimate below needs them there), starting from the previous Lambda. g = 0
+// holds at every stage and at y1 to the Newton tolerance, so the numerical solution stays on the
+// constraint manifold (no drift).
 //
 // Error estimate: the embedded weights bh of the tableau and the tangential projection
 //   err = P h sum_j (b_j - bh_j) f(T_j, U_j, Lambda_j),  P = I - f_z S^{-1} g_y,
@@ -35,8 +36,6 @@ struct HemOptions {
   /// Bound on theta/(1-theta) |dLambda| (weights of z divided by |h|); 0 = automatic
   /// (max(10 eps / rtol, min(0.03, sqrt(rtol)))).
   double newton_tolerance = 0.0;
-  /// Keep g_y and f_z for the next step when Newton's contraction rate stayed below this.
-  double jacobian_reuse_rate = 0.05;
   void validate() const;
 };
 
