@@ -32,7 +32,7 @@ struct HemOptions {
   static constexpr const char* method_name = "hem";
   /// "hem4" (Brasey-Hairer Table 5, 5 stages, order 4) or "bh3" (Table 2, 3 stages, order 3).
   std::string tableau = "hem4";
-  int max_newton_iterations = 10;
+  int max_newton_iterations = 20;
   /// Bound on theta/(1-theta) |dLambda| (weights of z divided by |h|); 0 = automatic
   /// (max(10 eps / rtol, min(0.03, sqrt(rtol)))).
   double newton_tolerance = 0.0;
