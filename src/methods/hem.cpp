@@ -234,6 +234,9 @@ class Hem final : public Method {
     stage_y_ = U_.col(j);
     const std::vector<int>& zp = sys_->z_positions();
     const Vector& w = weights_->w();
+    // no memory of the previous stage's rate: this stage starts from another multiplier, and a
+    // first increment accepted on a remembered tiny rate left errors of 1e-6 in lambda
+    newton_.reset_factor(1.0);
     newton_.begin(0.05);
     for (;;) {
       if (!rhs(T_j, stage_y_, lambda_, F_.col(j))) {

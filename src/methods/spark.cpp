@@ -440,6 +440,7 @@ class Spark final : public Method {
     const Vector& w = weights_->w();
     const double ah = std::abs(st.h);
     const int zc = (s_ + 1) * n_;
+    newton_.reset_factor(1.0);  // each solve measures its own rate (no first-iteration guess)
     newton_.begin(opt_.jacobian_reuse_rate);
     for (;;) {
       if (!residual(st)) {

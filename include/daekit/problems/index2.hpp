@@ -6,6 +6,7 @@
 #include <array>
 
 #include "daekit/problem/implicit_index2_dae.hpp"
+#include "daekit/problem/semi_explicit_dae.hpp"
 #include "daekit/problems/registry.hpp"
 
 namespace daekit {
@@ -50,5 +51,24 @@ ImplicitIndex2Dae pendulum_index2_form();
 ImplicitIndex2Dae andrews_index2_form();
 /// Consistent x0 of andrews_index2_form() (the test set's q0, v0, lambda0).
 Vector andrews_index2_initial_values();
+
+/// An index-2 DAE with a hyperbolic limit cycle for the geometric tests of
+/// 001_6d2dbb58aab0d43f.txt (Theorems 2.1, 2.2): u in R^3 on the unit sphere,
+///   u' = F(u) - u lambda,   0 = g(u) = (|u|^2 - 1) / 2,
+///   F(u) = (-u2, u1, 0) - (u3 - c)(e3 - u3 u) + u rho(u),  c = 1/2,  rho = 1 + u1 + 2 u3.
+/// The first two terms are tangent to the sphere on it, so lambda = psi0(u) = u.F(u) / |u|^2 =
+/// rho(u) there (g_u f_lambda = -|u|^2: index 2), and on the sphere u3' = -(u3 - c)(1 - u3^2):
+/// the latitude circle u = (r cos t, r sin t, c), r = sqrt(1 - c^2), lambda = 1 + r cos t + 2c
+/// is a periodic orbit of period 2 pi, hyperbolic and attracting (Floquet exponent
+/// -(1 - c^2)). Its plane is not invariant for f off the orbit (f_3 = c (rho - lambda) there),
+/// and rho breaks the rotation symmetry, so the numerical invariant curve is not pinned to it.
+/// embedded = true: the embedding (3.1) of paper 001 with B = I, y = (u, v),
+///   u' = F(u) - u lambda,  v' = -v,  0 = g(u) - v,
+/// on which g(u(t)) = e^{-t} g(u0) (the constraint manifold attracts). z = lambda.
+SemiExplicitDae sphere_limit_cycle(bool embedded = false);
+/// psi0(u) = (u.F(u) + v) / |u|^2 (the consistent lambda; v = 0 without the embedding).
+double sphere_limit_cycle_lambda(VecIn u, double v = 0.0);
+/// Distance of u from the periodic orbit (the latitude circle u3 = 1/2 of the unit sphere).
+double sphere_limit_cycle_distance(VecIn u);
 
 }  // namespace daekit
