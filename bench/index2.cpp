@@ -261,6 +261,7 @@ void write_cycle(const char* path) {
       o.store_steps = true;
       if (c.project) o.projection = Projection::Full;
       const Result r = solve(dae, 0.0, 60.0, x0, c.choice, o);
+      if (!r.ok()) throw std::runtime_error(std::string(c.label) + ": " + r.message);
       std::fprintf(f, "# %s h = %g: angle u3-1/2 |g|\n", c.label, h);
       for (long n = 0; n < r.y_steps.size(); ++n) {
         if (r.t_steps[n] < 40.0) continue;
@@ -280,6 +281,7 @@ void write_cycle(const char* path) {
   o.rtol = o.atol = 1e-12;
   o.store_steps = true;
   const Result r = solve(dae, 0.0, 15.0, x1, bh3, o);
+  if (!r.ok()) throw std::runtime_error("transient: " + r.message);
   std::fprintf(f, "# transient hem bh3 h = 0.1: angle u3-1/2\n");
   for (long n = 0; n < r.y_steps.size(); ++n)
     std::fprintf(f, "%.8f %.6e\n", std::atan2(r.y_steps[n][1], r.y_steps[n][0]),

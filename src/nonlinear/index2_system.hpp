@@ -83,7 +83,8 @@ class Index2System {
   /// (differences cost n evaluations of g and m of each part with z).
   bool constraint_jacobians(double t, const Vector& y, const Vector& z, Matrix& g_y, Matrix& f_z);
 
-  /// Empty if g(t, x) and the hidden constraint (2.1b) hold to `tol` (max-norm), else what is
+  /// Empty if g(t, x) and the hidden constraint (2.1b) hold to `tol` (max-norm; the latter to
+  /// max(tol, 1e-7 times the size of its terms): it is evaluated with differences), else what is
   /// violated and by how much.
   std::string check_consistency(double t, const Vector& x, double tol);
   /// Empty if g_y a_y^{-1} f_z is invertible at (t, x) (and, for the mass form, the constraints
@@ -102,8 +103,10 @@ class Index2System {
   void setup_mass_form(const MassMatrixDae& dae, int part);
   bool mass_jacobian(double t, const Vector& y, const Vector& z, Jacobians& J);
   bool form_jacobians(double t, const Vector& y, const Vector& z, Jacobians& J);
-  /// S = g_y a_y^{-1} sum_k f_k,z and the hidden constraint residual at (t, y, z).
-  bool hidden_constraint(double t, const Vector& y, const Vector& z, Vector& residual, Matrix* S);
+  /// S = g_y a_y^{-1} sum_k f_k,z and the hidden constraint residual at (t, y, z); `scale`: the
+  /// size of its terms.
+  bool hidden_constraint(double t, const Vector& y, const Vector& z, Vector& residual, Matrix* S,
+                         double* scale);
   bool part(int k, double t, const Vector& y, const Vector& z, VecOut out);
 
   int n_ = 0, m_ = 0;
