@@ -112,6 +112,7 @@ BuiltinProblem jay_index2_builtin() {
   p.t_end = 1.0;
   p.y0 = jay_index2_exact(0.0);
   p.rtol = p.atol = 1e-6;
+  p.scd_components = {0, 1};  // y (z: index 2, accurate to stage order only)
   p.reference =
       ReferenceSolution{1.0, jay_index2_exact(1.0), "exact solution (paper 002, Section 5)"};
   return p;

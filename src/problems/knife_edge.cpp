@@ -125,6 +125,7 @@ BuiltinProblem knife_edge_builtin() {
   p.y0 = knife_edge_exact(0.0);
   p.rtol = p.atol = 1e-6;
   p.plot_components = {0, 1};
+  p.scd_components = {0, 1, 2, 3, 4, 5};  // positions and velocities (lambda: index 2)
   p.reference = ReferenceSolution{10.0, knife_edge_exact(10.0), "exact solution"};
   return p;
 }
