@@ -87,7 +87,6 @@ class Spark final : public Method {
     g_.resize(s_ + 1);
     for (Vector& g : g_) g.resize(m_);
     avals_.resize(n_);
-    gy_.resize(m_);
     NewtonMonitor::Settings ns;
     ns.max_iterations = opt_.max_newton_iterations;
     ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
@@ -174,7 +173,8 @@ class Spark final : public Method {
       return;
     }
     out.setZero();
-    for (int i = 0; i < n_; ++i) out[y_positions_[static_cast<size_t>(i)]] = yp0_[i];
+    const std::vector<int>& y_pos = sys_->y_positions();
+    for (int i = 0; i < n_; ++i) out[y_pos[static_cast<size_t>(i)]] = yp0_[i];
   }
   void dense(double t, VecOut out) const override { seg_.evaluate(t, out); }
   void dense_derivative(double t, VecOut out) const override {
@@ -228,15 +228,6 @@ class Spark final : public Method {
     t_ = t;
     x_ = x;
     sys_->split(x_, y_, z_);
-    if (y_positions_.empty()) {
-      Vector marker = Vector::Zero(sys_->size()), yy(n_), zz(m_);
-      for (int i = 0; i < n_; ++i) yy[i] = i + 1;
-      zz.setZero();
-      sys_->join(yy, zz, marker);
-      y_positions_.resize(static_cast<size_t>(n_));
-      for (int k = 0; k < sys_->size(); ++k)
-        if (marker[k] > 0) y_positions_[static_cast<size_t>(marker[k] - 1)] = k;
-    }
     if (!sys_->a(t_, y_, a0_)) return false;
     if (!fresh) return true;
     if (!compute_jacobians()) return false;
@@ -255,6 +246,7 @@ class Spark final : public Method {
   }
 
   bool compute_jacobians() {
+    jac_t_ = t_;
     jac_valid_ = sys_->jacobians(t_, y_, z_, jac_);
     for (Factorisation& f : lu_) f.valid = false;
     if (jac_valid_ && sys_->a_kind() == Index2System::AKind::Nonlinear) {
@@ -271,7 +263,8 @@ class Spark final : public Method {
     res.newton_iterations = iterations_;
     res.newton_rate = max_rate_;
     if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
-    if (outcome != AttemptOutcome::Singular) jac_valid_ = false;
+    // a Jacobian from an earlier point is renewed for the retry (a fresh one is kept)
+    if (outcome != AttemptOutcome::Singular && jac_t_ != t_) jac_valid_ = false;
     return res;
   }
 
@@ -343,14 +336,15 @@ class Spark final : public Method {
     }
     y = (1.0 - theta) * st.y0 + theta * st.Y.col(s_);
     // a(t, y) = target by simplified Newton with a_y at the step's start
-    const Vector target = st.a0 + st.h * (st.F * beta);
+    work_target_ = st.a0;
+    work_target_.noalias() += st.h * (st.F * beta);
     const double t = st.t0 + theta * st.h;
     for (int it = 0; it < 20; ++it) {
       if (!sys_->a(t, y, avals_)) return false;
-      Vector dy = avals_ - target;
-      a_lu_->solve_in_place(dy);
-      y -= dy;
-      if (dy.cwiseAbs().maxCoeff() <= 1e-14 * (1.0 + y.cwiseAbs().maxCoeff())) return true;
+      avals_ -= work_target_;
+      a_lu_->solve_in_place(avals_);
+      y -= avals_;
+      if (avals_.cwiseAbs().maxCoeff() <= 1e-14 * (1.0 + y.cwiseAbs().maxCoeff())) return true;
     }
     return true;  // the stage accuracy is far above what the remaining increment changes
   }
@@ -438,6 +432,7 @@ class Spark final : public Method {
       return false;
     }
     const Vector& w = weights_->w();
+    const std::vector<int>& y_pos = sys_->y_positions();
     const double ah = std::abs(st.h);
     const int zc = (s_ + 1) * n_;
     newton_.reset_factor(1.0);  // each solve measures its own rate (no first-iteration guess)
@@ -456,7 +451,7 @@ class Spark final : public Method {
         for (int r = 0; r < n_; ++r) {
           const double d = rhs_[i * n_ + r];
           st.Y(r, i) += d;
-          const double q = d / w[y_positions_[static_cast<size_t>(r)]];
+          const double q = d / w[y_pos[static_cast<size_t>(r)]];
           sum += q * q;
         }
       const std::vector<int>& zp = sys_->z_positions();
@@ -491,9 +486,10 @@ class Spark final : public Method {
   // (y_{h/2,h/2} - y_h) / (2^p - 1) in the integrator's weights (y components only).
   double richardson_error() {
     const double scale = 1.0 / (std::pow(2.0, 2 * s_ - 2) - 1.0);
+    const std::vector<int>& y_pos = sys_->y_positions();
     err_.setZero(sys_->size());
     for (int i = 0; i < n_; ++i)
-      err_[y_positions_[static_cast<size_t>(i)]] = scale * (end_y_[i] - full_.Y(i, s_));
+      err_[y_pos[static_cast<size_t>(i)]] = scale * (end_y_[i] - full_.Y(i, s_));
     return weights_->norm(err_);
   }
 
@@ -546,15 +542,14 @@ class Spark final : public Method {
   std::unique_ptr<RealLinearSolver> a_lu_;
   NewtonMonitor newton_;
   const ErrorWeights* weights_ = nullptr;
-  std::vector<int> y_positions_;
-  double t_ = 0, h_ = 0, h_last_ = 0, max_rate_ = 0;
+  double t_ = 0, h_ = 0, h_last_ = 0, max_rate_ = 0, jac_t_ = 0;
   int iterations_ = 0;
-  Vector x_, y_, z_, a0_, yp0_, x_new_, end_y_, end_z_, mid_y_, mid_z_, rhs_, avals_, gy_, err_;
+  Vector x_, y_, z_, a0_, yp0_, x_new_, end_y_, end_z_, mid_y_, mid_z_, rhs_, avals_, err_;
   std::vector<Vector> g_;
   SparkStep half1_, half2_, full_, last_;
   DenseSegment seg_;
   mutable Vector work_plus_, work_minus_;
-  Vector work_x_, work_y_, work_z_, work_beta_, work_ell_;
+  Vector work_x_, work_y_, work_z_, work_beta_, work_ell_, work_target_;
 };
 
 }  // namespace

@@ -60,7 +60,8 @@ class Index2System {
   Vector& p() { return mass_ ? mass_->p() : p_; }
   CallGuard& guard() { return *guard_; }
   Stats& stats() { return *stats_; }
-  /// Positions of the components of z in x.
+  /// Positions of the components of y and of z in x.
+  const std::vector<int>& y_positions() const { return y_pos_; }
   const std::vector<int>& z_positions() const { return z_pos_; }
 
   /// x -> (y, z) and back.
