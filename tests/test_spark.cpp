@@ -309,3 +309,42 @@ TEST(Spark, BadInputGivesClearErrors) {
   EXPECT_THROW(solve(jay_index2(), 0.0, 1.0, jay_index2_exact(0.0), bad, o), InvalidArgument);
   EXPECT_THROW(solve(jay_index2(), 0.0, 1.0, jay_index2_exact(0.0), "radau5", o), InvalidArgument);
 }
+
+TEST(Spark, EventsOnTheKnifeEdgeWithSparkAndHem) {
+  // x(t) = sin^2 t / 2 crosses 0.2 at asin(sqrt 0.4) (there the slope is halved: a restart with
+  // new parameters, lambda made consistent again) and, without the change, 0.4 at
+  // asin(sqrt 0.8) (terminal): event location on the dense output of both methods
+  for (const char* method : {"spark", "hem"}) {
+    Options o;
+    o.rtol = o.atol = 1e-9;
+    Event stop;
+    stop.name = "x = 0.4";
+    stop.r = [](double, VecIn x, VecIn) { return x[0] - 0.4; };
+    stop.action = [](double, Vector&, Vector&) { return EventAction::Stop; };
+    o.events = {stop};
+    Result r = solve(knife_edge(false), 0.0, 3.0, knife_edge_exact(0.0), method, o);
+    ASSERT_EQ(r.status, Status::TerminalEvent) << method << ": " << r.message;
+    const double t_stop = std::asin(std::sqrt(0.8));
+    std::printf("%-5s terminal event at t = %.12f (exact %.12f)\n", method, r.events[0].t, t_stop);
+    // spark's dense output has the order s of the IIIA extension, not 2s - 2 (methods/spark.hpp)
+    EXPECT_NEAR(r.events[0].t, t_stop, std::string(method) == "spark" ? 1e-5 : 1e-7);
+
+    Event slope;
+    slope.name = "x = 0.2";
+    slope.r = [](double, VecIn x, VecIn) { return x[0] - 0.2; };
+    slope.direction = 1;
+    slope.action = [](double, Vector&, Vector& p) {
+      p[2] = 0.5;  // g sin(alpha) halved
+      return EventAction::Restart;
+    };
+    o.events = {slope};
+    r = solve(knife_edge(false), 0.0, 3.0, knife_edge_exact(0.0), method, o);
+    ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_NEAR(r.events[0].t, std::asin(std::sqrt(0.4)),
+                std::string(method) == "spark" ? 1e-5 : 1e-7);
+    // the restart projects y onto g = 0 (the dense output at the event is off by its error)
+    const double g_end = -r.y[3] * std::sin(r.y[2]) + r.y[4] * std::cos(r.y[2]);
+    EXPECT_LT(std::abs(g_end), 1e-9);
+  }
+}

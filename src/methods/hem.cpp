@@ -151,7 +151,7 @@ class Hem final : public Method {
   bool restart(double t, const Vector& x, std::string& message) override {
     Vector y, z;
     sys_->split(x, y, z);
-    if (!sys_->consistent_z(t, y, z, message)) return false;
+    if (!sys_->consistent_state(t, y, z, message)) return false;
     Vector xx;
     sys_->join(y, z, xx);
     h_last_ = 0.0;

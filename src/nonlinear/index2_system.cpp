@@ -381,8 +381,7 @@ bool Index2System::hidden_constraint(double t, const Vector& y, const Vector& z,
   const Vector gt = (g1 - g0) / dt;
   residual = GA * (fy - at) + gt;
   // size of the terms: the differences (Jacobians, g_t) are accurate to ~sqrt(eps) of it
-  if (scale)
-    *scale = (GA.cwiseAbs() * (fy - at).cwiseAbs()).maxCoeff() + gt.cwiseAbs().maxCoeff();
+  if (scale) *scale = (GA.cwiseAbs() * (fy - at).cwiseAbs()).maxCoeff() + gt.cwiseAbs().maxCoeff();
   if (S) {
     Matrix fz = Matrix::Zero(n_, m_);
     for (int k : parts_) fz += J.f_z[static_cast<size_t>(k)];
@@ -484,6 +483,32 @@ bool Index2System::consistent_z(double t, const Vector& y, Vector& z, std::strin
   }
   message = "Newton on the hidden constraint (2.1b) for z did not converge at t = " + fmt(t);
   return false;
+}
+
+bool Index2System::consistent_state(double t, Vector& y, Vector& z, std::string& message) {
+  Vector gv;
+  Jacobians J;
+  for (int it = 0; it < 10; ++it) {
+    if (!g(t, y, z, gv) || !jacobians(t, y, z, J)) {
+      message = "a callback failed: " + guard_->failure().describe();
+      return false;
+    }
+    if (gv.cwiseAbs().maxCoeff() <= 1e-14 * (1.0 + y.cwiseAbs().maxCoeff())) break;
+    Matrix fz = Matrix::Zero(n_, m_);
+    for (int k : parts_) fz += J.f_z[static_cast<size_t>(k)];
+    const Matrix D = Eigen::FullPivLU<Matrix>(J.a_y).solve(fz);  // a_y^{-1} f_z
+    Eigen::FullPivLU<Matrix> lu(J.g_y * D);
+    if (!lu.isInvertible()) {
+      message = "g_y a_y^{-1} f_z is singular at t = " + fmt(t);
+      return false;
+    }
+    y -= D * lu.solve(gv);
+    if (!y.allFinite()) {
+      message = "the projection onto g = 0 failed at t = " + fmt(t);
+      return false;
+    }
+  }
+  return consistent_z(t, y, z, message);
 }
 
 bool Index2System::monitor(double t, const Vector& x, ConstraintResiduals& out) {

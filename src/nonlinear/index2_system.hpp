@@ -94,6 +94,9 @@ class Index2System {
   /// z with the hidden constraint (2.1b) at (t, y) by Newton from the given z; false with a
   /// message if it does not converge.
   bool consistent_z(double t, const Vector& y, Vector& z, std::string& message);
+  /// Consistent (y, z) near the given ones (after events): y moved onto g(t, y) = 0 along
+  /// a_y^{-1} f_z (the projection (2.6) of paper 001 for a(t, y) = y), then consistent_z.
+  bool consistent_state(double t, Vector& y, Vector& z, std::string& message);
   /// |g(t, y)| (max-norm) as ConstraintResiduals::position.
   bool monitor(double t, const Vector& x, ConstraintResiduals& out);
   /// The analytic Jacobians against central differences (nothing to check without them).
