@@ -302,6 +302,15 @@ TEST(Spark, BadInputGivesClearErrors) {
   r = solve(throwing, 0.0, 1.0, jay_index2_exact(0.0), "spark", o);
   EXPECT_EQ(r.status, Status::CallbackError);
   EXPECT_NE(r.message.find("g"), std::string::npos) << r.message;
+  // a wrong analytic Jacobian is caught at t0 (Options::check_jacobian)
+  ImplicitIndex2Dae wrong = jay_index2();
+  wrong.g_y = [](double, VecIn y, MatOut G) {
+    G(0, 0) = y[0] * y[1];  // should be 2 y1 y2
+    G(0, 1) = y[0] * y[0];
+  };
+  r = solve(wrong, 0.0, 1.0, jay_index2_exact(0.0), "spark", o);
+  EXPECT_EQ(r.status, Status::InvalidInput);
+  EXPECT_NE(r.message.find("disagrees with finite differences"), std::string::npos) << r.message;
   // wrong sizes and invalid options throw InvalidArgument
   EXPECT_THROW(solve(jay_index2(), 0.0, 1.0, Vector::Ones(2), "spark", o), InvalidArgument);
   SparkOptions bad;
