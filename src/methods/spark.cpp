@@ -184,6 +184,7 @@ class Spark final : public Method {
     out = (work_plus_ - work_minus_) / (2 * e);
   }
   bool restart(double t, const Vector& x, std::string& message) override {
+    history_ = false;
     Vector y, z;
     sys_->split(x, y, z);
     if (!sys_->consistent_state(t, y, z, message)) return false;
@@ -496,29 +497,46 @@ class Spark final : public Method {
     return weights_->norm(err_);
   }
 
-  // The dense output of the accepted step: the polynomial through the continuous extension at
-  // equally spaced points (s + 1 for one step, 2s + 1 over the two half steps), Newton form in
-  // theta = (t - t1) / h, newest point first.
+  // The dense output of the accepted step, a polynomial in Newton form in theta = (t - t1) / h
+  // (newest point first). With step doubling and a previous step: through the five solution
+  // values at t_{n-1}, t_{n-1/2}, t_n, t_{n+1/2}, t_{n+1} (order 2s - 2 each: interpolation
+  // error O(h^5)). Else through the continuous extension at equally spaced points (s + 1 for one
+  // step, 2s + 1 over the two half steps; order s).
   bool build_segment() {
-    const int points = fixed_step_ ? s_ + 1 : 2 * s_ + 1;
-    std::vector<double> nodes(static_cast<size_t>(points));
-    Matrix V(sys_->size(), points);
-    for (int k = 0; k < points; ++k) {
-      const double theta = 1.0 - static_cast<double>(k) / (points - 1);  // 1 .. 0
-      nodes[static_cast<size_t>(k)] = theta - 1.0;
-      bool ok = true;
-      if (fixed_step_) {
-        ok = extension(full_, theta, work_y_, work_z_);
-      } else if (theta > 0.5) {
-        ok = extension(half2_, 2.0 * theta - 1.0, work_y_, work_z_);
-      } else {
-        ok = extension(half1_, 2.0 * theta, work_y_, work_z_);
+    std::vector<double> nodes;
+    Matrix V;
+    if (!fixed_step_ && history_) {
+      const double t1 = t_ + h_, t_mid = t_ + 0.5 * h_;
+      const double ts[5] = {t1, t_mid, t_, history_t_[1], history_t_[0]};
+      V.resize(sys_->size(), 5);
+      V.col(0) = x_new_;
+      sys_->join(mid_y_, mid_z_, work_x_);
+      V.col(1) = work_x_;
+      V.col(2) = x_;
+      V.col(3) = history_x_[1];
+      V.col(4) = history_x_[0];
+      for (double t : ts) nodes.push_back((t - t1) / h_);
+    } else {
+      const int points = fixed_step_ ? s_ + 1 : 2 * s_ + 1;
+      V.resize(sys_->size(), points);
+      for (int k = 0; k < points; ++k) {
+        const double theta = 1.0 - static_cast<double>(k) / (points - 1);  // 1 .. 0
+        nodes.push_back(theta - 1.0);
+        bool ok = true;
+        if (fixed_step_) {
+          ok = extension(full_, theta, work_y_, work_z_);
+        } else if (theta > 0.5) {
+          ok = extension(half2_, 2.0 * theta - 1.0, work_y_, work_z_);
+        } else {
+          ok = extension(half1_, 2.0 * theta, work_y_, work_z_);
+        }
+        if (!ok) return false;
+        if (theta == 0.0) work_y_ = y_;
+        sys_->join(work_y_, work_z_, work_x_);
+        V.col(k) = work_x_;
       }
-      if (!ok) return false;
-      if (theta == 0.0) work_y_ = y_;
-      sys_->join(work_y_, work_z_, work_x_);
-      V.col(k) = work_x_;
     }
+    const int points = static_cast<int>(nodes.size());
     for (int k = 1; k < points; ++k)
       for (int j = points - 1; j >= k; --j)
         V.col(j) = (V.col(j) - V.col(j - 1)) /
@@ -528,6 +546,14 @@ class Spark final : public Method {
     seg_.nodes.assign(nodes.begin(), nodes.end() - 1);
     seg_.coeffs = V;
     seg_.correction.resize(0);
+    // the accepted step's start and midpoint become the history of the next one
+    if (!fixed_step_) {
+      history_t_[0] = t_;
+      history_t_[1] = t_ + 0.5 * h_;
+      history_x_[0] = x_;
+      sys_->join(mid_y_, mid_z_, history_x_[1]);
+      history_ = true;
+    }
     return true;
   }
 
@@ -551,6 +577,9 @@ class Spark final : public Method {
   std::vector<Vector> g_;
   SparkStep half1_, half2_, full_, last_;
   DenseSegment seg_;
+  bool history_ = false;  // the previous accepted step's start and midpoint are known
+  double history_t_[2] = {0, 0};
+  Vector history_x_[2];
   mutable Vector work_plus_, work_minus_;
   Vector work_x_, work_y_, work_z_, work_beta_, work_ell_, work_target_;
 };
