@@ -137,6 +137,10 @@ struct Integrator::Impl : public DenseSource {
       throw InvalidArgument("method '" + reg.info.name +
                             "' does not take an ImplicitDae (it solves " + reg.info.summary() +
                             "); write the problem as M y' = f or choose bdf");
+    if (input.index2_form && !caps.index2_form)
+      throw InvalidArgument("method '" + reg.info.name +
+                            "' does not take an ImplicitIndex2Dae (it solves " +
+                            reg.info.summary() + "); choose spark or hem");
     n = static_cast<int>(y0.size());
     opt.validate(n);
     if (!std::isfinite(t0) || !std::isfinite(t_end))
@@ -665,6 +669,7 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
   in.t0 = t0;
   in.options = &method.options();
   in.linear_solver = I.opt.linear_solver;
+  in.fixed_step = I.opt.fixed_step;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
@@ -689,9 +694,32 @@ Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Ve
   in.t0 = t0;
   in.options = &method.options();
   in.linear_solver = I.opt.linear_solver;
+  in.fixed_step = I.opt.fixed_step;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
+}
+
+Integrator::Integrator(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
+                       const MethodChoice& method, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  dae.validate();
+  if (x0.size() != dae.n + dae.m)
+    throw InvalidArgument("solve: x0 = (y0, z0) must have size n + m = " +
+                          std::to_string(dae.n + dae.m) + " for problem '" + dae.name + "'");
+  Impl& I = *impl_;
+  I.opt = options;
+  I.t0 = t0;
+  I.t_end = t_end;
+  MethodInput in;
+  in.index2_form = &dae;
+  in.t0 = t0;
+  in.options = &method.options();
+  in.linear_solver = I.opt.linear_solver;
+  in.fixed_step = I.opt.fixed_step;
+  in.guard = &I.guard;
+  in.stats = &I.result.stats;
+  I.setup(dae.name, in, method, x0);
 }
 
 Integrator::~Integrator() = default;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "daekit/problems/index2.hpp"
+
 namespace daekit {
 
 namespace {
@@ -30,6 +32,8 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"pendulum-el", pendulum_euler_lagrange},
       {"andrews-el", andrews_euler_lagrange},
       {"truck-el", truck_euler_lagrange},
+      {"jay-index2", jay_index2_builtin},
+      {"knife-edge", knife_edge_builtin},
   };
   return t;
 }
