@@ -949,6 +949,7 @@ PYBIND11_MODULE(_daekit, m) {
       caps["order"] = c.order;
       caps["dense_output_order"] = c.dense_output_order;
       caps["own_step_control"] = c.own_step_control;
+      caps["index2_form"] = c.index2_form;
       caps["projection"] = c.projection;
       py::dict d;
       d["name"] = mi.name;
