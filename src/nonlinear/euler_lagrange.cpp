@@ -79,7 +79,8 @@ EulerLagrangeDae euler_lagrange_form(const MechanicalSystem& sys) {
   // x' = (v, M^{-1} f): the mass matrix factored per call (or once when constant)
   struct MassWork {
     Matrix M;
-    Eigen::LLT<Matrix> llt;
+    Eigen::LLT<Matrix> llt{
+        Matrix::Identity(1, 1)};  // info set before any copy (see formulations.cpp)
     bool factored = false;
   };
   auto factor = [sys](MassWork& w, double t, VecIn q, VecIn p) {

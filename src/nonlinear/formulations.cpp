@@ -138,8 +138,8 @@ ProjectionWorkspace::ProjectionWorkspace(int nq, int nlambda)
       g(nlambda),
       mu(nlambda),
       dq(nq),
-      llt(nq),
-      lu(nlambda) {}
+      llt(Matrix::Identity(nq, nq)),  // Eigen's LLT leaves its info field unset until
+      lu(nlambda) {}                  // compute(): moving it before would read it (UBSan)
 
 namespace {
 // M(q), G(q), M^{-1} G^T and the LU of G M^{-1} G^T at q.

@@ -44,7 +44,10 @@ namespace {
 // Scratch storage of the mechanical parts (captured by value: each copy of the problem has its
 // own).
 struct MechanicalWork {
-  MechanicalWork(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), rhs(nq) {}
+  // llt computed once on I: Eigen's LLT leaves its info field unset until compute(), and the
+  // copies of the problem copy it (UBSan: load of an invalid enum value)
+  MechanicalWork(int nq, int m)
+      : M(nq, nq), G(m, nq), f(nq), g(m), rhs(nq), llt(Matrix::Identity(nq, nq)) {}
   Matrix M, G;
   Vector f, g, rhs;
   Eigen::LLT<Matrix> llt;
