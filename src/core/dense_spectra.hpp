@@ -2,10 +2,12 @@
 // the callers -- the Runge-Kutta transformations and the multistep characteristic roots in
 // tableaus/, reference solutions in the tests -- do not each instantiate Eigen's eigensolvers
 // (8 s of compile time per translation unit for the general one). Internal header (not
-// installed); sits in core because tableaus/ (below linalg/) needs it.
+// installed); sits in core because tableaus/ (below linalg/) needs it. The LU instantiations
+// declared at the end are in dense_decompositions.cpp.
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/LU>
 #include <complex>
 
 #include "daekit/core/types.hpp"
@@ -30,3 +32,9 @@ void eigen_decomposition(const Matrix& A, ComplexVector& values, ComplexMatrix& 
 void symmetric_eigen(const Matrix& A, Vector& values, Matrix& Q);
 
 }  // namespace daekit
+
+// The dense LU decompositions the tableaus, the consistent initialization and the tests use
+// outside the solvers' own LU (linalg/dense_lu), instantiated once in dense_spectra.cpp.
+extern template class Eigen::FullPivLU<daekit::Matrix>;
+extern template class Eigen::FullPivLU<daekit::ComplexMatrix>;
+extern template class Eigen::PartialPivLU<daekit::Matrix>;

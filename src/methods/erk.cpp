@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/dense_spectra.hpp"
 #include "methods/factory.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/systems.hpp"

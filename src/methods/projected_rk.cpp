@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/dense_spectra.hpp"
 #include "daekit/tableaus/analysis.hpp"
 #include "methods/factory.hpp"
 #include "nonlinear/consistency.hpp"

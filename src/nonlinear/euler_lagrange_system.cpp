@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "core/dense_spectra.hpp"
+
 namespace daekit {
 
 namespace {

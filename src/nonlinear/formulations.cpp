@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/dense_spectra.hpp"
 #include "nonlinear/finite_difference.hpp"
 
 namespace daekit {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/dense_spectra.hpp"
 #include "nonlinear/consistency.hpp"
 
 namespace daekit {

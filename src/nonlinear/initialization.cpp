@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/dense_spectra.hpp"
 #include "linalg/dense_kernels.hpp"
 #include "linalg/linear_solver.hpp"
 #include "nonlinear/consistency.hpp"

@@ -3,7 +3,6 @@
 // E-polynomial, algebraic stability, AN-stability search, B- and BN-stability checks.
 #include "daekit/tableaus/analysis.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +11,8 @@
 #include <numbers>
 #include <random>
 #include <sstream>
+
+#include "core/dense_spectra.hpp"
 
 namespace daekit {
 
@@ -290,9 +291,9 @@ LinearStability linear_stability(const RungeKuttaTableau& t) {
   ls.r_inf = r_infinity(t);
   // poles: z = 1 / lambda for the nonzero eigenvalues lambda of A
   ls.poles_right = true;
-  Eigen::EigenSolver<Matrix> es(t.A);
+  const ComplexVector eigenvalues_of_A = eigenvalues(t.A);
   for (int k = 0; k < t.stages(); ++k) {
-    const std::complex<double> l = es.eigenvalues()[k];
+    const std::complex<double> l = eigenvalues_of_A[k];
     if (std::abs(l) > 1e-13 && l.real() <= 1e-13 * std::abs(l)) ls.poles_right = false;
   }
   // E(x) >= 0 on x >= 0: sign of the lowest and highest coefficients, and no sign change at a
@@ -321,9 +322,9 @@ LinearStability linear_stability(const RungeKuttaTableau& t) {
       Matrix Cm = Matrix::Zero(m, m);
       for (int k = 0; k < m; ++k) Cm(0, k) = -e[hi - 1 - k] / e[hi];
       for (int k = 1; k < m; ++k) Cm(k, k - 1) = 1.0;
-      Eigen::EigenSolver<Matrix> ce(Cm);
+      const ComplexVector roots = eigenvalues(Cm);
       for (int k = 0; k < m; ++k) {
-        const std::complex<double> x = ce.eigenvalues()[k];
+        const std::complex<double> x = roots[k];
         if (x.real() <= 0 || std::abs(x.imag()) > 1e-6 * std::abs(x)) continue;
         const double below = eval_poly(e, x.real() * (1 - 1e-5)),
                      above = eval_poly(e, x.real() * (1 + 1e-5));
@@ -362,8 +363,10 @@ Matrix algebraic_stability_matrix(const RungeKuttaTableau& t) {
 }
 
 Vector algebraic_stability_eigenvalues(const RungeKuttaTableau& t) {
-  Eigen::SelfAdjointEigenSolver<Matrix> es(algebraic_stability_matrix(t));
-  return es.eigenvalues();
+  Vector values;
+  Matrix Q;
+  symmetric_eigen(algebraic_stability_matrix(t), values, Q);
+  return values;
 }
 
 bool algebraically_stable(const RungeKuttaTableau& t, double tol) {
@@ -418,10 +421,12 @@ AnStability an_stability(const RungeKuttaTableau& t, int samples) {
   Matrix G = Matrix::Zero(s, ng);
   for (int i = 0; i < s; ++i) G(i, group[static_cast<size_t>(i)]) = 1.0;
   const Matrix Mg = G.transpose() * algebraic_stability_matrix(t) * G;
-  Eigen::SelfAdjointEigenSolver<Matrix> es(Mg);
+  Vector Mg_values;
+  Matrix Mg_vectors;
+  symmetric_eigen(Mg, Mg_values, Mg_vectors);
   for (int k = 0; k < ng; ++k) {
-    if (es.eigenvalues()[k] >= 0) continue;
-    const Vector v = es.eigenvectors().col(k);
+    if (Mg_values[k] >= 0) continue;
+    const Vector v = Mg_vectors.col(k);
     for (double eps : {1e-2, 0.1, 0.5, 1.0, 2.0, 5.0}) {
       for (double sign : {1.0, -1.0}) {
         Eigen::VectorXcd w = std::complex<double>(0.0, sign * eps) * v.cast<std::complex<double>>();

@@ -1,9 +1,10 @@
 #include "daekit/tableaus/multistep.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "core/dense_spectra.hpp"
 
 namespace daekit {
 
@@ -126,8 +127,8 @@ std::vector<std::complex<double>> polynomial_roots(const Vector& c) {
   Matrix C = Matrix::Zero(deg, deg);  // companion matrix of the monic polynomial
   for (int j = 0; j < deg; ++j) C(0, j) = -c[j + 1] / c[0];
   for (int i = 1; i < deg; ++i) C(i, i - 1) = 1.0;
-  Eigen::EigenSolver<Matrix> es(C, false);
-  for (int i = 0; i < deg; ++i) roots.push_back(es.eigenvalues()[i]);
+  const ComplexVector values = eigenvalues(C);
+  for (int i = 0; i < deg; ++i) roots.push_back(values[i]);
   return roots;
 }
 
@@ -232,9 +233,13 @@ bool absolutely_stable(const LinearMultistepFormula& f, std::complex<double> z) 
   Eigen::MatrixXcd C = Eigen::MatrixXcd::Zero(k, k);
   for (int j = 0; j < k; ++j) C(0, j) = -c[j + 1] / c[0];
   for (int i = 1; i < k; ++i) C(i, i - 1) = 1.0;
-  Eigen::ComplexEigenSolver<Eigen::MatrixXcd> es(C, false);
-  for (int i = 0; i < k; ++i)
-    if (std::abs(es.eigenvalues()[i]) >= 1.0) return false;
+  // the real matrix [Re C, -Im C; Im C, Re C] has the eigenvalues of C and their conjugates:
+  // the same moduli, from the real eigensolver
+  Matrix R(2 * k, 2 * k);
+  R << C.real(), -C.imag(), C.imag(), C.real();
+  const ComplexVector roots = eigenvalues(R);
+  for (int i = 0; i < 2 * k; ++i)
+    if (std::abs(roots[i]) >= 1.0) return false;
   return true;
 }
 

@@ -1,11 +1,12 @@
 #include "daekit/tableaus/runge_kutta.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "core/dense_spectra.hpp"
 
 namespace daekit {
 
@@ -324,9 +325,9 @@ TransformedTableau transform_inverse(const RungeKuttaTableau& t) {
   const int s = t.stages();
   if (s % 2 == 0) throw InvalidArgument("transform_inverse: needs an odd number of stages");
   const Matrix Ainv = t.A.inverse();
-  Eigen::EigenSolver<Matrix> es(Ainv);
-  const Eigen::VectorXcd lambda = es.eigenvalues();
-  const Eigen::MatrixXcd V = es.eigenvectors();
+  ComplexVector lambda;
+  ComplexMatrix V;
+  eigen_decomposition(Ainv, lambda, V);
   TransformedTableau tt;
   tt.T.resize(s, s);
   tt.alpha.resize((s - 1) / 2);
@@ -365,9 +366,9 @@ BlockDiagonalInverse block_diagonalise_inverse(const Matrix& A) {
   if (s == 0 || A.cols() != s || !Eigen::FullPivLU<Matrix>(A).isInvertible())
     throw InvalidArgument("block_diagonalise_inverse: A must be square and invertible");
   const Matrix Ainv = A.inverse();  // as transform_inverse(): the same constants for s = 3
-  Eigen::EigenSolver<Matrix> es(Ainv);
-  const Eigen::VectorXcd lambda = es.eigenvalues();
-  const Eigen::MatrixXcd V = es.eigenvectors();
+  ComplexVector lambda;
+  ComplexMatrix V;
+  eigen_decomposition(Ainv, lambda, V);
   std::vector<int> reals, pairs;
   for (int k = 0; k < s; ++k) {
     const double im = lambda[k].imag();
