@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(mktemp)
 trap 'rm -f "$data"' EXIT
+cmake --build build --target daekit_formulations >/dev/null
 build/bench/daekit_formulations --drift-csv "$data"
 gnuplot <<GP
 set terminal pngcairo size 900,560 font "Sans,10"

@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 fig=$(mktemp)
 cycle=$(mktemp)
 trap 'rm -f "$fig" "$cycle"' EXIT
+cmake --build build --target daekit_index2 >/dev/null
 build/bench/daekit_index2 --fig51 "$fig"
 build/bench/daekit_index2 --cycle "$cycle"
 gnuplot <<GP
