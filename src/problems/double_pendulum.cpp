@@ -113,6 +113,11 @@ BuiltinProblem double_pendulum() {
   p.dae = to_mass_matrix_form(q);
   p.dae.name = p.name;
   p.y0 = initial_values(q, p.t0, y0);
+  // reference (theta, omega) from the Cartesian model, w = y' from M(y) w = f (computed once)
+  static const Vector reference_at_end = initial_values(q, p.t_end, double_pendulum_reference(3.0));
+  p.reference = ReferenceSolution{
+      p.t_end, reference_at_end,
+      "Cartesian index-3 model, underlying ODE by RK4 (h = 5e-4, compensated sums)"};
   p.rtol = p.atol = 1e-8;
   p.plot_components = {0, 1};
   p.scd_components = {0, 1, 2, 3};

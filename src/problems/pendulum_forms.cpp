@@ -145,6 +145,8 @@ BuiltinProblem pendulum_index0() {
     const Vector a = pendulum_exact_angle(phi0, default_g / default_l, t);
     return cartesian_state(a[0], a[1], default_m, default_l, default_g);
   };
+  p.reference = ReferenceSolution{p.t_end, p.exact(p.t_end),
+                                  "exact solution (Jacobi elliptic functions, AGM)"};
   return p;
 }
 
@@ -177,6 +179,8 @@ BuiltinProblem pendulum_state_space() {
   p.y0 << phi0, 0.0;
   p.rtol = p.atol = 1e-8;
   p.exact = [](double t) { return pendulum_exact_angle(phi0, default_g / default_l, t); };
+  p.reference = ReferenceSolution{p.t_end, p.exact(p.t_end),
+                                  "exact solution (Jacobi elliptic functions, AGM)"};
   return p;
 }
 

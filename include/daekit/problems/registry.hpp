@@ -149,6 +149,8 @@ BuiltinProblem driven_pendulum();
 /// Reference (phi, omega)(t) of driven_pendulum from the angle ODE
 /// phi'' = -(g + s''(t)) sin(phi) / l by RK4 with step h.
 Vector driven_pendulum_reference(double amplitude, double t, double h = 1e-5);
+/// The state (x, y, v_x, v_y, lambda) of driven_pendulum at t from that reference.
+Vector driven_state(double amplitude, double t);
 /// The planar truck (truck_multibody_system) in its index-3 form, "truck-index3".
 BuiltinProblem truck_index3();
 
