@@ -5,9 +5,9 @@
 //   G = (x, y - s),   g_t = -(y - s) s'(t),
 // velocity constraint G v + g_t = 0, acceleration constraint with the curvature
 //   g_qq(v, v) + 2 g_tq v + g_tt = v_x^2 + (v_y - s')^2 - (y - s) s''
-// (not given to the system: daekit differences G v + g_t along (1, v); the tests compare with
-// this formula). Angle phi from the downward vertical, x = l sin phi, y = s - l cos phi; in the
-// frame of the support the pendulum feels gravity g + s''(t):
+// (given analytically; the tests compare daekit's differences of G v + g_t along (1, v) with it).
+// Angle phi from the downward vertical, x = l sin phi, y = s - l cos phi; in the frame of the
+// support the pendulum feels gravity g + s''(t):
 //   phi'' = -(g + s''(t)) sin(phi) / l,
 // the independent formulation of the reference (RK4). With A^2 Omega^2 > 2 g l the upright
 // position phi = pi is stable (Kapitza 1951; Landau-Lifshitz, Mechanics, sec. 30): started
@@ -66,6 +66,11 @@ MechanicalSystem driven_pendulum_system(double amplitude) {
   };
   s.g_t = [](double t, VecIn q, VecOut gt, VecIn p) {
     gt[0] = -(q[1] - support(p[0], t)) * support_velocity(p[0], t);
+  };
+  s.curvature = [](double t, VecIn q, VecIn v, VecOut c, VecIn p) {
+    const double sv = support_velocity(p[0], t);
+    c[0] = v[0] * v[0] + (v[1] - sv) * (v[1] - sv) -
+           (q[1] - support(p[0], t)) * support_acceleration(p[0], t);
   };
   return s;
 }
