@@ -17,7 +17,8 @@
 //   0 = q_a - Q_a(u1),  0 = node-2 equation,  0 = q_b - Q_b(u3),
 // the same solutions, written independently of C_a, C_b: the reference for the tests. The
 // parameters are ours (no published model): a diode limiter with two varactors, chosen so that
-// the diode clips u2 near 0.5 V on the positive half-waves and C_a, C_b vary by factors ~5.
+// the diode clips u2 at 0.55 V on the positive half-waves; over [0, 20] u1 spans [-3.9, 2.8] V,
+// so C_a varies by a factor 4 (1 .. 0.25), and C_b by 1.8 (0.5 .. 0.89).
 // y(0) = 0 (consistent: V(0) = 0), t in [0, 20] (two periods).
 #include <cmath>
 #include <numbers>
