@@ -40,6 +40,7 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"pendulum-index0", pendulum_index0},
       {"pendulum-ssf", pendulum_state_space},
       {"pendulum-driven", driven_pendulum},
+      {"slider-crank", slider_crank},
       {"truck-index3", truck_index3},
   };
   return t;

@@ -151,6 +151,11 @@ BuiltinProblem driven_pendulum();
 Vector driven_pendulum_reference(double amplitude, double t, double h = 1e-5);
 /// The state (x, y, v_x, v_y, lambda) of driven_pendulum at t from that reference.
 Vector driven_state(double amplitude, double t);
+/// Slider-crank with the prescribed crank angle omega0 t + alpha t^2 / 2 (rheonomic), index 3,
+/// "slider-crank"; slider_crank_exact(t) = (q, v)(t) in closed form.
+MechanicalSystem slider_crank_system();
+BuiltinProblem slider_crank();
+Vector slider_crank_exact(double t);
 /// The planar truck (truck_multibody_system) in its index-3 form, "truck-index3".
 BuiltinProblem truck_index3();
 
