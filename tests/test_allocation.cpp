@@ -204,3 +204,18 @@ TEST(Allocation, ProjectionAndFormulationsAllocateNothing) {
     }
   }
 }
+
+// Issue 14: the y' = w form of state-dependent mass matrices (analytic and differenced
+// Jacobians; the double pendulum's Coriolis terms differenced from M in the closure's scratch
+// storage) and a rheonomic mechanical system with analytic g_t and curvature.
+TEST(Allocation, StateDependentMassAndRheonomicAllocateNothing) {
+  for (const char* name : {"varactor-circuit", "double-pendulum", "pendulum-driven"}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    for (bool analytic : {true, false}) {
+      long steps = 0;
+      EXPECT_EQ(allocations_in_step_loop(p, analytic, &steps), 0)
+          << name << (analytic ? " analytic" : " finite-difference") << " Jacobian";
+      EXPECT_GT(steps, 50);
+    }
+  }
+}

@@ -64,6 +64,10 @@ MassMatrixDae to_mass_matrix_form(const EulerLagrangeDae& el) {
 
 EulerLagrangeDae euler_lagrange_form(const MechanicalSystem& sys) {
   sys.validate();
+  if (sys.rheonomic)
+    throw InvalidArgument("euler_lagrange_form: mechanical system '" + sys.name +
+                          "' has rheonomic constraints (G v + g_t = 0 is not of the form "
+                          "0 = g(x)); use formulate()");
   const int nq = sys.nq, m = sys.nlambda;
   EulerLagrangeDae el;
   el.nx = 2 * nq;

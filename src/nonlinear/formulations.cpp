@@ -41,10 +41,54 @@ void constraint_jacobian(const MechanicalSystem& sys, double t, VecIn q, MatOut 
   }
 }
 
+void constraint_time_derivative(const MechanicalSystem& sys, double t, VecIn q, VecOut out,
+                                VecIn p) {
+  if (!sys.rheonomic) {
+    out.setZero();
+    return;
+  }
+  if (sys.g_t) {
+    sys.g_t(t, q, out, p);
+    return;
+  }
+  // central difference in t (the increment of the curvature's differences)
+  const double e = std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t));
+  Vector gm(sys.nlambda);
+  sys.g(t + e, q, out, p);
+  sys.g(t - e, q, gm, p);
+  out = (out - gm) / (2 * e);
+}
+
+namespace {
+// Rheonomic curvature: the derivative of s -> G(t + s, q + s v) v + g_t(t + s, q + s v) at
+// s = 0, by a central difference, = g_qq(v, v) + 2 g_tq v + g_tt.
+void rheonomic_curvature(const MechanicalSystem& sys, double t, VecIn q, VecIn v, VecOut out,
+                         VecIn p) {
+  const double e = std::cbrt(std::numeric_limits<double>::epsilon()) *
+                   std::max({1.0, std::abs(t), q.cwiseAbs().maxCoeff()}) /
+                   std::max(1.0, v.cwiseAbs().maxCoeff());
+  const int m = sys.nlambda;
+  Matrix G(m, sys.nq);
+  Vector gt(m);
+  const Vector qp = q + e * v, qm = q - e * v;
+  constraint_jacobian(sys, t + e, qp, G, p);
+  constraint_time_derivative(sys, t + e, qp, gt, p);
+  out = G * v + gt;
+  constraint_jacobian(sys, t - e, qm, G, p);
+  constraint_time_derivative(sys, t - e, qm, gt, p);
+  out -= G * v + gt;
+  out /= 2 * e;
+}
+}  // namespace
+
 void constraint_curvature(const MechanicalSystem& sys, double t, VecIn q, VecIn v, VecOut out,
                           VecIn p) {
   if (sys.curvature) {
     sys.curvature(t, q, v, out, p);
+    return;
+  }
+  if (sys.rheonomic) {
+    rheonomic_curvature(sys, t, q, v, out, p);
     return;
   }
   // central difference of q -> G(q) v along v: (G(q + e v) - G(q - e v)) v / (2 e)
@@ -72,7 +116,8 @@ ConstraintResiduals constraint_residuals(const MechanicalSystem& sys, double t, 
   constraint_jacobian(sys, t, q, Gm, sys.p);
   constraint_curvature(sys, t, q, v, c, sys.p);
   r.position = gv.cwiseAbs().maxCoeff();
-  r.velocity = (Gm * v).cwiseAbs().maxCoeff();
+  constraint_time_derivative(sys, t, q, gv, sys.p);
+  r.velocity = (Gm * v + gv).cwiseAbs().maxCoeff();
   r.acceleration = (Gm * vdot + c).cwiseAbs().maxCoeff();
   return r;
 }
@@ -118,7 +163,9 @@ void check_consistent_positions(const MechanicalSystem& sys, double t, const Vec
   Matrix G(sys.nlambda, sys.nq);
   sys.g(t, q, gv, sys.p);
   constraint_jacobian(sys, t, q, G, sys.p);
-  const Vector Gv = G * v;
+  Vector gt(sys.nlambda);
+  constraint_time_derivative(sys, t, q, gt, sys.p);
+  const Vector Gv = G * v + gt;
   for (int i = 0; i < sys.nlambda; ++i)
     if (!(std::abs(gv[i]) <= tol))
       throw InvalidArgument("mechanical system '" + sys.name + "': initial positions violate " +
@@ -127,8 +174,9 @@ void check_consistent_positions(const MechanicalSystem& sys, double t, const Vec
   for (int i = 0; i < sys.nlambda; ++i)
     if (!(std::abs(Gv[i]) <= tol))
       throw InvalidArgument("mechanical system '" + sys.name + "': initial velocities violate " +
-                            "the velocity constraint " + std::to_string(i) + ": |(G(q0) v0)_" +
-                            std::to_string(i) + "| = " + fmt(std::abs(Gv[i])) + " > " + fmt(tol));
+                            "the velocity constraint " + std::to_string(i) +
+                            ": |(G(q0) v0 + g_t)_" + std::to_string(i) +
+                            "| = " + fmt(std::abs(Gv[i])) + " > " + fmt(tol));
 }
 
 ProjectionWorkspace::ProjectionWorkspace(int nq, int nlambda)
@@ -181,6 +229,10 @@ bool project_mechanical(const MechanicalSystem& sys, double t, VecOut q, VecOut 
     if (!prepare_projection(sys, t, q, ws, p)) return false;
   }
   ws.g.noalias() = ws.G * v;
+  if (sys.rheonomic) {  // G v + g_t = 0
+    constraint_time_derivative(sys, t, q, ws.mu, p);
+    ws.g += ws.mu;
+  }
   ws.mu = ws.lu.solve(ws.g);
   v.noalias() -= ws.MinvGT * ws.mu;
   return v.allFinite() && q.allFinite();
@@ -209,8 +261,8 @@ Tags tags_of(Formulation form) {
 // Scratch storage of the right-hand side of a formulation (owned by value by its closure).
 struct RhsWorkspace {
   Matrix M, G;
-  Vector f, g, tmp, tmp2;
-  RhsWorkspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), tmp(nq), tmp2(nq) {}
+  Vector f, g, gt, tmp, tmp2;
+  RhsWorkspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), gt(m), tmp(nq), tmp2(nq) {}
 };
 
 // The drift monitor's storage.
@@ -297,6 +349,10 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
         break;
       case Formulation::Index2:
         c.noalias() = ws.G * v;
+        if (sys.rheonomic) {  // G v + g_t
+          constraint_time_derivative(sys, t, q, ws.gt, p);
+          c += ws.gt;
+        }
         break;
       case Formulation::Index1:
         constraint_curvature(sys, t, q, v, ws.g, p);
@@ -311,7 +367,13 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
         c += ws.g;
         break;
     }
-    if (form == Formulation::GGL) out.segment(L.mu, m).noalias() = ws.G * v;
+    if (form == Formulation::GGL) {
+      out.segment(L.mu, m).noalias() = ws.G * v;
+      if (sys.rheonomic) {
+        constraint_time_derivative(sys, t, q, ws.gt, p);
+        out.segment(L.mu, m) += ws.gt;
+      }
+    }
   };
 
   // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
@@ -335,6 +397,10 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     constraint_curvature(sys, t, q, v, w.c, p);
     r.position = w.g.cwiseAbs().maxCoeff();
     w.Gx.noalias() = w.G * v;
+    if (sys.rheonomic) {
+      constraint_time_derivative(sys, t, q, w.g, p);
+      w.Gx += w.g;
+    }
     r.velocity = w.Gx.cwiseAbs().maxCoeff();
     w.Gx.noalias() = w.G * w.vdot;
     w.Gx += w.c;

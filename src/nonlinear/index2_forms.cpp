@@ -57,6 +57,10 @@ struct MechanicalWork {
 
 ImplicitIndex2Dae index2_form(const MechanicalSystem& sys) {
   sys.validate();
+  if (sys.rheonomic)
+    throw InvalidArgument("index2_form: mechanical system '" + sys.name +
+                          "' has rheonomic constraints (not supported by this form); use "
+                          "formulate()");
   const int nq = sys.nq, m = sys.nlambda;
   if (m == 0)
     throw InvalidArgument("index2_form: mechanical system '" + sys.name + "' has no constraints");

@@ -56,6 +56,11 @@ ManifoldEquations mechanical_constraints(const MechanicalSystem& sys, Formulatio
     Matrix G(L.m, L.nq);
     constraint_jacobian(sys, t, q, G, sys.p);
     c.tail(L.m) = G * v;
+    if (sys.rheonomic) {  // G v + g_t = 0
+      Vector gt(L.m);
+      constraint_time_derivative(sys, t, q, gt, sys.p);
+      c.tail(L.m) += gt;
+    }
   };
   return eq;
 }

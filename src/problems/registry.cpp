@@ -34,6 +34,14 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"truck-el", truck_euler_lagrange},
       {"jay-index2", jay_index2_builtin},
       {"knife-edge", knife_edge_builtin},
+      // issue 14, parts 1 and 4 (docs/applications.md)
+      {"varactor-circuit", varactor_circuit},
+      {"double-pendulum", double_pendulum},
+      {"pendulum-index0", pendulum_index0},
+      {"pendulum-ssf", pendulum_state_space},
+      {"pendulum-driven", driven_pendulum},
+      {"slider-crank", slider_crank},
+      {"truck-index3", truck_index3},
   };
   return t;
 }

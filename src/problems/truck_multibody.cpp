@@ -203,3 +203,35 @@ BuiltinProblem truck_euler_lagrange() {
 }
 
 }  // namespace daekit
+
+namespace daekit {
+
+// The same truck as a MechanicalSystem in its index-3 form (formulate), the form the notes'
+// ch. 9 states for multibody systems ((9.1), (9.2)): q' = v, M v' = f - G^T lambda, 0 = g(q);
+// y = (q, v, lambda), 20 components; consistent lambda0 from the saddle-point system.
+BuiltinProblem truck_index3() {
+  BuiltinProblem p;
+  p.name = "truck-index3";
+  p.title = "planar truck of Eich-Soellner/Fuhrer (notes 9.5.1, Fig. 9.2) in index-3 form";
+  p.description =
+      "5 bodies (chassis, load hinged to it, cabin, 2 wheels), 9 positions, 2 constraints\n"
+      "(the load's hinge), road hump under the wheels; position constraint g(q) = 0 (index 3),\n"
+      "the form of notes (9.1)-(9.2); t in [0, 3].";
+  p.source =
+      "004_cf00f948f14222cf.txt ch. 9.5.1 (model of [ESF98, p. 20]); equations of "
+      "truck_multibody_system (Eich-Soellner & Fuhrer 1998, see truck-el)";
+  p.mechanical = truck_multibody_system();
+  p.dae = formulate(*p.mechanical, Formulation::Index3);
+  p.dae.name = p.name;
+  p.t0 = 0.0;
+  p.t_end = 3.0;
+  const BuiltinProblem el = truck_euler_lagrange();
+  p.y0 =
+      initial_values(*p.mechanical, Formulation::Index3, p.t0, el.y0.head(9), el.y0.segment(9, 9));
+  p.rtol = p.atol = 1e-8;
+  p.scd_components = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  p.plot_components = {1, 2, 4, 7};
+  return p;
+}
+
+}  // namespace daekit

@@ -27,16 +27,19 @@ namespace daekit {
 // finite differences otherwise).
 /// G = dg/dq at q (nlambda x nq).
 void constraint_jacobian(const MechanicalSystem& sys, double t, VecIn q, MatOut G, VecIn p);
-/// g_qq(q)(v, v) = (d/dq (G(q) v)) v.
+/// g_t = dg/dt at (t, q) (zero unless sys.rheonomic; central differences in t without sys.g_t).
+void constraint_time_derivative(const MechanicalSystem& sys, double t, VecIn q, VecOut out,
+                                VecIn p);
+/// g_qq(q)(v, v) = (d/dq (G(q) v)) v, plus 2 g_tq v + g_tt for a rheonomic system.
 void constraint_curvature(const MechanicalSystem& sys, double t, VecIn q, VecIn v, VecOut out,
                           VecIn p);
-/// |g(q)|, |G(q) v|, |G(q) vdot + g_qq(q)(v, v)| (max-norms).
+/// |g(q)|, |G(q) v + g_t|, |G(q) vdot + curvature| (max-norms).
 ConstraintResiduals constraint_residuals(const MechanicalSystem& sys, double t, VecIn q, VecIn v,
                                          VecIn vdot);
 
 /// Consistent accelerations and multipliers for given (q, v): solves the saddle-point system
 ///   [M  G^T] [w     ]   [f(t, q, v)    ]
-///   [G   0 ] [lambda] = [-g_qq(q)(v, v)]
+///   [G   0 ] [lambda] = [-g_qq(q)(v, v)]   (rheonomic: - g_qq(v, v) - 2 g_tq v - g_tt)
 /// Throws InvalidArgument if G is rank deficient (naming the constraint) or M is singular.
 struct AccelerationAndMultipliers {
   Vector w;

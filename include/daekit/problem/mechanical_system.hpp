@@ -2,11 +2,19 @@
 //
 //     q' = v,
 //     M(q) v' = f(t, q, v) - G(q)^T lambda,       G = dg/dq,
-//     0 = g(q),
+//     0 = g(t, q),
 //
 // (000_da456d5bdd91ee80.txt eq. (2.1) with u = q, NOTES-004.md ch. 9). Differentiating the
 // constraint gives the hidden constraints 0 = G(q) v (velocity level) and
 // 0 = G(q) v' + g_qq(q)(v, v) (acceleration level); consistent initial values satisfy all three.
+// Rheonomic (time-dependent) constraints, prescribed motions such as a driven crank or a moving
+// suspension point (rheonomic = true), add the explicit time derivatives (004 ch. 3.2.1 carried
+// out with t in g):
+//     velocity level      0 = G(t, q) v + g_t(t, q),
+//     acceleration level  0 = G(t, q) v' + g_qq(v, v) + 2 g_tq v + g_tt,
+// and the curvature term c(t, q, v) = g_qq(v, v) + 2 g_tq v + g_tt is the second derivative of
+// s -> g(t + s, q + s v) at s = 0 (what `curvature` must return for a rheonomic system; by
+// central differences of G v + g_t along (1, v) when it is not given).
 // The formulations daekit solves (index 3, 2, 1, GGL), the projections and consistent values
 // are built from it in nonlinear/formulations.hpp. Callbacks may take p as an extra last
 // argument (core/callback.hpp).
@@ -24,6 +32,7 @@ struct MechanicalSystem {
   using ConstraintFn = Callback<void(double t, VecIn q, VecOut g)>;
   using ConstraintJacobianFn = Callback<void(double t, VecIn q, MatOut G)>;
   using CurvatureFn = Callback<void(double t, VecIn q, VecIn v, VecOut out)>;
+  using ConstraintTimeFn = Callback<void(double t, VecIn q, VecOut g_t)>;
   using TermsFn =
       Callback<void(double t, VecIn q, VecIn v, MatOut M, VecOut f, VecOut g, MatOut G)>;
 
@@ -32,9 +41,16 @@ struct MechanicalSystem {
   MassFn mass;                 ///< M(q), nq x nq symmetric positive definite (required)
   bool constant_mass = false;  ///< M does not depend on q or t
   ForceFn force;               ///< applied forces f(t, q, v) (required)
-  ConstraintFn g;              ///< position constraints g(q) (required if nlambda > 0)
+  ConstraintFn g;              ///< position constraints g(t, q) (required if nlambda > 0)
   ConstraintJacobianFn G;      ///< G = dg/dq (optional: finite differences otherwise)
-  CurvatureFn curvature;       ///< g_qq(q)(v, v) = (d/dq (G(q) v)) v (optional: differences)
+  /// g_qq(q)(v, v) = (d/dq (G(q) v)) v, plus 2 g_tq v + g_tt when rheonomic (optional:
+  /// differences)
+  CurvatureFn curvature;
+  /// g depends on t explicitly (prescribed motion): the velocity and acceleration constraints
+  /// get the g_t, g_tq and g_tt terms above. false: g_t is never evaluated (no cost).
+  bool rheonomic = false;
+  /// dg/dt (t, q) for a rheonomic system (optional: central differences in t otherwise)
+  ConstraintTimeFn g_t;
   /// Optional: M(q), f(t, q, v), g(q) and G(q) in one call, for models whose terms share work
   /// (the sines and cosines of Andrews' angles); the formulations' f then calls it instead of
   /// the four callbacks above (which remain required for the other uses).

@@ -13,6 +13,7 @@
 #include "daekit/nonlinear/formulations.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 #include "daekit/problem/mechanical_system.hpp"
+#include "daekit/problem/quasi_linear_dae.hpp"
 
 namespace daekit {
 
@@ -49,6 +50,9 @@ struct BuiltinProblem {
   /// problems) or from an independent reference computation; empty otherwise.
   std::function<Vector(double t)> exact;
   std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
+  /// The state-dependent form M(t, y) y' = f `dae` was built from (to_mass_matrix_form), when
+  /// it is one; the BDF also solves it through to_implicit_form (issue 14, part 1).
+  std::optional<QuasiLinearDae> quasi_linear;
   /// What the entries of dae.p mean (empty: the problem has no parameters), e.g. {"torque"}.
   std::vector<std::string> parameter_names;
 };
@@ -116,6 +120,44 @@ BuiltinProblem andrews_euler_lagrange();       ///< "andrews-el": velocity-level
 /// constraints (the load's joint to the chassis), road excitation.
 MechanicalSystem truck_multibody_system();
 BuiltinProblem truck_euler_lagrange();  ///< "truck-el": 20 equations, index 2, t in [0, 3]
+
+// Applications of the lecture notes, chapters 3 and 9 (multibody) and state-dependent mass
+// matrices (issue 14, parts 1 and 4; docs/applications.md).
+/// Circuit with two nonlinear capacitances C_a(u1), C_b(u3) and a diode, M(y) = diag(C_a, 0,
+/// C_b): "varactor-circuit" (quasi-linear form, dae = its y' = w reformulation).
+BuiltinProblem varactor_circuit();
+/// The same circuit in the charge-oriented form (x = (u1, u2, u3, q_a, q_b), constant M):
+/// the independent formulation the tests take the reference from.
+BuiltinProblem varactor_circuit_charge_form();
+/// Double pendulum in its two angles, M(theta) from T (Lagrange builder), "double-pendulum".
+BuiltinProblem double_pendulum();
+/// Reference (theta1, theta2, omega1, omega2)(t) of double_pendulum from the Cartesian index-3
+/// model (constant mass, two length constraints): its underlying ODE (consistent
+/// accelerations) by classical RK4 with step h.
+Vector double_pendulum_reference(double t, double h = 5e-4);
+/// Pendulum (3.2) with mass m, length l, gravity g (p = (m, l, g)): index-0 form (3.7)
+/// ("pendulum-index0") and state-space form in the angle ("pendulum-ssf"), phi(0) = phi0.
+BuiltinProblem pendulum_index0();
+BuiltinProblem pendulum_state_space();
+/// Exact pendulum (Jacobi elliptic functions): (phi, omega)(t) for phi(0) = phi0 < pi,
+/// omega(0) = 0, phi'' = -(g/l) sin phi.
+Vector pendulum_exact_angle(double phi0, double g_over_l, double t);
+/// Pendulum with a vertically oscillating suspension point s(t) = A cos(Omega t) (Kapitza):
+/// rheonomic constraint |q - (0, s(t))|^2 = l^2, index 3, "pendulum-driven".
+MechanicalSystem driven_pendulum_system(double amplitude);
+BuiltinProblem driven_pendulum();
+/// Reference (phi, omega)(t) of driven_pendulum from the angle ODE
+/// phi'' = -(g + s''(t)) sin(phi) / l by RK4 with step h.
+Vector driven_pendulum_reference(double amplitude, double t, double h = 1e-5);
+/// The state (x, y, v_x, v_y, lambda) of driven_pendulum at t from that reference.
+Vector driven_state(double amplitude, double t);
+/// Slider-crank with the prescribed crank angle omega0 t + alpha t^2 / 2 (rheonomic), index 3,
+/// "slider-crank"; slider_crank_exact(t) = (q, v)(t) in closed form.
+MechanicalSystem slider_crank_system();
+BuiltinProblem slider_crank();
+Vector slider_crank_exact(double t);
+/// The planar truck (truck_multibody_system) in its index-3 form, "truck-index3".
+BuiltinProblem truck_index3();
 
 // Reports of a solve of a built-in problem (src/problems/report.cpp): what `daekit solve` and
 // `daekit demo` print, so that the CLI adds nothing of its own.
