@@ -7,9 +7,9 @@ namespace daekit {
 namespace {
 // The ordinary solve from (t0, y0), stopped by the impasse monitor when |gamma| of the unit
 // tangent falls below gamma_tol; `stopped` tells whether the monitor stopped it.
-Result monitored_solve(const MassMatrixDae& dae, const QuasiLinearDae& q, double t0,
-                       double t_end, const Vector& y0, const MethodChoice& method,
-                       const Options& options, const SingDaeOptions& sing, bool& stopped) {
+Result monitored_solve(const MassMatrixDae& dae, const QuasiLinearDae& q, double t0, double t_end,
+                       const Vector& y0, const MethodChoice& method, const Options& options,
+                       const SingDaeOptions& sing, bool& stopped) {
   Options o = options;
   stopped = false;
   Vector x(q.n);

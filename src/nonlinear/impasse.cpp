@@ -126,8 +126,8 @@ class Augmentation {
     if (!lu.isInvertible()) return false;
     const Matrix sol = lu.solve(rhs);
     const double z1 = sol(r_ + 1, 0), z2 = sol(r_ + 1, 1);
-    v = z2 * sol.col(0).head(r_) - z1 * sol.col(1).head(r_);        // (7.16)
-    gamma = z2 * sol(r_, 0) - z1 * sol(r_, 1);                       // (7.17)
+    v = z2 * sol.col(0).head(r_) - z1 * sol.col(1).head(r_);  // (7.16)
+    gamma = z2 * sol(r_, 0) - z1 * sol(r_, 1);                // (7.17)
     return true;
   }
 
@@ -200,8 +200,7 @@ void QuasiLinearDae::validate() const {
   if (r < 1 || r >= n)
     throw InvalidArgument("quasi-linear DAE: the rank r must be in [1, n - 1] = [1, " +
                           std::to_string(n - 1) + "], got " + std::to_string(r));
-  if (!a1 || !g1 || !g2)
-    throw InvalidArgument("quasi-linear DAE: A1, g1 and g2 are all required");
+  if (!a1 || !g1 || !g2) throw InvalidArgument("quasi-linear DAE: A1, g1 and g2 are all required");
 }
 
 void SingDaeOptions::validate() const {

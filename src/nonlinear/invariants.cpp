@@ -94,18 +94,20 @@ void OdeWithInvariants::validate() const {
   if (invariants.k < 1 || invariants.k > n)
     throw InvalidArgument("ode with invariants: the number of invariants k must be in [1, n = " +
                           std::to_string(n) + "], got " + std::to_string(invariants.k));
-  if (!invariants.c) throw InvalidArgument("ode with invariants: the invariants c(t, y) are missing");
+  if (!invariants.c)
+    throw InvalidArgument("ode with invariants: the invariants c(t, y) are missing");
   if (!component_names.empty() && static_cast<int>(component_names.size()) != n)
     throw InvalidArgument("ode with invariants: component_names has " +
-                          std::to_string(component_names.size()) + " names for n = " +
-                          std::to_string(n));
+                          std::to_string(component_names.size()) +
+                          " names for n = " + std::to_string(n));
 }
 
 MassMatrixDae projected_ode(const OdeWithInvariants& ode) {
   ode.validate();
   MassMatrixDae d = base_problem(ode, ode.n);
   d.f = [f = ode.f](double t, VecIn y, VecOut out) { f(t, y, out); };
-  if (ode.jacobian) d.jacobian = [J = ode.jacobian](double t, VecIn y, MatOut out) { J(t, y, out); };
+  if (ode.jacobian)
+    d.jacobian = [J = ode.jacobian](double t, VecIn y, MatOut out) { J(t, y, out); };
   d.project = coordinate_projector(ode.invariants);
   return d;
 }
@@ -150,8 +152,7 @@ MassMatrixDae dae_reformulation(const OdeWithInvariants& ode) {
   return d;
 }
 
-Vector dae_reformulation_initial_values(const OdeWithInvariants& ode, double t0,
-                                        const Vector& y0) {
+Vector dae_reformulation_initial_values(const OdeWithInvariants& ode, double t0, const Vector& y0) {
   ode.validate();
   if (y0.size() != ode.n)
     throw InvalidArgument("dae_reformulation_initial_values: y0 has size " +

@@ -173,10 +173,9 @@ BuiltinProblem singular_constraint(int branch) {
   p.name = branch == 0 ? "singular-constraint-0" : "singular-constraint-1";
   p.title = branch == 0 ? "singular algebraic constraint (notes §1.1.2.1), branch y2 = 0 (index 1)"
                         : "singular algebraic constraint (notes §1.1.2.1), branch y2 = 1 (index 2)";
-  p.description =
-      "y1' = y3, 0 = y2 (1 - y2), 0 = y1 y2 + y3 (1 - y2) - x, x in [0, 2];\n" +
-      std::string(branch == 0 ? "y2 = 0: y3 = x, y1 = x^2/2, g_z regular (index 1)"
-                              : "y2 = 1: y1 = x, y3 = 1, g_z singular (y3 index 2)");
+  p.description = "y1' = y3, 0 = y2 (1 - y2), 0 = y1 y2 + y3 (1 - y2) - x, x in [0, 2];\n" +
+                  std::string(branch == 0 ? "y2 = 0: y3 = x, y1 = x^2/2, g_z regular (index 1)"
+                                          : "y2 = 1: y1 = x, y3 = 1, g_z singular (y3 index 2)");
   p.source = "NOTES-004.md ch. 1, §1.1.2.1 (the initial values are daekit's)";
   MassMatrixDae& d = p.dae;
   d.name = p.name;

@@ -103,8 +103,8 @@ OdeWithInvariants moon_ode_with_invariant(double y1_velocity) {
   ode.f = three_body_rhs;
   Vector y0(4);
   y0 << -kMu / 2, 0.1, y1_velocity, 4.0;
-  ode.invariants =
-      invariants(1, [](VecIn y, VecOut phi) { phi[0] = moon_jacobi_integral(y); }, y0);
+  ode.invariants = invariants(
+      1, [](VecIn y, VecOut phi) { phi[0] = moon_jacobi_integral(y); }, y0);
   // C = dJ/dy, analytic (the finite differences of J lose digits near the Earth)
   ode.invariants.jacobian = [](double, VecIn x, MatOut C) {
     const double a = x[0] + kMu, b = x[0] - 1 + kMu;

@@ -24,8 +24,8 @@
 namespace daekit {
 
 struct OdeWithInvariants {
-  int n = 0;                                                 ///< dimension of y
-  std::function<void(double t, VecIn y, VecOut f)> f;        ///< right-hand side (required)
+  int n = 0;                                                  ///< dimension of y
+  std::function<void(double t, VecIn y, VecOut f)> f;         ///< right-hand side (required)
   std::function<void(double t, VecIn y, MatOut J)> jacobian;  ///< optional df/dy (n x n)
   ManifoldEquations invariants;  ///< c(t, y) = 0 (k = invariants.k >= 1), optional C = dc/dy
   /// Optional D(t, y) (n x k) of §8.2.2 / (8.5); empty: D = C^T.
