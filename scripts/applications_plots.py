@@ -76,7 +76,7 @@ def moon():
 set terminal pngcairo size 760,600 font "Sans,10"
 set output "%s/app_moon_%s.png"
 set title "Flight to the moon, y1'(0) = %s (notes Section 8.3)"
-set xlabel "y1"; set ylabel "y2"; set size ratio -1; set key outside bottom
+set xlabel "y1"; set ylabel "y2"; set size ratio -1; set key below
 set object 1 circle at %g,0 size 0.0166 fc rgb "blue" fs solid
 set object 2 circle at %g,0 size 0.0045 fc rgb "gray" fs solid
 plot %s
@@ -87,7 +87,7 @@ set terminal pngcairo size 760,420 font "Sans,10"
 set output "%s/app_moon_%s_jacobi.png"
 set title "Jacobi integral, y1'(0) = %s: |J(t) - J(0)|"
 set xlabel "t"; set ylabel "|J - J0|"; set logscale y; set format y "10^{%%L}"
-set yrange [1e-17:10]; set key outside bottom
+set yrange [1e-17:10]; set key below
 plot %s
 """ % (DOCS, v, v, lines))
 
@@ -112,7 +112,7 @@ set terminal pngcairo size 760,480 font "Sans,10"
 set output "%s/app_air_pipe.png"
 set title "Hot air through a cold pipe, %d control volumes (notes Fig. 10.2)"
 set xlabel "t [s]"; set ylabel "temperature [K]"; set y2label "mass of air [kg]"
-set y2tics; set ytics nomirror; set key right center
+set y2tics; set ytics nomirror; set key right center; set xrange [0:2000]
 plot "%s" using 2:3 with lines lw 2 title "T (air, mean)", \\
      "%s" using 2:4 with lines title "T_o (outlet)", \\
      "%s" using 2:5 with lines title "T_s (wall, mean)", \\

@@ -305,7 +305,7 @@ TEST(Chapter10, AirPipeReachesItsSteadyState) {
 }
 
 TEST(Chapter10, AirPipeWithTenThousandVolumesRunsOnKlu) {
-  const BuiltinProblem p = make_builtin_problem("air-pipe-10000");
+  const BuiltinProblem p = air_pipe(10000);
   EXPECT_EQ(p.dae.n, 60000);
   const Result r = solve_problem(p, "radau5", tolerances(1e-6), 0.1);
   ASSERT_TRUE(r.ok()) << r.message;

@@ -206,7 +206,8 @@ BuiltinProblem air_pipe(int volumes) {
       d.component_names.push_back(std::string(v) + std::to_string(j + 1));
   d.f = [n, g = Geometry(n)](double, VecIn y, VecOut f) { residual(y, f, n, g); };
   p.t0 = 0;
-  p.t_end = 5000;
+  // N = 10: to the steady state; finer pipes (the sparse backend's exercise): the first second
+  p.t_end = n == 10 ? 5000 : 1;
   p.y0 = state(n, kTin, kT0, kMdotIn);
   p.rtol = 1e-6;
   p.atol = 1e-6;
@@ -215,6 +216,7 @@ BuiltinProblem air_pipe(int volumes) {
   p.atol_scale = p.y0.cwiseAbs().cwiseMax(1e-3);
   p.h0 = 1e-3;
   p.plot_components = {kVars * (n - 1) + To, kVars * (n - 1) + Ts};
+  if (n != 10) return p;
   ReferenceSolution ref;
   ref.t = 5000;
   ref.y = air_pipe_steady_state(n);

@@ -50,7 +50,7 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"moon-dae", moon_flight_dae},
       {"impasse", impasse_example},
       {"air-pipe", [] { return air_pipe(10); }},
-      {"air-pipe-10000", [] { return air_pipe(10000); }},
+      {"air-pipe-1000", [] { return air_pipe(1000); }},
       {"attemperator", attemperator},
   };
   return t;

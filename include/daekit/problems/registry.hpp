@@ -140,7 +140,8 @@ BuiltinProblem impasse_example();
 /// Its solution branches x = (sign sqrt(1 - t), t - 1), sign = +1 (the solution) or -1.
 Vector impasse_example_solution(double t, int sign = +1);
 /// Ch. 10 Example 1, air through a pipe (10.12a-e) in `volumes` control volumes (6 unknowns
-/// each; sparse Jacobian pattern): "air-pipe" (10 volumes) and "air-pipe-10000".
+/// each; sparse Jacobian pattern): "air-pipe" (10 volumes, t in [0, 5000], the steady state as
+/// reference) and "air-pipe-1000" (the first second of the transient, n = 6000, on KLU).
 BuiltinProblem air_pipe(int volumes);
 /// The steady state of air_pipe(volumes) (uniform inlet temperature, constant mass flow).
 Vector air_pipe_steady_state(int volumes);
