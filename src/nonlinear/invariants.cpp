@@ -21,7 +21,7 @@ class InvariantGeometry {
         C_(k_, ode.n),
         D_(ode.n, k_),
         CD_(k_, k_),
-        lu_(k_, k_),
+        lu_(k_),
         w_(k_) {}
 
   // Evaluates c, C and D at (t, y) and factors C D; false if C D is singular.
@@ -36,7 +36,8 @@ class InvariantGeometry {
     }
     CD_.noalias() = C_ * D_;
     lu_.compute(CD_);
-    return lu_.isInvertible();
+    const double det = lu_.determinant();  // (PartialPivLU: no rank test of its own)
+    return std::isfinite(det) && std::abs(det) > 1e-300;
   }
 
   const Vector& c() const { return c_; }
@@ -44,7 +45,7 @@ class InvariantGeometry {
   const Matrix& D() const { return D_; }
   // out = F v = D (C D)^{-1} v.
   void apply_F(const Vector& v, VecOut out) {
-    w_ = lu_.solve(v);
+    w_ = lu_.solve(v);  // into w_ (PartialPivLU's solve needs no temporary)
     out.noalias() = D_ * w_;
   }
   // (C D)^{-1} v.
@@ -74,7 +75,7 @@ class InvariantGeometry {
   int k_;
   Vector c_, c1_, yy_;
   Matrix C_, D_, CD_;
-  Eigen::FullPivLU<Matrix> lu_;
+  Eigen::PartialPivLU<Matrix> lu_;  // solves without temporaries (FullPivLU allocates)
   Vector w_;
 };
 
