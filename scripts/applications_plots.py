@@ -11,6 +11,10 @@
   docs/app_attemperator.png    Figs. 10.5-10.7: outlet temperature, control signals and switch
                                variable (10.13), step sizes.
 
+  docs/app_impasse.png         ch. 7: radau5 stalling at the impasse point t = 1 of x2' = 1,
+                               0 = x1^2 + x2, and Algorithm SingDAE through it (needs
+                               bench/daekit_impasse_passage next to apps/daekit).
+
 Usage: scripts/applications_plots.py [path/to/daekit]   (default build/apps/daekit)
 """
 import csv
@@ -90,6 +94,32 @@ set xlabel "t"; set ylabel "|J - J0|"; set logscale y; set format y "10^{%%L}"
 set yrange [1e-17:10]; set key below
 plot %s
 """ % (DOCS, v, v, lines))
+
+
+def impasse():
+    prog = os.path.join(os.path.dirname(os.path.dirname(DAEKIT)), "bench", "daekit_impasse_passage")
+    if not os.access(prog, os.X_OK):
+        print("no %s: docs/app_impasse.png not regenerated" % prog)
+        return
+    dat = os.path.join(TMP, "impasse.dat")
+    subprocess.run([prog, dat], check=True, capture_output=True)
+    gnuplot("""
+set terminal pngcairo size 1100,420 font "Sans,10"
+set output "%s/app_impasse.png"
+set multiplot layout 1,2
+set title "x2' = 1, 0 = x1^2 + x2 (notes Section 7.1): x1 against t"
+set xlabel "t"; set ylabel "x1"; set key top right
+set samples 400
+plot [0:1.05] [-1.1:1.1] (x <= 1 ? sqrt(1 - x) : 1/0) lw 6 lc rgb "#dddddd" title "exact sqrt(1 - t)", \\
+     (x <= 1 ? -sqrt(1 - x) : 1/0) lw 6 lc rgb "#eeddcc" title "other branch -sqrt(1 - t)", \\
+     "%s" index 0 using 1:2 with points pt 7 ps 0.6 title "radau5 (stopped by the monitor)", \\
+     "%s" index 1 using 2:3 with lines lw 2 title "SingDAE (RK4 in arc length)"
+set title "SingDAE: gamma = dt/ds along the curve (sign change at the impasse point)"
+set xlabel "s (arc length)"; set ylabel "gamma"
+set key bottom left
+plot "%s" index 1 using 1:5 with lines lw 2 title "gamma", 0 dt 2 notitle
+unset multiplot
+""" % (DOCS, dat, dat, dat))
 
 
 def air_pipe():
@@ -174,6 +204,8 @@ if __name__ == "__main__":
     if not os.access(DAEKIT, os.X_OK):
         sys.exit("no daekit binary at %s (build it, or pass its path)" % DAEKIT)
     moon()
+    impasse()
     air_pipe()
     attemperator()
-    print("wrote docs/app_moon_*.png, docs/app_air_pipe*.png, docs/app_attemperator.png")
+    print("wrote docs/app_moon_*.png, docs/app_impasse.png, docs/app_air_pipe*.png, "
+          "docs/app_attemperator.png")

@@ -58,12 +58,6 @@ ImpasseSolve solve_with_impasses(const MassMatrixDae& dae, double t0, double t_e
               : "failed at t = " + std::to_string(out.result.t) + " (" +
                     to_string(out.result.status) + ") next to a singular point";
   out.result.message = "the solve " + how + "; " + out.passage.message;
-  if (!out.passage.passed || out.passage.point.accessible) return out;
-  // inaccessible point: t increases again past it; resume the ordinary solve (without time
-  // component) from the end of the passage if it lies before t_end
-  const double t_resume = out.passage.t.back();
-  if ((t_end - t_resume) * (t_end - t0) <= 0) return out;
-  out.resumed = solve(dae, t_resume, t_end, out.passage.x.back().head(dae.n), method, options);
   return out;
 }
 

@@ -5,9 +5,11 @@
 // matrix) where the monitor says E = [A1; Dg2] is nearly singular, it stops and reports the
 // impasse point instead of an unexplained step-size underflow; Algorithm SingDAE then follows
 // the augmented system (7.22) through the point (pass_impasse), locating it where gamma
-// changes sign. Past an accessible impasse point the curve runs backward in t (the solution
-// ends there in forward time, Def. 7.2): the passage is returned, and the forward solve does
-// not continue. Past an inaccessible one (t increasing again) the ordinary solve resumes.
+// changes sign. A point reached forward in time is a maximum of t(s) on the curve, so past it
+// the curve runs backward in t: the solution ends there in forward time (an accessible point,
+// alpha < 0 of (7.2), Def. 7.2), the passage continues on the other branch backward in t and
+// is returned; there is nothing to resume forward. (An inaccessible point, alpha > 0, a
+// minimum of t(s), cannot be reached forward in time: solutions leave it.)
 #pragma once
 
 #include "daekit/integrator/solve.hpp"
@@ -19,7 +21,6 @@ struct ImpasseSolve {
   Result result;           ///< the ordinary solve (status Success or where it stopped)
   bool impasse = false;    ///< an impasse point stopped the ordinary solve
   ImpassePassage passage;  ///< SingDAE through it (when impasse)
-  Result resumed;          ///< the ordinary solve after an inaccessible point (if any)
 };
 
 /// Throws InvalidArgument for invalid input (as solve(), and a regular M).
