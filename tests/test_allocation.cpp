@@ -227,3 +227,21 @@ TEST(Allocation, ApplicationsStepLoopsAllocateNothing) {
       << "moon with the projection onto J = J0";
   EXPECT_GT(steps, 20);
 }
+
+// The impasse monitor of solve_with_impasses (notes ch. 7) runs after every accepted step.
+TEST(Allocation, ImpasseMonitorAllocatesNothing) {
+  const BuiltinProblem p = make_builtin_problem("impasse");
+  Options o;
+  o.rtol = o.atol = 1e-8;
+  o.store_steps = false;
+  long first = -1, last = -1;
+  o.step_callback = [&](const StepInfo&) {
+    if (first < 0) first = g_allocations.load();
+    last = g_allocations.load();
+    return true;
+  };
+  const ImpasseSolve s = solve_with_impasses(p.dae, p.t0, p.t_end, p.y0, "radau5", o);
+  ASSERT_TRUE(s.impasse) << s.result.message;
+  EXPECT_GT(s.result.stats.naccept, 20);
+  EXPECT_EQ(last - first, 0);
+}

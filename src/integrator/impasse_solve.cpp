@@ -13,11 +13,12 @@ Result monitored_solve(const MassMatrixDae& dae, const QuasiLinearDae& q, double
   Options o = options;
   stopped = false;
   Vector x(q.n);
+  ImpasseMonitor monitor(q);
   o.step_callback = [&, user = options.step_callback](const StepInfo& info) {
     if (user && !user(info)) return false;
     x.head(dae.n) = *info.y;
     x[dae.n] = info.t;
-    if (std::abs(impasse_indicator(q, x).gamma) >= sing.gamma_tol) return true;
+    if (std::abs(monitor(x).gamma) >= sing.gamma_tol) return true;
     stopped = true;
     return false;
   };

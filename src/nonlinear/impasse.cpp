@@ -234,41 +234,70 @@ QuasiLinearDae quasi_linear_form(const MassMatrixDae& dae) {
   };
   auto f = dae.f;
   const Vector p = dae.p;
-  q.g1 = [f, p, Ur, rank, n](VecIn x, VecOut g) {
-    Vector fx(n);
+  q.g1 = [f, p, Ur, rank, n, fx = Vector(n)](VecIn x, VecOut g) mutable {
     f(x[n], x.head(n), fx, p);
-    g.head(rank) = Ur.transpose() * fx;
+    g.head(rank).noalias() = Ur.transpose() * fx;
     g[rank] = 1.0;
   };
-  q.g2 = [f, p, U0, n](VecIn x, VecOut g) {
-    Vector fx(n);
+  q.g2 = [f, p, U0, n, fx = Vector(n)](VecIn x, VecOut g) mutable {
     f(x[n], x.head(n), fx, p);
-    g = U0.transpose() * fx;
+    g.noalias() = U0.transpose() * fx;
   };
   return q;
 }
 
-ImpasseIndicator impasse_indicator(const QuasiLinearDae& dae, VecIn x) {
-  dae.validate();
-  const int n = dae.n, r = dae.r;
-  Matrix G;
-  algebraic_jacobian(dae, x, G);
-  Matrix E(n, n);
-  E << leading_matrix(dae, x), G;
-  ImpasseIndicator out;
-  const Vector s = Eigen::JacobiSVD<Matrix>(E).singularValues();
-  out.sigma_ratio = s[0] > 0 ? s[n - 1] / s[0] : 0.0;
+ImpasseMonitor::ImpasseMonitor(const QuasiLinearDae& dae)
+    : dae_((dae.validate(), dae)),
+      g0_(dae.n - dae.r),
+      g1_(dae.n - dae.r),
+      xx_(dae.n),
+      h_(dae.r),
+      G_(dae.n - dae.r, dae.n),
+      E_(dae.n, dae.n),
+      K_(dae.n, dae.n + 1),
+      svd_e_(dae.n, dae.n),
+      svd_k_(dae.n, dae.n + 1, Eigen::ComputeFullV) {
+  out_.tangent.resize(dae.n);
+}
+
+const ImpasseIndicator& ImpasseMonitor::operator()(VecIn x) {
+  const int n = dae_.n, r = dae_.r, m = n - r;
+  // E = [A1; Dg2] (Dg2 as in algebraic_jacobian, into the preallocated storage)
+  E_.setZero();
+  dae_.a1(x, E_.topRows(r));
+  if (dae_.dg2) {
+    G_.setZero();
+    dae_.dg2(x, G_);
+  } else {
+    dae_.g2(x, g0_);
+    xx_ = x;
+    for (int j = 0; j < n; ++j) {
+      const double delta = FiniteDifferenceJacobian::increment(x[j], 0.0);
+      xx_[j] = x[j] + delta;
+      dae_.g2(xx_, g1_);
+      G_.col(j) = (g1_ - g0_) / delta;
+      xx_[j] = x[j];
+    }
+  }
+  E_.bottomRows(m) = G_;
+  svd_e_.compute(E_);
+  const auto& s = svd_e_.singularValues();
+  out_.sigma_ratio = s[0] > 0 ? s[n - 1] / s[0] : 0.0;
   // the curve's tangent: the kernel of [A1, -g1; Dg2, 0] (n x (n + 1))
-  Matrix K = Matrix::Zero(n, n + 1);
-  K.topLeftCorner(r, n) = E.topRows(r);
-  K.block(0, n, r, 1) = -differential_rhs(dae, x);
-  K.bottomLeftCorner(n - r, n) = G;
-  Eigen::JacobiSVD<Matrix> svd(K, Eigen::ComputeFullV);
-  Vector tangent = svd.matrixV().col(n);
-  if (tangent[n] < 0) tangent = -tangent;
-  out.gamma = tangent[n];
-  out.tangent = tangent.head(n);
-  return out;
+  dae_.g1(x, h_);
+  K_.leftCols(n) = E_;
+  K_.col(n).head(r) = -h_;
+  K_.col(n).tail(m).setZero();
+  svd_k_.compute(K_, Eigen::ComputeFullV);
+  const double sign = svd_k_.matrixV()(n, n) < 0 ? -1.0 : 1.0;
+  out_.gamma = sign * svd_k_.matrixV()(n, n);
+  out_.tangent = sign * svd_k_.matrixV().col(n).head(n);
+  return out_;
+}
+
+ImpasseIndicator impasse_indicator(const QuasiLinearDae& dae, VecIn x) {
+  ImpasseMonitor monitor(dae);
+  return monitor(x);
 }
 
 double impasse_alpha(const QuasiLinearDae& dae, VecIn x) {
@@ -332,9 +361,11 @@ ImpassePassage pass_impasse(const QuasiLinearDae& dae, double t0, const Vector& 
     }
     if (!out.passed && (c.tangent.dt > 0) != (next.tangent.dt > 0)) {
       // sign test of gamma: locate gamma = 0 by the secant method on the step length
+      // (Illinois variant of regula falsi: the value kept twice in a row is halved)
       double a = 0, b = o.ds, ga = c.tangent.dt, gb = next.tangent.dt;
       Vector xs = x1;
       double ts = t1;
+      int kept = 0;
       for (int it = 0; it < 60 && std::abs(b - a) > 1e-15 * o.ds; ++it) {
         const double m = std::clamp(b - gb * (b - a) / (gb - ga), std::min(a, b), std::max(a, b));
         Centre probe;
@@ -342,16 +373,17 @@ ImpassePassage pass_impasse(const QuasiLinearDae& dae, double t0, const Vector& 
             !centre_at(dae, xs, o, c.tangent.dx, c.tangent.dt, probe))
           break;
         const double gm = probe.tangent.dt;
-        if (std::abs(gm) < 1e-15) {
-          a = b = m;
-          break;
-        }
+        if (gm == 0.0) break;
         if ((gm > 0) == (ga > 0)) {
           a = m;
           ga = gm;
+          if (kept == -1) gb *= 0.5;
+          kept = -1;
         } else {
           b = m;
           gb = gm;
+          if (kept == 1) ga *= 0.5;
+          kept = 1;
         }
       }
       out.passed = true;

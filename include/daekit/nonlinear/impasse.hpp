@@ -68,6 +68,24 @@ struct ImpasseIndicator {
 };
 ImpasseIndicator impasse_indicator(const QuasiLinearDae& dae, VecIn x);
 
+/// impasse_indicator with its storage allocated once (the monitor of solve_with_impasses runs
+/// after every accepted step and allocates nothing there). Keeps a copy of the DAE.
+class ImpasseMonitor {
+ public:
+  explicit ImpasseMonitor(const QuasiLinearDae& dae);
+  ImpasseMonitor(const ImpasseMonitor&) = delete;
+  ImpasseMonitor& operator=(const ImpasseMonitor&) = delete;
+  /// The indicator at x (valid until the next call).
+  const ImpasseIndicator& operator()(VecIn x);
+
+ private:
+  QuasiLinearDae dae_;
+  Vector g0_, g1_, xx_, h_;
+  Matrix G_, E_, K_;
+  Eigen::JacobiSVD<Matrix> svd_e_, svd_k_;
+  ImpasseIndicator out_;
+};
+
 /// alpha(y)(u, v) of (7.2) at x on the manifold, in the chart centred at x: negative for an
 /// accessible impasse point, positive for an inaccessible one (meaningful where B is singular).
 double impasse_alpha(const QuasiLinearDae& dae, VecIn x);
