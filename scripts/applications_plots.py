@@ -151,7 +151,7 @@ plot "%s" using 2:3 with lines lw 2 title "T (air, mean)", \\
     gnuplot("""
 set terminal pngcairo size 760,420 font "Sans,10"
 set output "%s/app_air_pipe_steps.png"
-set title "Step sizes of radau5 on the pipe (notes Fig. 10.3: DNA's BDF)"
+set title "Step sizes on the pipe, radau5 and bdf (notes Fig. 10.3: DNA's BDF of order <= 4)"
 set xlabel "step number"; set ylabel "h [s]"; set logscale y; set format y "10^{%%L}"
 plot "%s" using 1:($1 > 0 ? $7 : 1/0) with linespoints pt 7 ps 0.5 title "radau5", \\
      "%s" using 1:($1 > 0 ? $7 : 1/0) with linespoints pt 6 ps 0.5 title "bdf"
