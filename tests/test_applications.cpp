@@ -282,10 +282,45 @@ TEST(Chapter8, StabilisationPullsBackToTheInvariant) {
   ode.invariants.c(0.0, y0, c0);
   ode.invariants.c(0.5, r.y, c);
   EXPECT_NEAR(c[0] / c0[0], std::exp(-5.0), 1e-4);
+  // (8.5) with F = D (C D)^{-1} gives C F = I for any D: the same relaxation with
+  // D = (0, 0, y1', y2') (correct the velocity only; C D = |y'|^2 > 0), a non-orthogonal choice
+  OdeWithInvariants velocity_only = ode;
+  velocity_only.d = [](double, VecIn y, MatOut D) {
+    D(2, 0) = y[2];
+    D(3, 0) = y[3];
+  };
+  const Result r2 = solve(stabilized_ode(velocity_only, 10.0), 0.0, 0.5, y0, "radau5", o);
+  ASSERT_TRUE(r2.ok()) << r2.message;
+  ode.invariants.c(0.5, r2.y, c);
+  EXPECT_NEAR(c[0] / c0[0], std::exp(-5.0), 1e-4);
   EXPECT_THROW(stabilized_ode(ode, 0.0), InvalidArgument);
   OdeWithInvariants missing = ode;
   missing.invariants.c = nullptr;
   EXPECT_THROW(projected_ode(missing), InvalidArgument);
+}
+
+TEST(Chapter8, DaeReformulationOfATimeDependentInvariant) {
+  // y1' = cos t, y2' = -y2 keeps c(t, y) = y1 - sin t = 0 (not a first integral: C f = cos t,
+  // c_t = -cos t); the consistent multiplier is z0 = (C D)^{-1} (C f + c_t) = 0
+  OdeWithInvariants ode;
+  ode.n = 2;
+  ode.f = [](double t, VecIn y, VecOut f) {
+    f[0] = std::cos(t);
+    f[1] = -y[1];
+  };
+  ode.invariants.k = 1;
+  ode.invariants.c = [](double t, VecIn y, VecOut c) { c[0] = y[0] - std::sin(t); };
+  Vector y0(2);
+  y0 << 0.0, 1.0;
+  const Vector x0 = dae_reformulation_initial_values(ode, 0.0, y0);
+  EXPECT_NEAR(x0[2], 0.0, 1e-7);
+  const Result r = solve(dae_reformulation(ode), 0.0, 2.0, x0, "radau5", tolerances(1e-8));
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_NEAR(r.y[0], std::sin(2.0), 1e-9);
+  EXPECT_NEAR(r.y[1], std::exp(-2.0), 1e-7);
+  EXPECT_NEAR(r.y[2], 0.0, 1e-5);  // the index-2 multiplier: measured 3.3e-6
+  Vector wrong_size(3);
+  EXPECT_THROW(dae_reformulation_initial_values(ode, 0.0, wrong_size), InvalidArgument);
 }
 
 // ---- Chapter 10: energy systems ---------------------------------------------------------------

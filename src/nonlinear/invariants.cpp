@@ -161,11 +161,16 @@ Vector dae_reformulation_initial_values(const OdeWithInvariants& ode, double t0,
   InvariantGeometry geometry(ode);
   if (!geometry.evaluate(t0, y0))
     throw InvalidArgument("dae_reformulation_initial_values: C D is singular at y0");
-  Vector f(ode.n);
+  // the hidden constraint d/dt c = C (f - D z) + c_t = 0, c_t by a forward difference in t
+  const int k = ode.invariants.k;
+  Vector f(ode.n), c_later(k);
   ode.f(t0, y0, f);
-  Vector x(ode.n + ode.invariants.k);
+  const double dt = FiniteDifferenceJacobian::increment(t0, 0.0);
+  ode.invariants.c(t0 + dt, y0, c_later);
+  const Vector rhs = geometry.C() * f + (c_later - geometry.c()) / dt;
+  Vector x(ode.n + k);
   x.head(ode.n) = y0;
-  x.tail(ode.invariants.k) = geometry.solve_CD(geometry.C() * f);
+  x.tail(k) = geometry.solve_CD(rhs);
   return x;
 }
 

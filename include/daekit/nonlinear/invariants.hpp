@@ -43,8 +43,9 @@ MassMatrixDae projected_ode(const OdeWithInvariants& ode);
 MassMatrixDae stabilized_ode(const OdeWithInvariants& ode, double gamma);
 /// The index-2 DAE reformulation of §8.2.2 in (y, z), M = diag(I_n, 0_k), z tagged index 2.
 MassMatrixDae dae_reformulation(const OdeWithInvariants& ode);
-/// Consistent start (y0, z0) of dae_reformulation for y0 on the manifold: z0 = (C D)^{-1} C f
-/// (the hidden constraint C y' = 0 of index 2; z0 = 0 for first integrals, where C f = 0).
+/// Consistent start (y0, z0) of dae_reformulation for y0 on the manifold: z0 = (C D)^{-1}
+/// (C f + c_t) from the hidden constraint C y' + c_t = 0 of index 2 (c_t by a difference in t;
+/// z0 = 0 when c is an invariant of the ODE itself, as first integrals are).
 Vector dae_reformulation_initial_values(const OdeWithInvariants& ode, double t0, const Vector& y0);
 
 }  // namespace daekit
