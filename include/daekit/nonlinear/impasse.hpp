@@ -25,8 +25,8 @@
 // from the chord Newton iteration R^T z = g2(x) (Eval_phi, R and Q1 frozen);
 // D phi = (I - Q1 (Dg2 Q1)^{-1} Dg2) U_c, the same matrix as (7.11) (its columns span
 // ker Dg2(phi(y)) and U_c^T D phi = I); one classical RK4 step on (7.22); the sign test on
-// gamma. A sign change is then located (the RK step repeated with a shorter ds, secant
-// iteration on gamma) and the impasse point reported.
+// gamma. A sign change is then located (the RK step repeated with a shorter ds, Illinois
+// regula falsi on gamma) and the impasse point reported.
 #pragma once
 
 #include <functional>
