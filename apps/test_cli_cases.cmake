@@ -350,6 +350,16 @@ elseif(CASE STREQUAL "demo")
   endif()
   expect(2 "" "'demo' takes no problem names" demo pendulum)
 
+elseif(CASE STREQUAL "applications")
+  # Issue 14: the notes' applications from the command line. A stalled solve at an impasse
+  # point says so (ch. 7); the moon flights end at their outcome events (ch. 8); the
+  # attemperator's switch (ch. 10) is a located event.
+  expect(1 "" "an impasse point \\(NOTES-004.md ch. 7\\)" solve impasse)
+  expect(1 "closest approach to the Moon" "terminal_event" solve moon)
+  expect(1 "hits the Earth" "terminal_event" solve moon-0.5 --method erk)
+  expect(1 "leaves the Earth-Moon system" "" solve moon-stabilised-2.0)
+  expect(0 "z_s: valve clamped at 1" "" solve attemperator --full-report)
+
 else()
   message(FATAL_ERROR "test_cli_cases.cmake: unknown CASE '${CASE}'")
 endif()

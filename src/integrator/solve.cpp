@@ -1,5 +1,10 @@
 #include "daekit/integrator/solve.hpp"
 
+#include <cmath>
+#include <sstream>
+
+#include "daekit/nonlinear/impasse.hpp"
+
 namespace daekit {
 
 namespace {
@@ -10,12 +15,48 @@ Result run(Integrator& it) {
   }
   return it.take_result();
 }
+
+// A failed solve of M y' = f with a constant singular M that was regular (index 1: E = [A1;
+// Dg2] of nonlinear/impasse.hpp non-singular) at t0 and ends where E is nearly singular or the
+// augmented curve turns (|dt/ds| small) stopped at an impasse point (NOTES-004.md ch. 7): say so
+// instead of leaving an unexplained step-size underflow. Small problems only (dense SVDs, once).
+void explain_impasse(const MassMatrixDae& dae, double t0, const Vector& y0, Result& r) {
+  const bool stalled = r.status == Status::StepSizeTooSmall ||
+                       r.status == Status::RepeatedNewtonFailure ||
+                       r.status == Status::SingularMatrix;
+  if (!stalled || dae.n > 200 || dae.has_identity_mass() || r.y.size() != dae.n) return;
+  if (dae.mass.size() == 0) return;  // sparse M: large problems, not analysed
+  try {
+    const QuasiLinearDae q = quasi_linear_form(dae);
+    Vector x(q.n);
+    x << y0, t0;
+    const ImpasseIndicator start = impasse_indicator(q, x);
+    x << r.y, r.t;
+    const ImpasseIndicator end = impasse_indicator(q, x);
+    if (!(start.sigma_ratio > 1e-6) ||
+        !(end.sigma_ratio < 1e-3 * start.sigma_ratio || std::abs(end.gamma) < 0.05))
+      return;
+    std::ostringstream m;
+    m.precision(3);
+    m << "; the DAE is at a singular point here: an impasse point (NOTES-004.md ch. 7), where "
+         "the algebraic equations stop determining the solution and y' is unbounded "
+         "(sigma_min/sigma_max of [A1; Dg2] = "
+      << end.sigma_ratio << ", " << start.sigma_ratio << " at t0; |dt/ds| of the augmented "
+      << "curve = " << std::abs(end.gamma)
+      << "); solve_with_impasses() locates it and passes it on the augmented system";
+    r.message += m.str();
+  } catch (const std::exception&) {
+    // the analysis is a diagnosis only: a problem it cannot analyse keeps its message
+  }
+}
 }  // namespace
 
 Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, y0, method, options);
-  return run(it);
+  Result r = run(it);
+  explain_impasse(dae, t0, y0, r);
+  return r;
 }
 
 Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,

@@ -9,40 +9,67 @@
 
 namespace daekit {
 
-bool coordinate_projection(const ManifoldEquations& eq, double t, VecOut y, double tol) {
+namespace {
+// Storage of one coordinate projection, sized at the first call: the projector of a solve keeps
+// it, so that the projection after every step allocates nothing.
+struct CoordinateProjectionStorage {
+  Vector c, c1, yy, w;
+  Matrix C, CCt;
+  Eigen::LDLT<Matrix> ldlt;
+  void resize(int k, int n) {
+    if (c.size() == k && yy.size() == n) return;
+    c.resize(k);
+    c1.resize(k);
+    w.resize(k);
+    yy.resize(n);
+    C.resize(k, n);
+    CCt.resize(k, k);
+    ldlt = Eigen::LDLT<Matrix>(k);
+  }
+};
+
+bool project(const ManifoldEquations& eq, double t, VecOut y, double tol,
+             CoordinateProjectionStorage& ws) {
   const int n = static_cast<int>(y.size()), k = eq.k;
   if (k == 0) return true;
-  Vector c(k), c1(k), yy = y;
-  Matrix C(k, n);
-  eq.c(t, y, c);
+  ws.resize(k, n);
+  eq.c(t, y, ws.c);
   if (eq.jacobian) {
-    C.setZero();
-    eq.jacobian(t, y, C);
+    ws.C.setZero();
+    eq.jacobian(t, y, ws.C);
   } else {
+    ws.yy = y;
     for (int j = 0; j < n; ++j) {
       const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
-      yy[j] = y[j] + delta;
-      eq.c(t, yy, c1);
-      C.col(j) = (c1 - c) / delta;
-      yy[j] = y[j];
+      ws.yy[j] = y[j] + delta;
+      eq.c(t, ws.yy, ws.c1);
+      ws.C.col(j) = (ws.c1 - ws.c) / delta;
+      ws.yy[j] = y[j];
     }
   }
-  Eigen::LDLT<Matrix> ldlt(C * C.transpose());
-  if (ldlt.info() != Eigen::Success) return false;
+  ws.CCt.noalias() = ws.C * ws.C.transpose();
+  ws.ldlt.compute(ws.CCt);
+  if (ws.ldlt.info() != Eigen::Success) return false;
   const double limit = tol > 0 ? tol : 1e-12 * (1.0 + y.cwiseAbs().maxCoeff());
   for (int it = 0; it < 20; ++it) {
-    if (!c.allFinite()) return false;
-    if (c.cwiseAbs().maxCoeff() <= limit) return true;
-    y -= C.transpose() * ldlt.solve(c);
-    eq.c(t, y, c);
+    if (!ws.c.allFinite()) return false;
+    if (ws.c.cwiseAbs().maxCoeff() <= limit) return true;
+    ws.w = ws.ldlt.solve(ws.c);
+    y.noalias() -= ws.C.transpose() * ws.w;
+    eq.c(t, y, ws.c);
   }
-  return c.allFinite() && c.cwiseAbs().maxCoeff() <= limit;
+  return ws.c.allFinite() && ws.c.cwiseAbs().maxCoeff() <= limit;
+}
+}  // namespace
+
+bool coordinate_projection(const ManifoldEquations& eq, double t, VecOut y, double tol) {
+  CoordinateProjectionStorage ws;
+  return project(eq, t, y, tol, ws);
 }
 
 MassMatrixDae::Projector coordinate_projector(ManifoldEquations eq) {
-  return [eq = std::move(eq)](double t, VecOut y, Projection) {
-    return coordinate_projection(eq, t, y);
-  };
+  return [eq = std::move(eq), ws = CoordinateProjectionStorage()](
+             double t, VecOut y, Projection) mutable { return project(eq, t, y, 0.0, ws); };
 }
 
 ManifoldEquations mechanical_constraints(const MechanicalSystem& sys, Formulation form) {

@@ -1,6 +1,9 @@
-// An energy-system-style control loop with a clamped valve, in the spirit of the steam
-// attemperation model (10.13) of NOTES-004.md ch. 10 (the notes give no parameters; these are
-// ours, chosen so that the valve saturates at both ends):
+// An energy-system-style control loop with a clamped valve: a different model from the steam
+// attemperation (10.13a-f) of NOTES-004.md ch. 10, which is the built-in "attemperator"
+// (energy.cpp). This one is a first-order temperature loop with an anti-windup PI controller,
+// no valve law and no wall, driven through both clamps by an inlet-temperature schedule; it is
+// kept as an event test problem (parameters ours, chosen so that the valve saturates at both
+// ends):
 //   T' = (T_in(t) - T) / tau - Ks z                 (temperature, cooled by spray through z)
 //   I' = (Kp / Ti) (T - T_set)  while the valve is free, 0 while clamped (anti-windup)
 //   0  = z - z_c (free),  0 = z - 1 (clamped open),  0 = z (clamped shut),
@@ -35,7 +38,9 @@ BuiltinProblem pi_valve() {
   p.description =
       "T' = (T_in - T)/tau - Ks z, PI controller z_c = Kp e + I with anti-windup, valve z\n"
       "clamped to [0, 1]; index 1 with switches located as state events.";
-  p.source = "NOTES-004.md ch. 10, (10.13) (structure); parameters are daekit's";
+  p.source =
+      "daekit's event test model (anti-windup PI loop); not the notes' (10.13), see "
+      "'attemperator'";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 3;

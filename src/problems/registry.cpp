@@ -42,6 +42,24 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"pendulum-driven", driven_pendulum},
       {"slider-crank", slider_crank},
       {"truck-index3", truck_index3},
+      // NOTES-004.md ch. 1, 7, 8, 10 (docs/applications.md)
+      {"singular-perturbation", singular_perturbation},
+      {"vanderpol-a", van_der_pol_form_a},
+      {"vanderpol-b", van_der_pol_form_b},
+      {"singular-constraint-0", [] { return singular_constraint(0); }},
+      {"singular-constraint-1", [] { return singular_constraint(1); }},
+      {"moon-0.5", [] { return moon_flight(0.5); }},
+      {"moon-1.1", [] { return moon_flight(1.1); }},
+      {"moon-2.0", [] { return moon_flight(2.0); }},
+      {"moon-stabilised-0.5", [] { return moon_flight_stabilised(0.5); }},
+      {"moon-stabilised-1.1", [] { return moon_flight_stabilised(1.1); }},
+      {"moon-stabilised-1.4", [] { return moon_flight_stabilised(1.4); }},
+      {"moon-stabilised-2.0", [] { return moon_flight_stabilised(2.0); }},
+      {"moon-dae", moon_flight_dae},
+      {"impasse", impasse_example},
+      {"air-pipe", [] { return air_pipe(10); }},
+      {"air-pipe-1000", [] { return air_pipe(1000); }},
+      {"attemperator", attemperator},
   };
   return t;
 }

@@ -158,6 +158,36 @@ BuiltinProblem slider_crank();
 Vector slider_crank_exact(double t);
 /// The planar truck (truck_multibody_system) in its index-3 form, "truck-index3".
 BuiltinProblem truck_index3();
+// The applications of NOTES-004.md ch. 1, 7, 8 and 10 (docs/applications.md).
+/// §1.2.1: y' = -z, eps z' = -z - cos x, z0 = g(0, y0)/eps with g = y - sin x, eps = 1e-6.
+BuiltinProblem singular_perturbation();
+/// Its closed-form solution (y, z)(x).
+Vector singular_perturbation_solution(double x);
+BuiltinProblem van_der_pol_form_a();  ///< §1.3 (a), mu = 1000, x in [0, 2000]
+BuiltinProblem van_der_pol_form_b();  ///< §1.3 (b), mu = 1000, t in [0, 2] (ODE)
+/// §1.1.2.1: y1' = y3, 0 = y2 (1 - y2), 0 = y1 y2 + y3 (1 - y2) - x on branch y2 = 0 or 1.
+BuiltinProblem singular_constraint(int branch);
+/// The exact solution of branch 0 (y1, y2, y3) = (x^2/2, 0, x) or 1: (x, 1, 1).
+Vector singular_constraint_solution(int branch, double x);
+struct OdeWithInvariants;  // nonlinear/invariants.hpp
+/// The moon flight as an ODE with the invariant J(y) - J(y0) (ch. 8).
+OdeWithInvariants moon_ode_with_invariant(double y1_velocity);
+/// The stabilised ODE (8.5) of a moon flight (gamma = 10): "moon-stabilised-<v>".
+BuiltinProblem moon_flight_stabilised(double y1_velocity);
+/// The DAE reformulation (§8.2.2) of the 1.4 flight: "moon-dae".
+BuiltinProblem moon_flight_dae();
+/// Ch. 7 §7.1: x2' = 1, 0 = x1^2 + x2, x(0) = (1, -1), impasse point at t = 1: "impasse".
+BuiltinProblem impasse_example();
+/// Its solution branches x = (sign sqrt(1 - t), t - 1), sign = +1 (the solution) or -1.
+Vector impasse_example_solution(double t, int sign = +1);
+/// Ch. 10 Example 1, air through a pipe (10.12a-e) in `volumes` control volumes (6 unknowns
+/// each; sparse Jacobian pattern): "air-pipe" (10 volumes, t in [0, 5000], the steady state as
+/// reference) and "air-pipe-1000" (the first second of the transient, n = 6000, on KLU).
+BuiltinProblem air_pipe(int volumes);
+/// The steady state of air_pipe(volumes) (uniform inlet temperature, constant mass flow).
+Vector air_pipe_steady_state(int volumes);
+/// Ch. 10 Example 2, steam attemperation (10.13a-f) with the clamped PI valve: "attemperator".
+BuiltinProblem attemperator();
 
 // Reports of a solve of a built-in problem (src/problems/report.cpp): what `daekit solve` and
 // `daekit demo` print, so that the CLI adds nothing of its own.
