@@ -153,7 +153,7 @@ TEST(Chapter7, ImpasseFacilityRejectsBadInput) {
   const BuiltinProblem ode = make_builtin_problem("vanderpol-b");
   EXPECT_THROW(quasi_linear_form(ode.dae), InvalidArgument);
   const BuiltinProblem p = make_builtin_problem("impasse");
-  const QuasiLinearDae q = quasi_linear_form(p.dae);
+  const SplitQuasiLinearDae q = quasi_linear_form(p.dae);
   EXPECT_EQ(q.n, 3);
   EXPECT_EQ(q.r, 2);
   Vector off(3);

@@ -7,9 +7,9 @@ namespace daekit {
 namespace {
 // The ordinary solve from (t0, y0), stopped by the impasse monitor when |gamma| of the unit
 // tangent falls below gamma_tol; `stopped` tells whether the monitor stopped it.
-Result monitored_solve(const MassMatrixDae& dae, const QuasiLinearDae& q, double t0, double t_end,
-                       const Vector& y0, const MethodChoice& method, const Options& options,
-                       const SingDaeOptions& sing, bool& stopped) {
+Result monitored_solve(const MassMatrixDae& dae, const SplitQuasiLinearDae& q, double t0,
+                       double t_end, const Vector& y0, const MethodChoice& method,
+                       const Options& options, const SingDaeOptions& sing, bool& stopped) {
   Options o = options;
   stopped = false;
   Vector x(q.n);
@@ -25,7 +25,7 @@ Result monitored_solve(const MassMatrixDae& dae, const QuasiLinearDae& q, double
   return solve(dae, t0, t_end, y0, method, o);
 }
 
-bool near_impasse(const QuasiLinearDae& q, const Result& r, const SingDaeOptions& sing) {
+bool near_impasse(const SplitQuasiLinearDae& q, const Result& r, const SingDaeOptions& sing) {
   Vector x(q.n);
   x.head(r.y.size()) = r.y;
   x[r.y.size()] = r.t;
@@ -38,7 +38,7 @@ ImpasseSolve solve_with_impasses(const MassMatrixDae& dae, double t0, double t_e
                                  const Vector& y0, const MethodChoice& method,
                                  const Options& options, const SingDaeOptions& sing) {
   sing.validate();
-  const QuasiLinearDae q = quasi_linear_form(dae);
+  const SplitQuasiLinearDae q = quasi_linear_form(dae);
   ImpasseSolve out;
   bool stopped = false;
   out.result = monitored_solve(dae, q, t0, t_end, y0, method, options, sing, stopped);

@@ -27,7 +27,7 @@ void explain_impasse(const MassMatrixDae& dae, double t0, const Vector& y0, Resu
   if (!stalled || dae.n > 200 || dae.has_identity_mass() || r.y.size() != dae.n) return;
   if (dae.mass.size() == 0) return;  // sparse M: large problems, not analysed
   try {
-    const QuasiLinearDae q = quasi_linear_form(dae);
+    const SplitQuasiLinearDae q = quasi_linear_form(dae);
     Vector x(q.n);
     x << y0, t0;
     const ImpasseIndicator start = impasse_indicator(q, x);

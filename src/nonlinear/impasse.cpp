@@ -12,7 +12,7 @@ namespace daekit {
 namespace {
 
 // Dg2(x): the user's Jacobian or forward differences with the shared increment rule.
-void algebraic_jacobian(const QuasiLinearDae& dae, VecIn x, Matrix& G) {
+void algebraic_jacobian(const SplitQuasiLinearDae& dae, VecIn x, Matrix& G) {
   const int m = dae.n - dae.r;
   G.setZero(m, dae.n);
   if (dae.dg2) {
@@ -30,13 +30,13 @@ void algebraic_jacobian(const QuasiLinearDae& dae, VecIn x, Matrix& G) {
   }
 }
 
-Matrix leading_matrix(const QuasiLinearDae& dae, VecIn x) {
+Matrix leading_matrix(const SplitQuasiLinearDae& dae, VecIn x) {
   Matrix A = Matrix::Zero(dae.r, dae.n);
   dae.a1(x, A);
   return A;
 }
 
-Vector differential_rhs(const QuasiLinearDae& dae, VecIn x) {
+Vector differential_rhs(const SplitQuasiLinearDae& dae, VecIn x) {
   Vector g(dae.r);
   dae.g1(x, g);
   return g;
@@ -46,7 +46,7 @@ Vector differential_rhs(const QuasiLinearDae& dae, VecIn x) {
 // Newton iteration Eval_phi with R and Q1 frozen.
 class Chart {
  public:
-  Chart(const QuasiLinearDae& dae, const Vector& xc, const SingDaeOptions& o)
+  Chart(const SplitQuasiLinearDae& dae, const Vector& xc, const SingDaeOptions& o)
       : dae_(dae), xc_(xc), o_(o) {
     const int m = dae.n - dae.r;
     Matrix G;
@@ -92,7 +92,7 @@ class Chart {
   int r() const { return dae_.r; }
 
  private:
-  const QuasiLinearDae& dae_;
+  const SplitQuasiLinearDae& dae_;
   Vector xc_;
   const SingDaeOptions& o_;
   Matrix Q1_, Uc_, R_;
@@ -183,7 +183,7 @@ struct Centre {
   Tangent tangent;
 };
 
-bool centre_at(const QuasiLinearDae& dae, const Vector& x, const SingDaeOptions& o,
+bool centre_at(const SplitQuasiLinearDae& dae, const Vector& x, const SingDaeOptions& o,
                const Vector& ref_dx, double ref_dt, Centre& c) {
   c.chart = std::make_unique<Chart>(dae, x, o);
   Matrix Bc;
@@ -195,7 +195,7 @@ bool centre_at(const QuasiLinearDae& dae, const Vector& x, const SingDaeOptions&
 
 }  // namespace
 
-void QuasiLinearDae::validate() const {
+void SplitQuasiLinearDae::validate() const {
   if (n < 2) throw InvalidArgument("quasi-linear DAE: n must be >= 2, got " + std::to_string(n));
   if (r < 1 || r >= n)
     throw InvalidArgument("quasi-linear DAE: the rank r must be in [1, n - 1] = [1, " +
@@ -211,7 +211,7 @@ void SingDaeOptions::validate() const {
         "gamma_tol in (0, 1)");
 }
 
-QuasiLinearDae quasi_linear_form(const MassMatrixDae& dae) {
+SplitQuasiLinearDae quasi_linear_form(const MassMatrixDae& dae) {
   dae.validate();
   const int n = dae.n;
   const Matrix M = dae.dense_mass();
@@ -224,7 +224,7 @@ QuasiLinearDae quasi_linear_form(const MassMatrixDae& dae) {
                           "' is regular: an ODE has no impasse points");
   const Matrix Ur = svd.matrixU().leftCols(rank), U0 = svd.matrixU().rightCols(n - rank);
   const Matrix A = sigma.head(rank).asDiagonal() * svd.matrixV().leftCols(rank).transpose();
-  QuasiLinearDae q;
+  SplitQuasiLinearDae q;
   q.n = n + 1;
   q.r = rank + 1;
   q.time_component = n;
@@ -246,7 +246,7 @@ QuasiLinearDae quasi_linear_form(const MassMatrixDae& dae) {
   return q;
 }
 
-ImpasseMonitor::ImpasseMonitor(const QuasiLinearDae& dae)
+ImpasseMonitor::ImpasseMonitor(const SplitQuasiLinearDae& dae)
     : dae_((dae.validate(), dae)),
       g0_(dae.n - dae.r),
       g1_(dae.n - dae.r),
@@ -295,12 +295,12 @@ const ImpasseIndicator& ImpasseMonitor::operator()(VecIn x) {
   return out_;
 }
 
-ImpasseIndicator impasse_indicator(const QuasiLinearDae& dae, VecIn x) {
+ImpasseIndicator impasse_indicator(const SplitQuasiLinearDae& dae, VecIn x) {
   ImpasseMonitor monitor(dae);
   return monitor(x);
 }
 
-double impasse_alpha(const QuasiLinearDae& dae, VecIn x) {
+double impasse_alpha(const SplitQuasiLinearDae& dae, VecIn x) {
   dae.validate();
   SingDaeOptions o;
   const Chart chart(dae, x, o);
@@ -318,7 +318,7 @@ double impasse_alpha(const QuasiLinearDae& dae, VecIn x) {
   return h0.dot(v) * DBuu.dot(v);  // (7.2)
 }
 
-ImpassePassage pass_impasse(const QuasiLinearDae& dae, double t0, const Vector& x0,
+ImpassePassage pass_impasse(const SplitQuasiLinearDae& dae, double t0, const Vector& x0,
                             const SingDaeOptions& o) {
   dae.validate();
   o.validate();

@@ -39,7 +39,7 @@
 namespace daekit {
 
 /// The split quasi-linear DAE (7.4), autonomous (see quasi_linear_form for time).
-struct QuasiLinearDae {
+struct SplitQuasiLinearDae {
   int n = 0;  ///< unknowns x
   int r = 0;  ///< rank of A: number of differential rows, 1 <= r < n
   std::function<void(VecIn x, MatOut A1)> a1;  ///< r x n leading matrix (zeroed by the caller)
@@ -57,7 +57,7 @@ struct QuasiLinearDae {
 /// M = U diag(sigma) V^T (SVD, rank r by sigma_i > 1e-12 sigma_1), A1 = (diag(sigma_r) V_r^T, 0)
 /// plus the row t' = 1, g1 = (U_r^T f, 1), g2 = U_0^T f; n + 1 unknowns, rank r + 1. Throws
 /// InvalidArgument if M is regular (an ODE has no impasse points) or not constant.
-QuasiLinearDae quasi_linear_form(const MassMatrixDae& dae);
+SplitQuasiLinearDae quasi_linear_form(const MassMatrixDae& dae);
 
 /// The impasse monitor at x: how close E(x) = [A1; Dg2] is to singular, and the t-component
 /// gamma of the unit tangent of the augmented curve (|gamma| -> 0 at an impasse point).
@@ -66,20 +66,20 @@ struct ImpasseIndicator {
   double gamma = 1.0;        ///< dt/ds of the unit tangent (sign: forward in t)
   Vector tangent;            ///< dx/ds of the unit tangent
 };
-ImpasseIndicator impasse_indicator(const QuasiLinearDae& dae, VecIn x);
+ImpasseIndicator impasse_indicator(const SplitQuasiLinearDae& dae, VecIn x);
 
 /// impasse_indicator with its storage allocated once (the monitor of solve_with_impasses runs
 /// after every accepted step and allocates nothing there). Keeps a copy of the DAE.
 class ImpasseMonitor {
  public:
-  explicit ImpasseMonitor(const QuasiLinearDae& dae);
+  explicit ImpasseMonitor(const SplitQuasiLinearDae& dae);
   ImpasseMonitor(const ImpasseMonitor&) = delete;
   ImpasseMonitor& operator=(const ImpasseMonitor&) = delete;
   /// The indicator at x (valid until the next call).
   const ImpasseIndicator& operator()(VecIn x);
 
  private:
-  QuasiLinearDae dae_;
+  SplitQuasiLinearDae dae_;
   Vector g0_, g1_, xx_, h_;
   Matrix G_, E_, K_;
   Eigen::JacobiSVD<Matrix> svd_e_, svd_k_;
@@ -88,7 +88,7 @@ class ImpasseMonitor {
 
 /// alpha(y)(u, v) of (7.2) at x on the manifold, in the chart centred at x: negative for an
 /// accessible impasse point, positive for an inaccessible one (meaningful where B is singular).
-double impasse_alpha(const QuasiLinearDae& dae, VecIn x);
+double impasse_alpha(const SplitQuasiLinearDae& dae, VecIn x);
 
 struct SingDaeOptions {
   double ds = 1e-3;           ///< arc-length step of the RK4 steps on (7.22), > 0
@@ -120,7 +120,7 @@ struct ImpassePassage {
 /// Algorithm SingDAE (Fig. 7.2) from (t0, x0) on the manifold, oriented forward in t, for
 /// options.arc_length. Throws InvalidArgument for bad input (x0 off the manifold by more than
 /// 1e-6, sizes); a chart iteration that fails ends the passage early with a message.
-ImpassePassage pass_impasse(const QuasiLinearDae& dae, double t0, const Vector& x0,
+ImpassePassage pass_impasse(const SplitQuasiLinearDae& dae, double t0, const Vector& x0,
                             const SingDaeOptions& options = {});
 
 /// The message of a solve that stopped at an impasse point (used by solve_with_impasses and
