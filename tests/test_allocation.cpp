@@ -218,6 +218,7 @@ TEST(Allocation, StateDependentMassAndRheonomicAllocateNothing) {
       EXPECT_GT(steps, 50);
     }
   }
+}
 
 // The applications of notes ch. 8 and 10 (docs/applications.md): the stabilised ODE (8.5), the
 // DAE reformulation (§8.2.2) and the projection onto the Jacobi integral of the moon flight
