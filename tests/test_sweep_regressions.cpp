@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "daekit/daekit.hpp"
 
@@ -67,6 +69,21 @@ TEST(SweepRegressions, BdfJayIndex2AtM18) {
   const BuiltinProblem p = make_builtin_problem("jay-index2");
   EXPECT_EQ(r.t, p.reference->t);
   EXPECT_GT(scd(r.y, p.reference->y, p.scd_components), 6.0);
+}
+
+// dirk on the index-2 problems: its Jacobian by differences took the last stage's F (the
+// constraint rows zero from the stage relation, not g(y)) as the base value, and its
+// constraint rows came out wrong; Newton then left the stages off the constraint and the next
+// steps failed with step_size_too_small (el-manufactured m = 2; knife-edge m = 0, 1, 6, 7, 11).
+TEST(SweepRegressions, DirkIndex2Problems) {
+  for (const auto& [problem, m] : std::vector<std::pair<std::string, int>>{
+           {"el-manufactured", 2}, {"knife-edge", 0}, {"knife-edge", 1}, {"knife-edge", 11}}) {
+    const Result r = solve_at(problem, "dirk", m);
+    ASSERT_TRUE(r.ok()) << problem << " m = " << m << ": " << r.message;
+    const BuiltinProblem p = make_builtin_problem(problem);
+    EXPECT_EQ(r.t, p.reference->t);
+    EXPECT_GT(scd(r.y, p.reference->y, p.scd_components), 3.5) << problem << " m = " << m;
+  }
 }
 
 }  // namespace
