@@ -37,7 +37,7 @@
 // floor ~ eps |F| / h that, unscaled, stalled Newton at small h and tight tolerances
 // (jay-index2 at rtol = atol = h0 = 3.2e-9: h stuck near 1e-12, max_steps_exceeded). The
 // excluded components' error is not controlled and reaches the others through the constraint
-// forces (a warning says so; knife-edge at rtol 5.6e-9: lambda off by 3e-5, x by 8e-7).
+// forces (a warning says so; knife-edge at rtol 5.6e-9: lambda off by up to 1.5e-3, x by 6e-7).
 // Index-3 problems are refused (BDF codes fail at index 3, NOTES-004.md ch. 4).
 // The Jacobian dF/dy + c_j dF/dy' comes from the shared source (analytic, or differences along
 // (e_j, c_j e_j) with the one increment rule and typical magnitudes |h y'_j|, coloured by the
