@@ -508,6 +508,11 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
   if (trace) o.trace = [trace](const StepTrace& s) { trace->row(s); };
   run.result = solve(p.dae, p.t0, p.t_end, p.y0, run.choice, o);
   bar.finish();
+  // A pair the sweep skips runs all the same, with the reason as a warning (not a refusal).
+  const std::string why = method_not_applicable(method_info(run.choice.name()), p);
+  if (!why.empty())
+    run.result.warnings.push_back("method '" + run.choice.name() +
+                                  "' is not applicable to problem '" + p.name + "': " + why);
 }
 
 // The JSON printed by `daekit solve --json` is a CONTRACT for scripts and other programs:

@@ -198,16 +198,7 @@ std::string command_line(const Args& a, const std::string& problem, const std::s
 
 /// Why `m` does not apply to `p` (empty: it applies).
 std::string not_applicable(const MethodInfo& m, const BuiltinProblem& p) {
-  const MethodCapabilities& c = m.capabilities;
-  if (!c.mass_matrix_form) return "does not take M y' = f";
-  if (c.max_index < p.dae.max_index())
-    return "max_index " + std::to_string(c.max_index) + " < problem index " +
-           std::to_string(p.dae.max_index());
-  if (!c.error_estimate) return "no error estimate (constant steps only)";
-  if (m.name == BetaMultistepOptions::method_name && !p.euler_lagrange)
-    return "index-2 Euler-Lagrange problems only";
-  if (c.index2_form && p.dae.max_index() != 2) return "solves Hessenberg index-2 problems only";
-  return "";
+  return method_not_applicable(m, p);
 }
 
 Run solve_one(const BuiltinProblem& p, const std::string& method, int m,

@@ -517,7 +517,7 @@ class BuiltinProblem:
         for key in ("name", "title", "description", "source", "n", "t0", "t_end", "y0", "h0",
                     "rtol", "atol", "atol_scale", "nonnegative", "p", "parameter_names",
                     "reference", "scd_components", "plot_components", "is_mechanical",
-                    "event_names"):
+                    "event_names", "stiff"):
             setattr(self, key, getattr(holder, key))
         self.t_span = (self.t0, self.t_end)
         self.problem = holder.problem

@@ -951,6 +951,7 @@ PYBIND11_MODULE(_daekit, m) {
       caps["own_step_control"] = c.own_step_control;
       caps["index2_form"] = c.index2_form;
       caps["projection"] = c.projection;
+      caps["explicit_method"] = c.explicit_method;
       py::dict d;
       d["name"] = mi.name;
       d["title"] = mi.title;
@@ -985,6 +986,7 @@ PYBIND11_MODULE(_daekit, m) {
                              })
       .def_property_readonly("nonnegative",
                              [](const BuiltinHolder& b) { return b.problem.nonnegative; })
+      .def_property_readonly("stiff", [](const BuiltinHolder& b) { return b.problem.stiff; })
       .def_property_readonly("p",
                              [](const BuiltinHolder& b) { return vector_array(b.problem.dae.p); })
       .def_property_readonly("parameter_names",

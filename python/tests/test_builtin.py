@@ -58,6 +58,14 @@ def test_builtin_attributes():
         p.with_parameters([1.0, 2.0])
 
 
+def test_stiff_problems_and_explicit_methods():
+    # the sweep's "not applicable: explicit method on a stiff problem" (issue 9)
+    assert daekit.problem("vanderpol").stiff and daekit.problem("transistor").stiff
+    assert not daekit.problem("akzo").stiff
+    assert daekit.method_info("erk")["capabilities"]["explicit_method"]
+    assert not daekit.method_info("radau5")["capabilities"]["explicit_method"]
+
+
 def test_builtin_report_has_scd():
     res = daekit.solve_problem("vanderpol")
     text = res.report()

@@ -340,6 +340,12 @@ class BetaMultistep final : public Method {
                       "): the standard discretisation (1.2) of an index-2 problem is unstable "
                       "in the multipliers (paper 003 Section 1, notes (5.10))");
     }
+    if (els_.m() > 0)
+      out.push_back(
+          "beta-multistep controls the local error of x per step (the multipliers are left out "
+          "of the test): the global error is not bounded by the tolerance and grows faster than "
+          "it shrinks (pendulum-el: 230-360x the tolerance at rtol = 5.6e-10..1e-10; "
+          "docs/benchmarks.md)");
     return out;
   }
 

@@ -318,6 +318,7 @@ MethodRegistration erk_method() {
   c.max_index = 1;
   c.order = 0;  // that of the tableau
   c.dense_output_order = 3;
+  c.explicit_method = true;
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const ErkOptions o = method_options<ErkOptions>(in, "erk");
     o.validate();

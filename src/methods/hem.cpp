@@ -360,6 +360,7 @@ MethodRegistration hem_method() {
   c.max_index = 2;
   c.order = 0;  // that of the tableau
   c.dense_output_order = 3;
+  c.explicit_method = true;  // half-explicit: explicit stages, a linear solve for lambda
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const HemOptions o = method_options<HemOptions>(in, "hem");
     o.validate();

@@ -66,6 +66,7 @@ std::string MethodInfo::summary() const {
   if (c.dense_output_order > 0) s += "; dense output order " + std::to_string(c.dense_output_order);
   if (c.projection) s += "; projection";
   if (c.own_step_control) s += "; own step/order control";
+  if (c.explicit_method) s += "; explicit (not for stiff problems)";
   return s;
 }
 

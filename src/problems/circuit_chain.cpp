@@ -194,6 +194,7 @@ BuiltinProblem circuit_chain(int stages) {
   const int N = stages, n = 8 * N;
   BuiltinProblem p;
   p.name = "circuit-chain";
+  p.stiff = true;
   p.title = "Chain of " + std::to_string(N) +
             " transistor amplifiers (TRANSAMP stages), index 1, n = " + std::to_string(n) +
             ", t in [0, 0.2]";

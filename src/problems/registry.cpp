@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "daekit/methods/beta_multistep.hpp"
+#include "daekit/methods/registry.hpp"
 #include "daekit/problems/index2.hpp"
 
 namespace daekit {
@@ -64,6 +66,21 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
   return t;
 }
 }  // namespace
+
+std::string method_not_applicable(const MethodInfo& m, const BuiltinProblem& p) {
+  const MethodCapabilities& c = m.capabilities;
+  if (!c.mass_matrix_form) return "does not take M y' = f";
+  if (c.max_index < p.dae.max_index())
+    return "max_index " + std::to_string(c.max_index) + " < problem index " +
+           std::to_string(p.dae.max_index());
+  if (!c.error_estimate) return "no error estimate (constant steps only)";
+  if (m.name == BetaMultistepOptions::method_name && !p.euler_lagrange)
+    return "index-2 Euler-Lagrange problems only";
+  if (c.index2_form && p.dae.max_index() != 2) return "solves Hessenberg index-2 problems only";
+  if (c.explicit_method && p.stiff)
+    return "explicit method on a stiff problem (its step is bounded by stability)";
+  return "";
+}
 
 std::vector<std::string> builtin_problem_names() {
   std::vector<std::string> names;

@@ -10,6 +10,7 @@ namespace daekit {
 BuiltinProblem robertson() {
   BuiltinProblem p;
   p.name = "robertson";
+  p.stiff = true;
   p.title = "Robertson chemical kinetics (ROBER), t in [0, 1e11]";
   p.description =
       "three species, rate constants 0.04, 1e4, 3e7; stiff; y1 + y2 + y3 = 1 is conserved.";

@@ -13,6 +13,7 @@ namespace daekit {
 BuiltinProblem robertson_dae() {
   BuiltinProblem p;
   p.name = "robertson-dae";
+  p.stiff = true;
   p.title = "Robertson chemical kinetics as an index-1 DAE, t in [0, 1e11]";
   p.description =
       "y1' = -0.04 y1 + 1e4 y2 y3, y2' = 0.04 y1 - 1e4 y2 y3 - 3e7 y2^2,\n"

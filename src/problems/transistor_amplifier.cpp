@@ -32,6 +32,7 @@ double input_voltage(double t) { return 0.1 * std::sin(200.0 * M_PI * t); }
 BuiltinProblem transistor_amplifier() {
   BuiltinProblem p;
   p.name = "transistor";
+  p.stiff = true;
   p.title = "Transistor amplifier (TRANSAMP), index 1, 8 variables, t in [0, 0.2]";
   p.description =
       "M y' = f(t, y): node voltages of a two-transistor amplifier; M (capacitors C_k = k 1e-6)\n"

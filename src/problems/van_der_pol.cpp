@@ -10,6 +10,7 @@ BuiltinProblem van_der_pol() {
   constexpr double eps = 1e-6;
   BuiltinProblem p;
   p.name = "vanderpol";
+  p.stiff = true;
   p.title = "Van der Pol, singular perturbation form, eps = 1e-6";
   p.description =
       "y1' = y2, eps y2' = (1 - y1^2) y2 - y1, eps = 1e-6, y(0) = (2, 0), t in [0, 2];\n"

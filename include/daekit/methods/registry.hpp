@@ -22,6 +22,10 @@ struct MethodCapabilities {
   int dense_output_order = 0;     ///< order of the continuous output
   bool own_step_control = false;  ///< chooses step and order itself (Options' controller unused)
   bool projection = false;        ///< supports the post-step projection (paper 000)
+  /// An explicit or half-explicit method (explicit stages for the differential part): its step
+  /// is bounded by stability, not accuracy, on a stiff problem (BuiltinProblem::stiff), where it
+  /// is not applicable (the sweep skips the pair, `daekit solve` warns).
+  bool explicit_method = false;
 };
 
 struct MethodInfo {

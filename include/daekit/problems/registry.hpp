@@ -55,6 +55,13 @@ struct BuiltinProblem {
   std::optional<QuasiLinearDae> quasi_linear;
   /// What the entries of dae.p mean (empty: the problem has no parameters), e.g. {"torque"}.
   std::vector<std::string> parameter_names;
+  /// Stiff on [t0, t_end]: the Jacobian has eigenvalues with large negative real part (a
+  /// stiffness ratio of 1e4 or more against the solution's time scale), so that an explicit
+  /// method's step is bounded by stability, far below what accuracy asks for, and it cannot
+  /// integrate the interval in a reasonable number of steps (vanderpol, robertson,
+  /// robertson-dae, transistor, circuit-chain). Explicit methods (MethodCapabilities::
+  /// explicit_method) are not applicable (method_not_applicable).
+  bool stiff = false;
 };
 
 /// Names of all built-in problems, in a stable order.
@@ -72,6 +79,15 @@ BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params);
 /// Significant correct digits: -log10 of the max over `components` (all if empty) of the
 /// relative error |y_i - ref_i| / |ref_i| (absolute error where ref_i = 0).
 double scd(const Vector& y, const Vector& ref, const std::vector<int>& components = {});
+
+struct MethodInfo;  // methods/registry.hpp
+
+/// Why method `m` does not apply to problem `p` (empty: it applies): the form it takes, the
+/// index it handles, an error estimate (variable steps), the Euler-Lagrange / Hessenberg
+/// index-2 structure it needs, and "explicit method on a stiff problem" (MethodCapabilities::
+/// explicit_method, BuiltinProblem::stiff). The 25-tolerance sweep skips such pairs; `daekit
+/// solve` runs them and adds the reason to the result's warnings.
+std::string method_not_applicable(const MethodInfo& m, const BuiltinProblem& p);
 
 // Factories (one file each in src/problems/).
 BuiltinProblem pendulum_index3();               ///< paper 000 (4.1), 5 variables
