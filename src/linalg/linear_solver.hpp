@@ -63,9 +63,10 @@ template <typename Scalar>
 std::unique_ptr<LinearSolver<Scalar>> make_linear_solver(int n, const Sparsity& s,
                                                          LinearSolverKind kind);
 
-// The backends (dense_lu.cpp, banded_lu.cpp, klu_solver.cpp).
+// The backends (dense_lu.cpp, banded_lu.cpp, klu_solver.cpp). The dense one factors by the
+// recursive blocked LU from n = blocked_min_size on (negative: dense_lu_blocked_min_size()).
 template <typename Scalar>
-std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n);
+std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n, int blocked_min_size = -1);
 template <typename Scalar>
 std::unique_ptr<LinearSolver<Scalar>> make_banded_solver(int n, int lower, int upper);
 template <typename Scalar>
