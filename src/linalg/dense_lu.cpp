@@ -322,8 +322,51 @@ class DenseSolver final : public LinearSolver<Scalar> {
     const auto& a = this->matrix_.dense();
     kernels_.solve(a.data(), static_cast<int>(a.rows()), perm_.data(), inv_diag_.data(), b.data());
   }
+  // A^T X = B with P A = L U (P the row swaps): U^T Z = B (forward), L^T W = Z (backward),
+  // then X = P^T W (the swaps in reverse order); dot products along the columns of the
+  // factors, up to four right-hand sides in one sweep.
+  using typename LinearSolver<Scalar>::BlockType;
+  bool supports_transposed_solve() const override { return true; }
+  bool solve_transposed_in_place(Eigen::Ref<BlockType> B) const override {
+    const int r = static_cast<int>(B.cols());
+    int c = 0;
+    for (; c + 4 <= r; c += 4) transposed_sweep<4>(B, c);
+    if (r - c == 3) transposed_sweep<3>(B, c);
+    if (r - c == 2) transposed_sweep<2>(B, c);
+    if (r - c == 1) transposed_sweep<1>(B, c);
+    return true;
+  }
 
  private:
+  template <int R>  // columns c .. c + R - 1 of B
+  void transposed_sweep(Eigen::Ref<BlockType>& B, int c0) const {
+    const auto& lu = this->matrix_.dense();
+    const int n = static_cast<int>(lu.rows());
+    const long ld = B.outerStride();
+    const Scalar* a = lu.data();
+    Scalar* x[R];
+    for (int c = 0; c < R; ++c) x[c] = B.data() + (c0 + c) * ld;
+    for (int k = 0; k < n; ++k) {  // U^T z = b
+      const Scalar* col = a + static_cast<long>(k) * n;
+      Scalar s[R];
+      for (int c = 0; c < R; ++c) s[c] = x[c][k];
+      for (int i = 0; i < k; ++i)
+        for (int c = 0; c < R; ++c) s[c] -= col[i] * x[c][i];
+      for (int c = 0; c < R; ++c) x[c][k] = s[c] * inv_diag_[k];
+    }
+    for (int k = n - 2; k >= 0; --k) {  // L^T w = z
+      const Scalar* col = a + static_cast<long>(k) * n;
+      Scalar s[R];
+      for (int c = 0; c < R; ++c) s[c] = x[c][k];
+      for (int i = k + 1; i < n; ++i)
+        for (int c = 0; c < R; ++c) s[c] -= col[i] * x[c][i];
+      for (int c = 0; c < R; ++c) x[c][k] = s[c];
+    }
+    for (int k = n - 1; k >= 0; --k)  // x = P^T w
+      if (perm_[k] != k)
+        for (int c = 0; c < R; ++c) std::swap(x[c][k], x[c][perm_[k]]);
+  }
+
   LuKernels<Scalar> kernels_;
   bool blocked_;
   BlockedWorkspace<Scalar> workspace_;

@@ -48,6 +48,12 @@ class LinearSolver {
   virtual bool factor() = 0;
   /// Solves A x = b in place with the last successful factorisation (b is overwritten by x).
   virtual void solve_in_place(Eigen::Ref<VectorType> b) const = 0;
+  using BlockType = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  /// True if the backend solves with A^T (the dense one).
+  virtual bool supports_transposed_solve() const { return false; }
+  /// Solves A^T X = B (transpose, not conjugate; B n x r) in place with the last successful
+  /// factorisation, if supports_transposed_solve(): false, B untouched, otherwise.
+  virtual bool solve_transposed_in_place(Eigen::Ref<BlockType> /*B*/) const { return false; }
 
  protected:
   StructuredMatrix<Scalar> matrix_;

@@ -1,7 +1,9 @@
 #include "nonlinear/systems.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace daekit {
 
@@ -293,6 +295,54 @@ bool ImplicitSystem::dF_dyp_dense(double t, const Vector& y, const Vector& yp, M
     D.col(j) = (F1 - F0) / delta;
     yp_work_[j] = yp[j];
   }
+  return true;
+}
+
+bool ImplicitSystem::dF_dyp_sparse(double t, const Vector& y, const Vector& yp, int max_dense,
+                                   SparseMatrix& D, bool& available) {
+  const int n = n_;
+  available = true;
+  std::vector<Eigen::Triplet<double, int>> entries;
+  if (mass_form_) {
+    const MassOperator& M = mass_form_->mass();
+    if (M.kind() != MassOperator::Kind::Structured) {
+      for (int i = 0; i < n; ++i)
+        if (M.diagonal()[i] != 0.0) entries.emplace_back(i, i, M.diagonal()[i]);
+    } else {
+      StructuredMatrix<double> S(n, M.sparsity());
+      for (int j = 0; j < n; ++j)
+        S.for_each_in_column(j, [&](int i, double&) {
+          const double v = M.at(i, j);
+          if (v != 0.0) entries.emplace_back(i, j, v);
+        });
+    }
+  } else if (implicit_->sparse_dF_dyp) {
+    sparse_b_.coeffs().setZero();
+    if (!(*guard_)("dF/dy'", t, [&] { implicit_->sparse_dF_dyp(t, y, yp, sparse_b_, p_); }))
+      return false;
+    for (int j = 0; j < sparse_b_.outerSize(); ++j)
+      for (SparseMatrix::InnerIterator it(sparse_b_, j); it; ++it) {
+        if (!std::isfinite(it.value())) return false;
+        if (it.value() != 0.0) entries.emplace_back(static_cast<int>(it.row()), j, it.value());
+      }
+  } else {
+    if (n > max_dense) {
+      available = false;
+      return true;
+    }
+    Matrix dense;
+    if (!dF_dyp_dense(t, y, yp, dense)) return false;
+    if (!dense.allFinite()) {  // differences through a non-finite F: no usable D
+      available = false;
+      return true;
+    }
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        if (dense(i, j) != 0.0) entries.emplace_back(i, j, dense(i, j));
+  }
+  D.resize(n, n);
+  D.setFromTriplets(entries.begin(), entries.end());
+  D.makeCompressed();
   return true;
 }
 

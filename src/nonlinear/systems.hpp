@@ -134,6 +134,12 @@ class ImplicitSystem {
                         const Vector* typical, StructuredMatrix<double>& E);
   /// D = dF/dy' at (t, y, yp) as a dense matrix (the BDF's algebraic error filter; n small).
   bool dF_dyp_dense(double t, const Vector& y, const Vector& yp, Matrix& D);
+  /// D = dF/dy' at (t, y, yp) as a sparse matrix of its non-zero entries: M (mass-matrix
+  /// problems, in its structure), the sparse callback, or, for n <= max_dense only, the dense
+  /// callback or differences in y'. False on a callback failure or a non-finite entry;
+  /// `available` false (and true returned) when only a dense evaluation exists and n > max_dense.
+  bool dF_dyp_sparse(double t, const Vector& y, const Vector& yp, int max_dense, SparseMatrix& D,
+                     bool& available);
   /// True if dF/dy' is a constant diagonal (identity or diagonal mass matrix): its diagonal.
   std::optional<Vector> constant_diagonal_dF_dyp() const;
 
