@@ -504,25 +504,13 @@ class Bdf final : public Method {
     if (!sys_->dF_dyp_sparse(t0, y0, yp0_, kMaxDenseFilter, D, available)) return false;
     if (!available) return true;
     const int n = n_;
-    std::vector<int> parent(static_cast<size_t>(n));  // union-find over the entries
-    for (int i = 0; i < n; ++i) parent[i] = i;
-    auto root = [&](int i) {
-      while (parent[i] != i) i = parent[i] = parent[parent[i]];
-      return i;
-    };
     double scale = 0.0;  // largest column norm of D
     for (int j = 0; j < n; ++j) {
       double sq = 0.0;
-      for (SparseMatrix::InnerIterator it(D, j); it; ++it) {
-        sq += it.value() * it.value();
-        const int a = root(static_cast<int>(it.row())), b = root(j);
-        if (a != b) parent[std::max(a, b)] = std::min(a, b);
-      }
+      for (SparseMatrix::InnerIterator it(D, j); it; ++it) sq += it.value() * it.value();
       scale = std::max(scale, std::sqrt(sq));
     }
-    std::vector<std::vector<int>> members(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) members[root(i)].push_back(i);  // ascending within a block
-    std::vector<int> local(static_cast<size_t>(n), -1);
+    const std::vector<std::vector<int>> members = connected_blocks(D);
     int m = 0;  // dim ker D: the columns of N
     for (const std::vector<int>& c : members) {
       const int size = static_cast<int>(c.size());
@@ -536,14 +524,9 @@ class Bdf final : public Method {
         continue;
       }
       if (size > kMaxDenseFilter) return true;  // too large a block for a dense QR: no filter
-      Matrix block = Matrix::Zero(size, size);
-      for (int a = 0; a < size; ++a) local[c[a]] = a;
+      const Matrix block = dense_block(D, c);
       double block_scale = 0.0;
-      for (int a = 0; a < size; ++a) {
-        for (SparseMatrix::InnerIterator it(D, c[a]); it; ++it)
-          block(local[it.row()], a) = it.value();
-        block_scale = std::max(block_scale, block.col(a).norm());
-      }
+      for (int a = 0; a < size; ++a) block_scale = std::max(block_scale, block.col(a).norm());
       Matrix N, L;
       const int mc = null_spaces(block, 1e3 * kEps * n * scale / block_scale, N, L);
       if (mc == 0) continue;

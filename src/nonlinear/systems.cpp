@@ -64,6 +64,35 @@ MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind so
   if (!dae_.jacobian && !dae_.sparse_jacobian) fd_ = FiniteDifferenceJacobian(n, js);
   if (dae_.sparse_jacobian) sparse_work_ = zero_pattern(js, n);
   if (dae_.jacobian && backend_ != LinearSolverKind::Dense) dense_work_.setZero(n, n);
+  if (iteration_structure_.kind == Sparsity::Kind::Sparse) {
+    const SparseMatrix& P = iteration_structure_.pattern;
+    auto position = [&](int i, int j) {  // in P's value array (the entry lies in P)
+      const int* begin = P.innerIndexPtr() + P.outerIndexPtr()[j];
+      const int* end = P.innerIndexPtr() + P.outerIndexPtr()[j + 1];
+      const int* it = std::lower_bound(begin, end, i);
+      return it != end && *it == i ? static_cast<int>(it - P.innerIndexPtr()) : -1;
+    };
+    bool ok = P.isCompressed();
+    const SparseMatrix M = mass_.to_sparse();
+    for (int j = 0; j < n && ok; ++j)
+      for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
+        mass_positions_.push_back(position(static_cast<int>(it.row()), j));
+        mass_values_.push_back(it.value());
+        ok = ok && mass_positions_.back() >= 0;
+      }
+    for (int j = 0; j < sparse_work_.outerSize() && ok; ++j)
+      for (SparseMatrix::InnerIterator it(sparse_work_, j); it; ++it) {
+        jacobian_positions_.push_back(position(static_cast<int>(it.row()), j));
+        ok = ok && jacobian_positions_.back() >= 0;
+      }
+    if (ok) {
+      pattern_nnz_ = P.nonZeros();
+    } else {
+      mass_positions_.clear();
+      mass_values_.clear();
+      jacobian_positions_.clear();
+    }
+  }
 }
 
 bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
@@ -106,6 +135,14 @@ bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
         guard_->non_finite("the sparse Jacobian", t, sparse_work_.innerIndexPtr()[k]);
         return false;
       }
+    if (J.kind() == Sparsity::Kind::Sparse && J.sparse().nonZeros() == pattern_nnz_ &&
+        !jacobian_positions_.empty()) {  // into the iteration pattern, positions found once
+      double* v = J.sparse().valuePtr();
+      std::fill(v, v + pattern_nnz_, 0.0);
+      const double* a = sparse_work_.valuePtr();
+      for (long k = 0; k < nnz; ++k) v[jacobian_positions_[k]] = a[k];
+      return true;
+    }
     copy_sparse(sparse_work_, J);
     return true;
   }
@@ -304,18 +341,8 @@ bool ImplicitSystem::dF_dyp_sparse(double t, const Vector& y, const Vector& yp, 
   available = true;
   std::vector<Eigen::Triplet<double, int>> entries;
   if (mass_form_) {
-    const MassOperator& M = mass_form_->mass();
-    if (M.kind() != MassOperator::Kind::Structured) {
-      for (int i = 0; i < n; ++i)
-        if (M.diagonal()[i] != 0.0) entries.emplace_back(i, i, M.diagonal()[i]);
-    } else {
-      StructuredMatrix<double> S(n, M.sparsity());
-      for (int j = 0; j < n; ++j)
-        S.for_each_in_column(j, [&](int i, double&) {
-          const double v = M.at(i, j);
-          if (v != 0.0) entries.emplace_back(i, j, v);
-        });
-    }
+    D = mass_form_->mass().to_sparse();
+    return true;
   } else if (implicit_->sparse_dF_dyp) {
     sparse_b_.coeffs().setZero();
     if (!(*guard_)("dF/dy'", t, [&] { implicit_->sparse_dF_dyp(t, y, yp, sparse_b_, p_); }))
