@@ -509,7 +509,8 @@ Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0)
                           ", expected n = " + std::to_string(dae.n));
   CallGuard guard;
   Stats stats;
-  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  // the automatic backend: a large sparse problem keeps its Jacobian sparse (no n x n matrix)
+  MassMatrixSystem sys(dae, LinearSolverKind::Automatic, guard, stats);
   Vector yp;
   if (!initial_derivative(sys, t0, y0, yp))
     throw InvalidArgument("initial_derivative: " + guard_message(guard));

@@ -26,6 +26,7 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"moon", [] { return moon_flight(); }},
       {"heat2d", [] { return heat2d(10); }},
       {"circuit-chain", [] { return circuit_chain(40); }},
+      {"food-web", [] { return food_web(20); }},
   };
   return t;
 }

@@ -85,6 +85,9 @@ BuiltinProblem heat2d(int m);
 Vector heat2d_reference(int m, double t);
 /// N coupled TRANSAMP stages, n = 8N, index 1; registered as "circuit-chain" with N = 40.
 BuiltinProblem circuit_chain(int stages);
+/// SUNDIALS' idaFoodWeb predator-prey web on an m x m grid (n = 2 m^2, predators algebraic),
+/// banded analytic Jacobian (half-bandwidth 2m); registered as "food-web" with m = 20.
+BuiltinProblem food_web(int m);
 
 // Reports of a solve of a built-in problem (src/problems/report.cpp): what `daekit solve` and
 // `daekit demo` print, so that the CLI adds nothing of its own.
