@@ -4,6 +4,8 @@
 //   daekit methods                  the registered methods and what they can do
 //   daekit solve PROBLEM [options]  solve one of them (report, JSON, CSV, trace, PNG)
 //   daekit demo [--outdir DIR]      solve several problems, write CSV files and a plot
+//   daekit sweep PROBLEM --params FILE | --values LIST [options]
+//                                   one solve per parameter set, one JSON line per run
 //   daekit help | --help            usage
 //
 // Exit status: 0 success; 1 a solve ended with a non-success status, or writing an output
@@ -13,6 +15,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -67,6 +70,13 @@ Usage:
   daekit demo [--outdir DIR]       solve pendulum, vanderpol, robertson, andrews and
                                    transistor; write DIR/<problem>.csv and
                                    DIR/pendulum.png (default DIR: demo-output)
+  daekit tableau [NAME]            analysis of a Runge-Kutta tableau: order conditions,
+                                   B/C/D, stage order, R(inf), A-/L-stability, algebraic
+                                   stability matrix, AN/B/BN checks (no NAME: the names)
+  daekit sweep PROBLEM --params FILE | --values LIST [options]
+                                   solve PROBLEM once per parameter set (its vector p,
+                                   see the problem's parameters) and print one JSON object
+                                   per run, one per line, in the order of the sets
   daekit help | --help | -h        this text
   daekit --version                 the library version
 
@@ -74,8 +84,9 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
   --method NAME     a method of 'daekit methods': radau5 (default; Radau IIA order 5,
                     index 1-3), bdf (variable-order BDF; index 1) or projected-rk (any
                     implicit RK tableau at constant step: needs --fixed-step and --h0)
-  --tableau NAME    projected-rk: radau-iia-S (default radau-iia-3), radau-ia-S, gauss-S or
-                    lobatto-iiia-S with S stages (1..9; Lobatto 2..9)
+  --tableau NAME    projected-rk: radau-iia-S (default radau-iia-3), radau-ia-S, gauss-S,
+                    lobatto-iiia-S or lobatto-iiic-S with S stages (1..9; Lobatto 2..9),
+                    or a published tableau of 'daekit tableau'
   --fixed-step      constant steps of size --h0 without error control (needs --h0)
   --projection P    methods with projection (radau5, projected-rk): none (default),
                     velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after
@@ -108,11 +119,22 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
   --full-report     the full report (settings given and used, every counter, warnings)
 Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2).
 
+Options of 'sweep' (mechanical problems get consistent initial values for each p):
+  --params FILE     one parameter set per line: numbers separated by commas or blanks;
+                    empty lines and lines starting with # are skipped; - reads stdin
+  --values LIST     comma-separated values of a problem with one parameter (andrews: the
+                    torque), one run each
+  --first I         the first set to solve (from 0; default 0) and
+  --count N         how many (default: the rest): a scheduler's share of a large sweep
+  --method, --rtol, --atol, --h0, --t-end, --max-steps, --linear-solver as for 'solve'
+Each line: {"format_version": 1, "run": I, "problem", "method", "p", "status", "ok",
+"message", "t", "y", "stats", "cpu_seconds"}; fields are only ever added.
+
 Exit status: 0 success; 1 the solve failed (status not 'success') or an output could not be
 written; 2 bad command line or input rejected by the library.
 )";
 
-const char* const kCommands = "list, solve, demo, help, methods";
+const char* const kCommands = "list, solve, demo, help, methods, tableau, sweep";
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
@@ -939,6 +961,208 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
   return all_ok && plot_ok ? kExitOk : kExitFailure;
 }
 
+// `daekit tableau [NAME]`: the analysis of tableaus/analysis.hpp as text, or the names.
+int cmd_tableau(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a = parse_args(args, "tableau", {}, {});
+  if (a.positional.size() > 1)
+    throw UsageError("'tableau' takes one tableau name (got " + show(a.positional[1]) + ")");
+  if (a.positional.empty()) {
+    std::fprintf(io.out, "%-16s %6s %5s  %s\n", "name", "stages", "order", "tableau");
+    for (const std::string& name : tableau_names()) {
+      const RungeKuttaTableau t = tableau_by_name(name);
+      std::fprintf(io.out, "%-16s %6d %5d  %s\n", name.c_str(), t.stages(), t.order,
+                   t.name.c_str());
+    }
+    return kExitOk;
+  }
+  const RungeKuttaTableau t = tableau_by_name(a.positional[0]);  // InvalidArgument: exit 2
+  std::fputs(analyse_tableau(t).report().c_str(), io.out);
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sweep: one solve per parameter set, one JSON line per run (any scheduler can split a sweep
+// into --first/--count blocks and concatenate the lines).
+
+/// The parameter sets of --params: numbers separated by commas or blanks, one set per line.
+std::vector<Vector> read_parameter_sets(const std::string& path) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "r");
+  if (!f) throw UsageError("--params: cannot open " + show(path) + ": " + std::strerror(errno));
+  std::vector<Vector> sets;
+  std::string line;
+  long line_no = 0;
+  auto flush_line = [&] {
+    ++line_no;
+    std::vector<double> values;
+    std::string item;
+    const std::string where = "--params " + path + ", line " + std::to_string(line_no);
+    auto take = [&] {
+      if (!item.empty()) values.push_back(parse_double(where, item));
+      item.clear();
+    };
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') return;
+    for (char c : line) {
+      if (c == ',' || c == ' ' || c == '\t' || c == '\r')
+        take();
+      else
+        item += c;
+    }
+    take();
+    Vector v(static_cast<Eigen::Index>(values.size()));
+    for (size_t i = 0; i < values.size(); ++i) v[static_cast<Eigen::Index>(i)] = values[i];
+    sets.push_back(v);
+  };
+  for (int c; (c = std::fgetc(f)) != EOF;) {
+    if (c == '\n') {
+      flush_line();
+      line.clear();
+    } else {
+      line += static_cast<char>(c);
+    }
+  }
+  if (!line.empty()) flush_line();
+  const bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (failed) throw std::runtime_error("--params: cannot read " + show(path));
+  return sets;
+}
+
+/// One run of a sweep as a JSON object on one line.
+std::string sweep_json(long run, const BuiltinProblem& p, const std::string& method,
+                       const Vector& params, const Result& r) {
+  JsonWriter w(/*compact=*/true);
+  w.begin_object();
+  w.integer("format_version", 1);
+  w.integer("run", run);
+  w.string("problem", p.name);
+  w.string("method", r.method.empty() ? method : r.method);
+  w.numbers("p", std::vector<double>(params.data(), params.data() + params.size()));
+  w.string("status", to_string(r.status));
+  w.boolean("ok", r.ok());
+  w.string("message", r.message);
+  w.number("t", r.t);
+  w.numbers("y", std::vector<double>(r.y.data(), r.y.data() + r.y.size()));
+  w.begin_object("stats");
+  for (const StatsField& f : stats_fields()) w.integer(f.key, r.stats.*(f.member));
+  w.end_object();
+  w.number("cpu_seconds", r.cpu_seconds);
+  w.end_object();
+  return w.str() + "\n";
+}
+
+int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
+  const ParsedArgs a =
+      parse_args(args, "sweep",
+                 {"--params", "--values", "--first", "--count", "--method", "--rtol", "--atol",
+                  "--h0", "--t-end", "--max-steps", "--linear-solver"},
+                 {});
+  if (a.positional.size() != 1)
+    throw UsageError("'sweep' needs one problem name; valid problems: " +
+                     join(builtin_problem_names()));
+  const std::string& name = a.positional[0];
+  check_problem_name(name);
+  std::optional<std::string> params_file, values;
+  std::optional<double> rtol, atol, h0, t_end;
+  long first = 0, count = -1;
+  std::string method = "radau5";
+  Options o;
+  for (const auto& [opt, value] : a.options) {
+    try {
+      if (opt == "--params") {
+        params_file = value;
+      } else if (opt == "--values") {
+        values = value;
+      } else if (opt == "--first") {
+        first = value == "0" ? 0 : parse_count(opt, value);
+      } else if (opt == "--count") {
+        count = parse_count(opt, value);
+      } else if (opt == "--method") {
+        method_info(value);
+        method = value;
+      } else if (opt == "--rtol") {
+        rtol = parse_double(opt, value);
+      } else if (opt == "--atol") {
+        atol = parse_double(opt, value);
+      } else if (opt == "--h0") {
+        h0 = parse_double(opt, value);
+      } else if (opt == "--t-end") {
+        t_end = parse_double(opt, value);
+      } else if (opt == "--max-steps") {
+        o.max_steps = parse_count(opt, value);
+      } else if (opt == "--linear-solver") {
+        o.linear_solver = parse_linear_solver(value);
+      }
+    } catch (const InvalidArgument& e) {
+      throw UsageError(std::string(e.what()));
+    }
+  }
+  if (params_file.has_value() == values.has_value())
+    throw UsageError("'sweep' needs exactly one of --params FILE and --values LIST");
+  if (!method_info(method).capabilities.error_estimate)
+    throw UsageError("'sweep': method '" + method + "' needs --fixed-step (use 'solve')");
+  const BuiltinProblem base = make_builtin_problem(name);
+  std::vector<Vector> sets;
+  if (params_file) {
+    sets = read_parameter_sets(*params_file);
+  } else {
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = values->find(',', start);
+      const std::string item =
+          values->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      sets.push_back(Vector::Constant(1, parse_double("--values", item)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  const long total = static_cast<long>(sets.size());
+  if (first > total)
+    throw UsageError("--first " + std::to_string(first) + " is beyond the " +
+                     std::to_string(total) + " parameter sets");
+  const long last = count < 0 ? total : std::min(total, first + count);
+  // Check every selected set before the first solve (a bad line fails fast, exit 2).
+  std::vector<BuiltinProblem> problems;
+  for (long i = first; i < last; ++i) {
+    try {
+      problems.push_back(with_parameters(base, sets[static_cast<size_t>(i)]));
+    } catch (const InvalidArgument& e) {
+      throw UsageError("parameter set " + std::to_string(i) + ": " + e.what());
+    }
+  }
+  int rc = kExitOk;
+  for (long i = first; i < last; ++i) {
+    BuiltinProblem& p = problems[static_cast<size_t>(i - first)];
+    Options oi = recommended_options(p);
+    oi.max_steps = o.max_steps;
+    oi.linear_solver = o.linear_solver;
+    oi.store_steps = false;
+    if (rtol) oi.rtol = *rtol;
+    if (atol) {
+      oi.atol = *atol;
+      if (p.atol_scale.size() != 0) oi.atol_vector = *atol * p.atol_scale;
+    }
+    if (h0) oi.h0 = *h0;
+    if (t_end) p.t_end = *t_end;
+    oi.events.insert(oi.events.end(), p.events.begin(), p.events.end());
+    Result r;
+    try {
+      r = solve(p.dae, p.t0, p.t_end, p.y0, method, oi);
+    } catch (const InvalidArgument& e) {
+      throw UsageError("invalid input for problem '" + name + "' (parameter set " +
+                       std::to_string(i) + "): " + e.what());
+    }
+    std::fputs(sweep_json(i, p, method, sets[static_cast<size_t>(i)], r).c_str(), io.out);
+    io.flush_out();
+    if (!r.ok()) {
+      std::fprintf(io.err, "daekit sweep: run %ld ended with status %s: %s\n", i,
+                   to_string(r.status), r.message.c_str());
+      rc = kExitFailure;
+    }
+  }
+  return rc;
+}
+
 int dispatch(const std::vector<std::string>& args, const Io& io) {
   if (args.empty()) {
     std::fputs(kUsage, io.err);
@@ -964,6 +1188,8 @@ int dispatch(const std::vector<std::string>& args, const Io& io) {
   if (cmd == "methods") return cmd_methods(rest, io);
   if (cmd == "solve") return cmd_solve(rest, io);
   if (cmd == "demo") return cmd_demo(rest, io);
+  if (cmd == "tableau") return cmd_tableau(rest, io);
+  if (cmd == "sweep") return cmd_sweep(rest, io);
   throw UsageError("unknown command " + show(cmd) + "; valid commands: " + kCommands);
 }
 

@@ -1,7 +1,8 @@
 // A minimal hand-written JSON writer for the daekit command (no external library): objects,
 // arrays, strings with escaping, numbers with full precision (the shortest of %.15g..%.17g
 // that reads back exactly) and NaN/Inf as null.
-// Output is pretty-printed with two-space indentation; short numeric arrays stay on one line.
+// Output is pretty-printed with two-space indentation (short numeric arrays stay on one line),
+// or compact on one line (JsonWriter(true): the JSON lines of `daekit sweep`).
 #pragma once
 
 #include <cmath>
@@ -14,6 +15,8 @@ namespace daekit::cli {
 
 class JsonWriter {
  public:
+  explicit JsonWriter(bool compact = false) : compact_(compact) {}
+
   /// Escapes a string for use inside JSON quotes (", \, control characters).
   static std::string escape(const std::string& s) {
     std::string out;
@@ -125,6 +128,10 @@ class JsonWriter {
     out_ += '"';
   }
   void newline() {
+    if (compact_) {
+      if (out_.back() == ',') out_ += ' ';
+      return;
+    }
     out_ += '\n';
     out_.append(2 * first_.size(), ' ');
   }
@@ -155,6 +162,7 @@ class JsonWriter {
     out_ += bracket;
   }
 
+  bool compact_ = false;
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written into it yet
 };

@@ -55,7 +55,7 @@ elseif(CASE STREQUAL "projected_rk")
          solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau radau-ia-3)
   # with the velocity projection the hidden constraint G v = 0 holds to round-off
   expect(0 "\"projection\": \"velocity\"" "" solve pendulum --method projected-rk --fixed-step
-         --h0=0.01 --tableau=gauss-2 --projection velocity --t-end 2 --json)
+         --h0=0.01 --tableau=radau-ia-3 --projection velocity --t-end 2 --json)
   string(REGEX MATCH "\"velocity\": ([-0-9.e+]+)" m "${last_stdout}")
   if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 GREATER_EQUAL 1e-12)
     message(SEND_ERROR "projected-rk --projection velocity: |G v| '${CMAKE_MATCH_1}' not < 1e-12")
@@ -66,13 +66,20 @@ elseif(CASE STREQUAL "projected_rk")
   expect(2 "" "method 'projected-rk' has no error estimate .*--fixed-step and --h0"
          solve pendulum --method projected-rk)
   expect(2 "" "--fixed-step needs --h0" solve pendulum --method projected-rk --fixed-step)
-  expect(2 "" "unknown tableau 'rk4'; valid tableaus: radau-iia-S, radau-ia-S, gauss-S"
-         solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau rk4)
+  expect(2 "" "unknown tableau 'rk5'; valid tableaus: radau-iia-S, radau-ia-S, gauss-S"
+         solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau rk5)
   expect(2 "" "--tableau is for --method projected-rk" solve pendulum --tableau gauss-2)
-  expect(2 "" "Lobatto IIIA\\(3\\): A is singular" solve pendulum --method projected-rk
-         --fixed-step --h0 0.01 --tableau lobatto-iiia-3)
+  expect(2 "" "RK4 \\(Kutta\\): A is singular" solve pendulum --method projected-rk
+         --fixed-step --h0 0.01 --tableau rk4)
+  # issue 13: paper 000's (B1)-(B3) for the projected index-3 method
+  expect(2 "" "Lobatto IIIA\\(3\\)' fails the conditions of paper 000.*\\(B1\\) A is singular"
+         solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau lobatto-iiia-3
+         --projection full)
+  expect(2 "" "Gauss\\(2\\)' fails the conditions of paper 000.*\\(B2\\)"
+         solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau gauss-2
+         --projection velocity)
   # --projection: the methods with the capability, from the registry
-  expect(2 "" "--projection velocity needs --method radau5 or projected-rk \\(method 'bdf' has no projection\\)"
+  expect(2 "" "--projection velocity needs --method radau5 or projected-rk or radau or dirk \\(method 'bdf' has no projection\\)"
          solve pendulum --method bdf --projection velocity)
 
 elseif(CASE STREQUAL "trace")

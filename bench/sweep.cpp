@@ -204,6 +204,9 @@ std::string not_applicable(const MethodInfo& m, const BuiltinProblem& p) {
     return "max_index " + std::to_string(c.max_index) + " < problem index " +
            std::to_string(p.dae.max_index());
   if (!c.error_estimate) return "no error estimate (constant steps only)";
+  if (m.name == BetaMultistepOptions::method_name && !p.euler_lagrange)
+    return "index-2 Euler-Lagrange problems only";
+  if (c.index2_form && p.dae.max_index() != 2) return "solves Hessenberg index-2 problems only";
   return "";
 }
 

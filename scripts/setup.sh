@@ -8,11 +8,24 @@
 #   libbenchmark-dev libsundials-dev       benchmarks (SUNDIALS IDA as a comparison)
 #   gnuplot-nox                            plots (daekit --plot, daekit demo)
 #   clang-format                           code formatting
+#   python3-dev pybind11-dev python3-numpy the Python module daekit (python/), for /usr/bin/python3
+#   python3-scipy python3-pytest python3-matplotlib python3-numba
+#                                          its tests (scipy comparisons, LowLevelCallable, numba
+#                                          cfunc), result.plot()
+#   python3-distributed python3-mpi4py mpi-default-bin
+#                                          solve_many on Dask and MPI (mpirun)
+#   python3-build python3-setuptools python3-wheel python3-pip python3-venv
+#                                          the offline wheel (python3 -m build --no-isolation;
+#                                          pip install --no-index into a venv)
+#   pkg-config                             the daekit.pc file (its test)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(build-essential cmake libeigen3-dev libsuitesparse-dev libgtest-dev googletest libbenchmark-dev
-          gnuplot-nox libsundials-dev clang-format)
+          gnuplot-nox libsundials-dev clang-format
+          python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
+          python3-numba python3-distributed python3-mpi4py mpi-default-bin python3-build
+          python3-setuptools python3-wheel python3-pip python3-venv pkg-config)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "setup.sh: dpkg-query not found: this script supports Debian/Ubuntu (apt) only." >&2

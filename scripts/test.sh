@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: sets up (missing Debian packages), configures and builds daekit
-# (Release, build/), then runs the whole test suite with ctest; exits with ctest's status.
+# (Release, build/), then runs the whole test suite with ctest (which includes the Python
+# module's pytest suite, python_tests, and its wheel, python_wheel); exits with ctest's status.
 # Works from any directory.
 #
 #   bash scripts/test.sh              the suite (what CI runs, through .ci/run)
@@ -24,18 +25,20 @@ bash scripts/setup.sh
 bash scripts/check_layers.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$jobs"
+bash scripts/python_path.sh
 ctest --test-dir build --output-on-failure -j2
 
 if [[ $sanitize -eq 1 ]]; then
   # ASan + UBSan: the library, the tests, the command and its fuzz harness
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDAEKIT_SANITIZE=address \
-    -DDAEKIT_BUILD_BENCH=OFF -DDAEKIT_BUILD_EXAMPLES=OFF
+    -DDAEKIT_BUILD_BENCH=OFF -DDAEKIT_BUILD_EXAMPLES=OFF -DDAEKIT_BUILD_PYTHON=OFF
   cmake --build build-asan -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j2
   # TSan: the concurrent solves
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDAEKIT_SANITIZE=thread \
-    -DDAEKIT_BUILD_BENCH=OFF -DDAEKIT_BUILD_EXAMPLES=OFF -DDAEKIT_BUILD_APPS=OFF
+    -DDAEKIT_BUILD_BENCH=OFF -DDAEKIT_BUILD_EXAMPLES=OFF -DDAEKIT_BUILD_APPS=OFF \
+    -DDAEKIT_BUILD_PYTHON=OFF
   cmake --build build-tsan -j "$jobs" --target daekit_tests
   TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/daekit_tests --gtest_filter='Threads.*'
 fi

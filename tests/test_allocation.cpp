@@ -85,7 +85,80 @@ long allocations_in_step_loop(const BuiltinProblem& p, bool analytic_jacobian, l
   *steps = r.stats.nsteps;
   return last - first;
 }
+
+// The same for any method chosen by its options.
+long allocations_with(const BuiltinProblem& p, bool analytic_jacobian, const MethodChoice& m,
+                      double tol, long* steps) {
+  MassMatrixDae dae = p.dae;
+  if (!analytic_jacobian) dae.jacobian = nullptr;
+  Options o;
+  o.rtol = o.atol = tol;
+  o.h0 = p.h0;
+  o.store_steps = false;
+  long first = -1, last = -1;
+  o.step_callback = [&](const StepInfo&) {
+    if (first < 0) first = g_allocations.load();
+    last = g_allocations.load();
+    return true;
+  };
+  Result r = solve(dae, p.t0, p.t_end, p.y0, m, o);
+  EXPECT_TRUE(r.ok()) << r.message;
+  *steps = r.stats.nsteps;
+  return last - first;
+}
 }  // namespace
+
+// Variable-order Radau (all three orders are visited at 1e-10 on these problems), the DIRK
+// engine with an ESDIRK and an SDIRK tableau, and the explicit methods on an ODE and on the
+// state-space form of an index-1 DAE.
+TEST(Allocation, RadauDirkErkStepLoopsAllocateNothing) {
+  for (const char* name : {"pendulum", "vanderpol", "andrews", "transistor", "akzo"}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    for (bool analytic : {true, false}) {
+      long steps = 0;
+      EXPECT_EQ(allocations_with(p, analytic, RadauOptions{}, 1e-10, &steps), 0)
+          << "radau " << name << (analytic ? " analytic" : " finite-difference");
+      EXPECT_GT(steps, 20);
+    }
+  }
+  for (const char* name : {"vanderpol", "robertson-dae", "transistor"})
+    for (const RungeKuttaTableau& t : {kvaerno_esdirk4(), sdirk4_hw16()}) {
+      const BuiltinProblem p = make_builtin_problem(name);
+      DirkOptions m;
+      m.tableau = t;
+      long steps = 0;
+      EXPECT_EQ(allocations_with(p, true, m, 1e-6, &steps), 0) << "dirk " << t.name << " " << name;
+      EXPECT_GT(steps, 20);
+    }
+  // erk: an ODE (Van der Pol with eps = 1, not stiff) and the index-1 form of the pendulum
+  MassMatrixDae ode;
+  ode.n = 2;
+  ode.f = [](double, VecIn y, VecOut f) {
+    f[0] = y[1];
+    f[1] = (1 - y[0] * y[0]) * y[1] - y[0];
+  };
+  BuiltinProblem vdp;
+  vdp.dae = ode;
+  vdp.t0 = 0;
+  vdp.t_end = 10;
+  vdp.y0 = Vector::Zero(2);
+  vdp.y0[0] = 2;
+  const BuiltinProblem pend = make_builtin_problem("pendulum");
+  BuiltinProblem pend1 = pend;
+  const MechanicalSystem& sys = *pend.mechanical;
+  pend1.dae = formulate(sys, Formulation::Index1);
+  pend1.y0 = initial_values(sys, Formulation::Index1, pend.t0, pend.y0.head(sys.nq),
+                            pend.y0.segment(sys.nq, sys.nq));
+  pend1.t_end = 5;
+  for (const BuiltinProblem* p : {&vdp, &pend1})
+    for (const RungeKuttaTableau& t : {dormand_prince5(), bogacki_shampine3()}) {
+      ErkOptions m;
+      m.tableau = t;
+      long steps = 0;
+      EXPECT_EQ(allocations_with(*p, true, m, 1e-8, &steps), 0) << "erk " << t.name;
+      EXPECT_GT(steps, 20);
+    }
+}
 
 TEST(Allocation, Radau5StepLoopAllocatesNothing) {
   for (const char* name : {"pendulum", "vanderpol", "robertson", "andrews", "transistor"}) {

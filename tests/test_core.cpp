@@ -3,6 +3,8 @@
 // output with projection, independent solves on threads.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <thread>
@@ -41,7 +43,8 @@ TEST(Registry, ListsMethodsWithCapabilities) {
     method_info("euler");
     FAIL() << "no exception";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("valid methods: radau5, bdf, projected-rk"),
+    EXPECT_NE(std::string(e.what()).find("valid methods: radau5, bdf, projected-rk, radau, dirk, "
+                                         "erk, beta-multistep, spark, hem"),
               std::string::npos)
         << e.what();
   }
@@ -292,6 +295,44 @@ TEST(DenseOutput, ContinuousWithProjection) {
 // Solves are independent objects: 8 threads solving Andrews, the PI valve (whose mode lives in
 // the solve's copy of p) and the transistor amplifier at once give results identical to the
 // sequential solves, from problem objects shared between the threads.
+// Result::cpu_seconds is the CPU time of the solve's own thread: a thread burning CPU beside a
+// solve that mostly sleeps (in its step callback) does not count (std::clock() counted it).
+TEST(Threads, CpuSecondsCountOnlyTheSolvesThread) {
+  MassMatrixDae dae;
+  dae.n = 1;
+  dae.f = [](double, VecIn y, VecOut f) { f[0] = -y[0]; };
+  Options o;
+  o.rtol = o.atol = 1e-4;
+  long steps = 0;
+  o.step_callback = [&steps](const StepInfo&) {
+    ++steps;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return true;
+  };
+  std::atomic<bool> stop{false};
+  std::thread spinner([&stop] {
+    volatile double x = 0;
+    while (!stop.load()) x = x + 1.0;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = solve(dae, 0.0, 1.0, Vector::Ones(1), "radau5", o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stop = true;
+  spinner.join();
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_GE(steps, 5);
+  EXPECT_GT(r.cpu_seconds, 0.0);
+  // the solve itself needs well under a millisecond per step; the spinner ran for `wall`
+  EXPECT_LT(r.cpu_seconds, 0.25 * wall) << "wall " << wall << " s, steps " << steps;
+  // the Integrator sums its calls (construction, step(), solve_until()), here on one thread
+  Integrator it(dae, 0.0, 1.0, Vector::Ones(1), "radau5", Options{});
+  while (it.step() == Integrator::Stop::InternalStep) {
+  }
+  const Result ri = it.take_result();
+  EXPECT_GT(ri.cpu_seconds, 0.0);
+  EXPECT_LT(ri.cpu_seconds, 1.0);
+}
+
 TEST(Threads, ConcurrentSolvesMatchSequentialOnes) {
   const std::vector<std::string> names = {"andrews", "pi-valve", "transistor"};
   std::vector<BuiltinProblem> problems;

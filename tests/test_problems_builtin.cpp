@@ -229,6 +229,39 @@ TEST(BuiltinAndrews, Radau5AccuracyGrowsWithTolerance) {
 // Transistor amplifier
 // ------------------------------------------------------------------------------------------
 
+// The drive torque is Andrews' parameter p[0]; with_parameters() gives another torque with
+// consistent initial values (the accelerations and multipliers of y0 change, q0 and v0 stay).
+TEST(BuiltinAndrews, TorqueParameterAndWithParameters) {
+  const BuiltinProblem p = make_builtin_problem("andrews");
+  ASSERT_EQ(p.dae.p.size(), 1);
+  EXPECT_EQ(p.dae.p[0], 0.033);
+  EXPECT_EQ(p.parameter_names, std::vector<std::string>{"torque"});
+  const BuiltinProblem q = with_parameters(p, Vector::Constant(1, 0.05));
+  EXPECT_EQ(q.dae.p[0], 0.05);
+  EXPECT_EQ(q.mechanical->p[0], 0.05);
+  EXPECT_EQ(q.y0.head(14), p.y0.head(14));
+  EXPECT_GT((q.y0.tail(13) - p.y0.tail(13)).cwiseAbs().maxCoeff(), 1.0);
+  EXPECT_EQ(check_initial_values(q.dae, 0.0, q.y0, 1e-8), "");
+  // the old y0 is not consistent with the new torque (the acceleration rows)
+  EXPECT_NE(check_initial_values(q.dae, 0.0, p.y0, 1e-8), "");
+  // the same torque gives the test set's y0 back (to the accuracy of the saddle-point solve)
+  const BuiltinProblem same = with_parameters(p, p.dae.p);
+  EXPECT_LT((same.y0 - p.y0).cwiseAbs().maxCoeff(), 1e-8 * p.y0.cwiseAbs().maxCoeff());
+  // a larger torque turns the crank further
+  Options o;
+  o.rtol = o.atol = o.h0 = 1e-7;
+  const Result r0 = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", o);
+  const Result r1 = solve(q.dae, q.t0, q.t_end, q.y0, "radau5", o);
+  ASSERT_TRUE(r0.ok() && r1.ok()) << r0.message << r1.message;
+  EXPECT_GT(r1.y[0], r0.y[0] + 1.0);
+  // sizes are checked; problems without parameters take none
+  EXPECT_THROW(with_parameters(p, Vector::Zero(2)), InvalidArgument);
+  EXPECT_THROW(with_parameters(make_builtin_problem("vanderpol"), Vector::Zero(1)),
+               InvalidArgument);
+  EXPECT_THROW(with_parameters(p, Vector::Constant(1, NAN)), InvalidArgument);
+  EXPECT_NO_THROW(with_parameters(make_builtin_problem("vanderpol"), Vector()));
+}
+
 TEST(BuiltinTransistor, SizesTagsAndMass) {
   const BuiltinProblem p = make_builtin_problem("transistor");
   EXPECT_EQ(p.name, "transistor");

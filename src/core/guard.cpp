@@ -27,6 +27,9 @@ std::string CallbackFailure::describe() const {
     case Kind::WrongSize:
       return std::string(callback) + " returned output of the wrong size at t = " + fmt(t) + ": " +
              message;
+    case Kind::BrokenDeclaration:
+      return std::string(callback) + " contradicts the problem's declaration at t = " + fmt(t) +
+             ": " + message;
   }
   return "";
 }
@@ -55,6 +58,11 @@ void CallGuard::non_finite(const char* callback, double t, int component) noexce
 
 void CallGuard::wrong_size(const char* callback, double t, const std::string& what) noexcept {
   record(CallbackFailure::Kind::WrongSize, callback, t, what.c_str());
+}
+
+void CallGuard::broken_declaration(const char* callback, double t,
+                                   const std::string& what) noexcept {
+  record(CallbackFailure::Kind::BrokenDeclaration, callback, t, what.c_str());
 }
 
 }  // namespace daekit

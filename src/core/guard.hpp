@@ -4,7 +4,8 @@
 // solve():
 //   - daekit::RecoverableError thrown, or NaN/Inf in the output: recoverable (the step is
 //     rejected and retried smaller; Status::NonFiniteFunction if that never helps);
-//   - any other exception, or output of the wrong size: fatal (Status::CallbackError at once,
+//   - any other exception, output of the wrong size, or output that contradicts a declared
+//     structure (MassMatrixDae::second_order): fatal (Status::CallbackError at once,
 //     the message names the callback, t and the cause).
 // Internal header (not installed).
 #pragma once
@@ -26,12 +27,14 @@ inline bool all_finite(const double* x, Eigen::Index n) {
 }
 
 struct CallbackFailure {
-  enum class Kind { None, Recoverable, NonFinite, Exception, WrongSize };
+  enum class Kind { None, Recoverable, NonFinite, Exception, WrongSize, BrokenDeclaration };
   Kind kind = Kind::None;
   const char* callback = "";  ///< e.g. "f", "the Jacobian", "event function 'valve'"
   double t = 0.0;
   std::string message;  ///< the exception's text, or what was wrong
-  bool fatal() const { return kind == Kind::Exception || kind == Kind::WrongSize; }
+  bool fatal() const {
+    return kind == Kind::Exception || kind == Kind::WrongSize || kind == Kind::BrokenDeclaration;
+  }
   /// "f threw at t = 0.5: <what>" and the like.
   std::string describe() const;
 };
@@ -69,6 +72,8 @@ class CallGuard {
 
   void non_finite(const char* callback, double t, int component) noexcept;
   void wrong_size(const char* callback, double t, const std::string& what) noexcept;
+  /// Output that contradicts what the problem declares about it (fatal).
+  void broken_declaration(const char* callback, double t, const std::string& what) noexcept;
 
   /// A fatal failure is pending: the solve must stop.
   bool fatal() const { return failure_.fatal(); }

@@ -7,8 +7,7 @@ const std::vector<StatsField>& stats_fields() {
       {"nsteps", "step attempts (accepted + rejected + failed)", &Stats::nsteps},
       {"naccept", "accepted steps", &Stats::naccept},
       {"nreject", "steps rejected by the error test", &Stats::nreject},
-      {"nfail", "attempts failed before the error test (Newton, NaN/Inf, singular)",
-       &Stats::nfail},
+      {"nfail", "attempts failed before the error test (Newton, NaN/Inf, singular)", &Stats::nfail},
       {"nfev", "evaluations of f (or F) by the method", &Stats::nfev},
       {"nfev_jac", "evaluations of f (or F) for finite-difference Jacobians", &Stats::nfev_jac},
       {"njac", "Jacobian evaluations", &Stats::njac},
@@ -19,6 +18,8 @@ const std::vector<StatsField>& stats_fields() {
       {"nproject", "projections onto the constraint manifold", &Stats::nproject},
       {"nroot", "evaluations of event (root) functions", &Stats::nroot},
       {"nevents", "located events", &Stats::nevents},
+      {"norder_up", "order increases (variable-order Runge-Kutta: radau)", &Stats::norder_up},
+      {"norder_down", "order decreases (variable-order Runge-Kutta: radau)", &Stats::norder_down},
   };
   return fields;
 }

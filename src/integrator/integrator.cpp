@@ -25,6 +25,13 @@ namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
+/// CPU seconds used by the calling thread (POSIX CLOCK_THREAD_CPUTIME_ID).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 std::string fmt(double x) {
   std::ostringstream os;
   os.precision(6);
@@ -64,7 +71,26 @@ struct Integrator::Impl : public DenseSource {
   int n = 0;
   double t0 = 0, t_end = 0, dir = 1, hmax = 0, h = 0, h_min_floor = 0;
   OutputSampler output;
-  std::clock_t clock_start = 0;
+  // CPU time of this solve: the calling thread's CPU time summed over the calls into it
+  // (construction, step(), solve_until()). std::clock() counts every thread of the process, so
+  // concurrent solves on other threads would be added to each one's Result::cpu_seconds.
+  double cpu_done = 0.0;    ///< CPU seconds of the finished calls
+  double call_start = 0.0;  ///< thread CPU time at the start of the current call
+  bool in_call = false;
+  struct Call {  // times one call into the solve
+    explicit Call(Impl& impl) : I(impl) {
+      I.call_start = thread_cpu_seconds();
+      I.in_call = true;
+    }
+    ~Call() {
+      I.cpu_done += thread_cpu_seconds() - I.call_start;
+      I.in_call = false;
+    }
+    Impl& I;
+  };
+  double cpu_seconds() const {
+    return cpu_done + (in_call ? thread_cpu_seconds() - call_start : 0.0);
+  }
   // state of the loop
   bool finished = false, started = false, last_rejected = false;
   bool last_failure_non_finite = false;
@@ -99,7 +125,6 @@ struct Integrator::Impl : public DenseSource {
   // ---------------------------------------------------------------------------------------
   void setup(const std::string& problem_name, const MethodInput& input, const MethodChoice& choice,
              const Vector& y0) {
-    clock_start = std::clock();
     const MethodRegistration& reg = method_registration(choice.name());
     caps = reg.info.capabilities;
     result.method = reg.info.name;
@@ -112,6 +137,10 @@ struct Integrator::Impl : public DenseSource {
       throw InvalidArgument("method '" + reg.info.name +
                             "' does not take an ImplicitDae (it solves " + reg.info.summary() +
                             "); write the problem as M y' = f or choose bdf");
+    if (input.index2_form && !caps.index2_form)
+      throw InvalidArgument("method '" + reg.info.name +
+                            "' does not take an ImplicitIndex2Dae (it solves " +
+                            reg.info.summary() + "); choose spark or hem");
     n = static_cast<int>(y0.size());
     opt.validate(n);
     if (!std::isfinite(t0) || !std::isfinite(t_end))
@@ -137,6 +166,9 @@ struct Integrator::Impl : public DenseSource {
                               "' requested but problem '" + problem_name +
                               "' has no projector (build it with formulate(MechanicalSystem))");
     }
+    if (const std::string refused = method->check_projection(projection, result.warnings);
+        !refused.empty())
+      throw InvalidArgument(refused);
     delta.setZero(n);
     unprojected.setZero(n);
     work.setZero(n);
@@ -262,7 +294,7 @@ struct Integrator::Impl : public DenseSource {
       result.order = method->order();
     }
     result.h_next = h;
-    result.cpu_seconds = static_cast<double>(std::clock() - clock_start) / CLOCKS_PER_SEC;
+    result.cpu_seconds = cpu_seconds();
     finished = true;
   }
   void finish_callback_error() { finish(Status::CallbackError, guard.failure().describe()); }
@@ -322,8 +354,12 @@ struct Integrator::Impl : public DenseSource {
       if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
       const double t = method->t();
       bool last = false;
-      // last step: reach t_end exactly, never leave a remainder at round-off level
-      if (dir * (t + h - t_end) >= -1e-10 * std::abs(h)) {
+      // last step: reach t_end exactly, never leave a remainder at round-off level (with
+      // fixed steps, t carries the rounding of all the additions so far: up to n eps |t|)
+      const double roundoff =
+          opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(t_end))
+                         : 0.0;
+      if (dir * (t + h - t_end) >= -std::max(1e-10 * std::abs(h), roundoff)) {
         h = t_end - t;
         last = true;
       }
@@ -619,6 +655,7 @@ struct Integrator::Impl : public DenseSource {
 Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
                        const MethodChoice& method, const Options& options)
     : impl_(std::make_unique<Impl>()) {
+  const Impl::Call call(*impl_);
   dae.validate();
   if (y0.size() != dae.n)
     throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
@@ -632,6 +669,7 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
   in.t0 = t0;
   in.options = &method.options();
   in.linear_solver = I.opt.linear_solver;
+  in.fixed_step = I.opt.fixed_step;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
@@ -640,6 +678,7 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
 Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Vector& y0,
                        const Vector& yp0, const MethodChoice& method, const Options& options)
     : impl_(std::make_unique<Impl>()) {
+  const Impl::Call call(*impl_);
   dae.validate();
   if (y0.size() != dae.n || yp0.size() != dae.n)
     throw InvalidArgument("solve: y0 and yp0 must have size n = " + std::to_string(dae.n) +
@@ -655,19 +694,46 @@ Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Ve
   in.t0 = t0;
   in.options = &method.options();
   in.linear_solver = I.opt.linear_solver;
+  in.fixed_step = I.opt.fixed_step;
   in.guard = &I.guard;
   in.stats = &I.result.stats;
   I.setup(dae.name, in, method, y0);
+}
+
+Integrator::Integrator(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
+                       const MethodChoice& method, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  dae.validate();
+  if (x0.size() != dae.n + dae.m)
+    throw InvalidArgument("solve: x0 = (y0, z0) must have size n + m = " +
+                          std::to_string(dae.n + dae.m) + " for problem '" + dae.name + "'");
+  Impl& I = *impl_;
+  I.opt = options;
+  I.t0 = t0;
+  I.t_end = t_end;
+  MethodInput in;
+  in.index2_form = &dae;
+  in.t0 = t0;
+  in.options = &method.options();
+  in.linear_solver = I.opt.linear_solver;
+  in.fixed_step = I.opt.fixed_step;
+  in.guard = &I.guard;
+  in.stats = &I.result.stats;
+  I.setup(dae.name, in, method, x0);
 }
 
 Integrator::~Integrator() = default;
 Integrator::Integrator(Integrator&&) noexcept = default;
 Integrator& Integrator::operator=(Integrator&&) noexcept = default;
 
-Integrator::Stop Integrator::step() { return impl_->step(); }
+Integrator::Stop Integrator::step() {
+  const Impl::Call call(*impl_);
+  return impl_->step();
+}
 
 Integrator::Stop Integrator::solve_until(double t) {
   Impl& I = *impl_;
+  const Impl::Call call(I);
   if (I.dir * (t - I.t_end) > 0 || I.dir * (t - I.method->t()) < 0)
     throw InvalidArgument("solve_until: t = " + fmt(t) + " outside [" + fmt(I.method->t()) +
                           ", t_end]");
@@ -699,7 +765,7 @@ const Result& Integrator::result() const { return impl_->result; }
 Result Integrator::take_result() {
   Impl& I = *impl_;
   if (!I.finished) I.finish(Status::UserStop, "the integration was stopped before t_end");
-  I.result.cpu_seconds = static_cast<double>(std::clock() - I.clock_start) / CLOCKS_PER_SEC;
+  I.result.cpu_seconds = I.cpu_seconds();
   return std::move(I.result);
 }
 

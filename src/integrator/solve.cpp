@@ -29,4 +29,10 @@ Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, 
   return run(it);
 }
 
+Result solve(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
+             const MethodChoice& method, const Options& options) {
+  Integrator it(dae, t0, t_end, x0, method, options);
+  return run(it);
+}
+
 }  // namespace daekit

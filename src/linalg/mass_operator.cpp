@@ -56,6 +56,18 @@ MassOperator MassOperator::from_dense(int n, const Matrix& m) {
     for (int i = 0; i < n; ++i)
       if (m(i, j) != 0.0) op.matrix_.ref(i, j) = m(i, j);
   op.diag_ = m.diagonal();
+  const long nnz = (m.array() != 0.0).count();
+  if (op.sparsity_.is_dense() && 4 * nnz <= static_cast<long>(n) * n) {
+    op.row_start_.assign(1, 0);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j)
+        if (m(i, j) != 0.0) {
+          op.column_.push_back(j);
+          op.value_.push_back(m(i, j));
+        }
+      op.row_start_.push_back(static_cast<int>(op.column_.size()));
+    }
+  }
   return op;
 }
 
@@ -91,6 +103,12 @@ void MassOperator::add_to(StructuredMatrix<Scalar>& E, Scalar s) const {
       E.add_diagonal(diag_, s);
       return;
     case Kind::Structured:
+      if (!row_start_.empty() && E.kind() == Sparsity::Kind::Dense) {
+        auto& e = E.dense();
+        for (int i = 0; i < n_; ++i)
+          for (int k = row_start_[i]; k < row_start_[i + 1]; ++k) e(i, column_[k]) += s * value_[k];
+        return;
+      }
       E.add_scaled(matrix_, s);
       return;
   }

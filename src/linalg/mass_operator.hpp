@@ -4,6 +4,8 @@
 // O(n) or O(nnz), never a dense n x n product where M is diagonal. Internal header.
 #pragma once
 
+#include <vector>
+
 #include "daekit/core/sparsity.hpp"
 #include "daekit/core/types.hpp"
 #include "linalg/structured_matrix.hpp"
@@ -35,6 +37,8 @@ class MassOperator {
       out = x;
     else if (kind_ == Kind::Diagonal)
       out = diag_.cwiseProduct(x);
+    else if (!row_start_.empty())
+      apply_rows(x.data(), out.data(), false);
     else if (matrix_.kind() == Sparsity::Kind::Dense)
       out.noalias() = matrix_.dense() * x;
     else
@@ -46,6 +50,8 @@ class MassOperator {
       out += x;
     else if (kind_ == Kind::Diagonal)
       out += diag_.cwiseProduct(x);
+    else if (!row_start_.empty())
+      apply_rows(x.data(), out.data(), true);
     else if (matrix_.kind() == Sparsity::Kind::Dense)
       out.noalias() += matrix_.dense() * x;
     else
@@ -65,11 +71,25 @@ class MassOperator {
   std::vector<int> zero_columns() const;
 
  private:
+  // out = M x, or out += M x, over the nonzeros row by row
+  void apply_rows(const double* x, double* out, bool add) const {
+    for (int i = 0; i < n_; ++i) {
+      double sum = 0.0;
+      for (int k = row_start_[i]; k < row_start_[i + 1]; ++k) sum += value_[k] * x[column_[k]];
+      out[i] = add ? out[i] + sum : sum;
+    }
+  }
+
   Kind kind_ = Kind::Identity;
   int n_ = 0;
   Sparsity sparsity_;
   Vector diag_;
   StructuredMatrix<double> matrix_;
+  // A small M kept dense (n < 64) whose nonzeros are at most a quarter of its entries (the
+  // transistor's 8 x 8 has 14): the nonzeros row by row (compressed rows), so M x and E += s M
+  // touch only them. Empty otherwise.
+  std::vector<int> row_start_, column_;
+  std::vector<double> value_;
 };
 
 }  // namespace daekit

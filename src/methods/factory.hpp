@@ -9,21 +9,25 @@
 #include "daekit/core/sparsity.hpp"
 #include "daekit/methods/registry.hpp"
 #include "daekit/problem/implicit_dae.hpp"
+#include "daekit/problem/implicit_index2_dae.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 #include "methods/method.hpp"
 
 namespace daekit {
 
-/// What a factory gets: the problem in one of the forms (the other pointer null), y'(t0) for
+/// What a factory gets: the problem in one of the forms (the other pointers null), y'(t0) for
 /// the implicit form, the method's options (the family's options struct, or empty for its
-/// defaults), the linear-solver choice, and the solve's guard and statistics.
+/// defaults), the linear-solver choice, whether the integrator runs constant steps without
+/// error control (Options::fixed_step), and the solve's guard and statistics.
 struct MethodInput {
   const MassMatrixDae* mass_form = nullptr;
   const ImplicitDae* implicit_form = nullptr;
+  const ImplicitIndex2Dae* index2_form = nullptr;
   const Vector* yp0 = nullptr;
   double t0 = 0.0;
   const std::any* options = nullptr;
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
+  bool fixed_step = false;
   CallGuard* guard = nullptr;
   Stats* stats = nullptr;
 };

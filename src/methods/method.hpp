@@ -120,6 +120,14 @@ class Method {
   virtual std::vector<int> default_error_test_exclusions() const { return {}; }
   /// A projection the method's own options ask for (kept for Radau5Options::projection).
   virtual Projection requested_projection() const { return Projection::None; }
+  /// Called once before the solve with the post-step projection that will be applied (from
+  /// Options or requested_projection()): a non-empty message refuses the combination (the
+  /// solve throws InvalidArgument with it); `warnings` collects caveats for Result::warnings
+  /// (projected-rk: the tableau conditions (B1)-(B3) of paper 000 at index 3).
+  virtual std::string check_projection(Projection projection, std::vector<std::string>& warnings) {
+    (void)projection, (void)warnings;
+    return {};
+  }
   /// Prepare to integrate from (t0, y0) with the integrator's weights (which must outlive the
   /// method). False on a failure: the guard holds a callback failure, or `message` says why.
   virtual bool start(double t0, const Vector& y0, const ErrorWeights& weights,

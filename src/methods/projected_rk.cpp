@@ -4,8 +4,10 @@
 #include "daekit/methods/projected_rk.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
+#include "daekit/tableaus/analysis.hpp"
 #include "methods/factory.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/systems.hpp"
@@ -19,6 +21,18 @@ void ProjectedRkOptions::validate() const {
   const int s = tableau.stages();
   if (s < 1 || tableau.A.rows() != s || tableau.A.cols() != s || tableau.c.size() != s)
     throw InvalidArgument("projected-rk: tableau '" + tableau.name + "' has inconsistent sizes");
+  if (!Eigen::FullPivLU<Matrix>(tableau.A).isInvertible()) {
+    // an explicit first stage with an invertible rest, stiffly accurate (Lobatto IIIA)
+    const bool explicit_first =
+        s >= 2 && tableau.A.row(0).cwiseAbs().maxCoeff() == 0.0 && tableau.c[0] == 0.0 &&
+        Eigen::FullPivLU<Matrix>(tableau.A.bottomRightCorner(s - 1, s - 1)).isInvertible();
+    const bool stiffly_accurate =
+        (tableau.A.row(s - 1).transpose() - tableau.b).cwiseAbs().maxCoeff() <= 1e-12;
+    if (!explicit_first || !stiffly_accurate)
+      throw InvalidArgument("projected-rk: " + tableau.name +
+                            ": A is singular (only an explicit first stage of a stiffly "
+                            "accurate tableau, as Lobatto IIIA's, is supported)");
+  }
 }
 
 namespace {
@@ -39,9 +53,18 @@ class ProjectedRk final : public Method {
                             " stages): this constant-step study method is "
                             "meant for n s <= 1000; use radau5 or bdf for large systems");
     Eigen::FullPivLU<Matrix> lu(tab_.A);
-    if (!lu.isInvertible()) throw InvalidArgument("projected-rk: " + tab_.name + ": A is singular");
-    Ainv_ = lu.inverse();
-    d_ = tab_.b.transpose() * Ainv_;  // y_{n+1} = y_n + sum_i d_i Z_i
+    explicit_first_ = !lu.isInvertible();  // validate(): then an explicit first stage
+    off_ = explicit_first_ ? 1 : 0;
+    m_ = s_ - off_;
+    const Matrix At = tab_.A.bottomRightCorner(m_, m_);
+    Ainv_ = At.inverse();
+    if (explicit_first_) {
+      a1_ = Ainv_ * tab_.A.col(0).tail(m_);  // (2.6) rows 2..s: h F_1 enters with these
+      d_ = Eigen::RowVectorXd::Zero(m_);
+      d_[m_ - 1] = 1.0;  // stiffly accurate: y_{n+1} = Y_s
+    } else {
+      d_ = tab_.b.transpose() * Ainv_;  // y_{n+1} = y_n + sum_i d_i Z_i
+    }
     M_ = sys_.mass().to_dense();
     y_.resize(n_);
     y_new_.resize(n_);
@@ -49,15 +72,44 @@ class ProjectedRk final : public Method {
     f0_.resize(n_);
     scal_.resize(n_);
     sys_.allocate_jacobian(J_);
-    Z_.resize(n_, s_);
+    Z_.setZero(n_, s_);
     F_.resize(n_, s_);
-    rhs_.resize(n_ * s_);
-    lu_ = make_dense_solver<double>(n_ * s_);
+    rhs_.resize(n_ * m_);
+    lu_ = make_dense_solver<double>(n_ * m_);
+    if (opt_.algebraic_update == ProjectedRkOptions::AlgebraicUpdate::StateSpace) {
+      if (dae.max_index() > 1)
+        throw InvalidArgument(
+            "projected-rk: the state-space update (2.7e) is for index 1 (the algebraic "
+            "components are index 2 or 3 here)");
+      algebraic_rows_ = sys_.mass().zero_rows();
+      algebraic_cols_ = sys_.mass().zero_columns();
+      if (algebraic_rows_ != algebraic_cols_)
+        throw InvalidArgument(
+            "projected-rk: the state-space update needs the algebraic equations and variables "
+            "in the same zero rows and columns of M (semi-explicit form)");
+    }
+    // paper 000, (B1)-(B3), for check_projection()
+    const OrderResult order = classical_order(tab_);
+    const int q = std::min(simplifying_B(tab_, 30, 1e-11), simplifying_C(tab_, 30, 1e-11));
+    const double rinf = r_infinity(tab_);
+    char line[200];
+    if (explicit_first_) conditions_ += "(B1) A is singular; ";
+    if (!(std::abs(rinf) < 1.0 - 1e-12)) {
+      std::snprintf(line, sizeof line, "(B2) |R(inf)| = %.3g is not < 1; ", std::abs(rinf));
+      conditions_ += line;
+    }
+    if (!(order.order >= q + 1 && q >= 2)) {
+      std::snprintf(line, sizeof line,
+                    "(B3) order p = %d, stage order q = %d: p >= q + 1 and q >= 2 fail; ",
+                    order.order, q);
+      conditions_ += line;
+    }
     // dense output through (-1, y_n) and (c_i - 1, Y_i) for the nodes c_i != 0, and (0, y_{n+1})
     // when 1 is not a node
     nodes_theta_.clear();
     for (int i = s_ - 1; i >= 0; --i)
-      if (tab_.c[i] != 0.0) nodes_theta_.push_back(tab_.c[i] - 1.0);
+      if (tab_.c[i] != 0.0 && (i == s_ - 1 || tab_.c[i] != tab_.c[i + 1]))
+        nodes_theta_.push_back(tab_.c[i] - 1.0);
     if (tab_.c.maxCoeff() != 1.0) nodes_theta_.insert(nodes_theta_.begin(), 0.0);
     nodes_theta_.push_back(-1.0);
     cont_.resize(n_, static_cast<int>(nodes_theta_.size()));
@@ -67,6 +119,20 @@ class ProjectedRk final : public Method {
   int order() const override { return tab_.order; }
   int error_order() const override { return tab_.order; }
   Projection requested_projection() const override { return opt_.projection; }
+
+  std::string check_projection(Projection projection, std::vector<std::string>& warnings) override {
+    if (projection == Projection::None || sys_.dae().max_index() < 3 || conditions_.empty())
+      return {};
+    const std::string what = "projected-rk: tableau '" + tab_.name +
+                             "' fails the conditions of paper 000 for the projected index-3 "
+                             "method: " +
+                             conditions_.substr(0, conditions_.size() - 2) +
+                             " (Theorem 2.1 does not apply)";
+    if (!opt_.allow_unproven_tableau)
+      return what + "; set ProjectedRkOptions::allow_unproven_tableau to run it anyway";
+    warnings.push_back(what + "; run with allow_unproven_tableau");
+    return {};
+  }
 
   bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {
     weights_ = &weights;
@@ -84,8 +150,8 @@ class ProjectedRk final : public Method {
     if (!sys_.jacobian(t_, y_, f0_, J_)) return fail(AttemptOutcome::NonFinite, "Jacobian failed");
     const Matrix J = J_.to_dense();
     auto& E = lu_->matrix().dense();
-    for (int i = 0; i < s_; ++i)
-      for (int j = 0; j < s_; ++j) {
+    for (int i = 0; i < m_; ++i)
+      for (int j = 0; j < m_; ++j) {
         E.block(i * n_, j * n_, n_, n_) = Ainv_(i, j) * M_;
         if (i == j) E.block(i * n_, j * n_, n_, n_) -= h * J;
       }
@@ -95,33 +161,38 @@ class ProjectedRk final : public Method {
     for (int i = 0; i < n_; ++i)
       scal_[i] = weights_->w()[i] / std::pow(std::abs(h), sys_.index_of(i) - 1);
     Z_.setZero();
+    if (explicit_first_) F_.col(0) = f0_;  // Y_1 = y_n
     double previous_norm = std::numeric_limits<double>::infinity();
     for (int it = 0; it < opt_.max_newton_iterations; ++it) {
-      for (int i = 0; i < s_; ++i) {
+      for (int i = off_; i < s_; ++i) {
         tmp_ = y_ + Z_.col(i);
         if (!sys_.f(t_ + tab_.c[i] * h, tmp_, F_.col(i)))
           return fail(AttemptOutcome::NonFinite, "f failed at a stage");
       }
-      // residual r_i = h F_i - sum_j Ainv_ij M Z_j
-      for (int i = 0; i < s_; ++i) {
-        tmp_ = h * F_.col(i);
-        for (int j = 0; j < s_; ++j) tmp_.noalias() -= Ainv_(i, j) * (M_ * Z_.col(j));
-        rhs_.segment(i * n_, n_) = tmp_;
+      // residual r_i = h F_i (+ h (At^{-1} a)_i F_1) - sum_j At^{-1}_ij M Z_j (implicit stages)
+      for (int k = 0; k < m_; ++k) {
+        tmp_ = h * F_.col(off_ + k);
+        if (explicit_first_) tmp_ += (h * a1_[k]) * F_.col(0);
+        for (int l = 0; l < m_; ++l) tmp_.noalias() -= Ainv_(k, l) * (M_ * Z_.col(off_ + l));
+        rhs_.segment(k * n_, n_) = tmp_;
       }
       lu_->solve_in_place(rhs_);
       ++stats_.nsol;
       ++stats_.nnewton;
       double norm = 0.0;
-      for (int i = 0; i < s_; ++i) {
-        Z_.col(i) += rhs_.segment(i * n_, n_);
-        norm = std::max(norm, (rhs_.segment(i * n_, n_).array() / scal_.array()).abs().maxCoeff());
+      for (int k = 0; k < m_; ++k) {
+        Z_.col(off_ + k) += rhs_.segment(k * n_, n_);
+        norm = std::max(norm, (rhs_.segment(k * n_, n_).array() / scal_.array()).abs().maxCoeff());
       }
       if (!std::isfinite(norm)) return fail(AttemptOutcome::NonFinite, "Newton increment NaN");
       // converged, or stagnating below the tolerance scale at round-off level
       const bool stagnates = norm <= 1.0 && norm > 0.5 * previous_norm;
       previous_norm = norm;
       if (norm <= opt_.newton_tolerance || stagnates) {
-        y_new_ = y_ + Z_ * d_.transpose();
+        y_new_ = y_ + Z_.rightCols(m_) * d_.transpose();
+        if (opt_.algebraic_update == ProjectedRkOptions::AlgebraicUpdate::StateSpace &&
+            !solve_constraints(t_ + h))
+          return fail(AttemptOutcome::NewtonFailed, "0 = g(y_{n+1}, z_{n+1}) not solved");
         StepAttempt res;
         res.err = 0.0;
         res.newton_iterations = it + 1;
@@ -129,6 +200,35 @@ class ProjectedRk final : public Method {
       }
     }
     return fail(AttemptOutcome::NewtonFailed, "stage Newton did not converge");
+  }
+
+  // (2.7e): z_{n+1} from 0 = g(t, y_{n+1}, z) by Newton with g_z (fresh each iteration; a
+  // study method, index 1)
+  bool solve_constraints(double t) {
+    const int na = static_cast<int>(algebraic_rows_.size());
+    if (na == 0) return true;
+    Vector g(na), dz(na);
+    Matrix Gz(na, na);
+    for (int it = 0; it < 30; ++it) {
+      if (!sys_.f(t, y_new_, tmp_)) return false;
+      for (int a = 0; a < na; ++a) g[a] = tmp_[algebraic_rows_[static_cast<size_t>(a)]];
+      if (!sys_.jacobian(t, y_new_, tmp_, J_)) return false;
+      for (int a = 0; a < na; ++a)
+        for (int b = 0; b < na; ++b)
+          Gz(a, b) = J_.at(algebraic_rows_[static_cast<size_t>(a)],
+                           algebraic_cols_[static_cast<size_t>(b)]);
+      dz = Gz.fullPivLu().solve(g);
+      double change = 0.0, size = 1.0;
+      for (int a = 0; a < na; ++a) {
+        const int c = algebraic_cols_[static_cast<size_t>(a)];
+        y_new_[c] -= dz[a];
+        change = std::max(change, std::abs(dz[a]));
+        size = std::max(size, std::abs(y_new_[c]));
+      }
+      if (!std::isfinite(change)) return false;
+      if (change <= 1e-14 * size) return true;
+    }
+    return false;
   }
 
   Vector& candidate() override { return y_new_; }
@@ -140,7 +240,7 @@ class ProjectedRk final : public Method {
     int col = 0;
     for (double x : nodes_theta_) {
       if (x == 0.0)
-        cont_.col(col) = y_ + Z_ * d_.transpose();
+        cont_.col(col) = y_ + Z_.rightCols(m_) * d_.transpose();
       else if (x == -1.0)
         cont_.col(col) = y_;
       else
@@ -219,6 +319,11 @@ class ProjectedRk final : public Method {
   Matrix Ainv_, M_, Z_, F_, cont_;
   StructuredMatrix<double> J_;
   Eigen::RowVectorXd d_;
+  bool explicit_first_ = false;
+  int off_ = 0, m_ = 0;  // first implicit stage, number of implicit stages
+  Vector a1_;
+  std::vector<int> algebraic_rows_, algebraic_cols_;
+  std::string conditions_;  // (B1)-(B3) that fail
   Vector y_, y_new_, tmp_, f0_, scal_, rhs_;
   std::vector<double> nodes_theta_;
   std::unique_ptr<RealLinearSolver> lu_;

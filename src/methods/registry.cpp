@@ -4,17 +4,23 @@
 
 namespace daekit {
 
-MethodRegistration radau5_method();        // methods/radau5.cpp
-MethodRegistration bdf_method();           // methods/bdf.cpp
-MethodRegistration projected_rk_method();  // methods/projected_rk.cpp
+MethodRegistration radau5_method();          // methods/radau5.cpp
+MethodRegistration bdf_method();             // methods/bdf.cpp
+MethodRegistration projected_rk_method();    // methods/projected_rk.cpp
+MethodRegistration radau_method();           // methods/radau.cpp
+MethodRegistration dirk_method();            // methods/dirk.cpp
+MethodRegistration erk_method();             // methods/erk.cpp
+MethodRegistration beta_multistep_method();  // methods/beta_multistep.cpp
+MethodRegistration spark_method();           // methods/spark.cpp
+MethodRegistration hem_method();             // methods/hem.cpp
 
 namespace {
 
 const std::vector<MethodRegistration>& families() {
   static const std::vector<MethodRegistration> all = {
-      radau5_method(),
-      bdf_method(),
-      projected_rk_method(),
+      radau5_method(),         bdf_method(),   projected_rk_method(),
+      radau_method(),          dirk_method(),  erk_method(),
+      beta_multistep_method(), spark_method(), hem_method(),
   };
   return all;
 }
@@ -51,6 +57,8 @@ std::string MethodInfo::summary() const {
   std::string forms;
   if (c.mass_matrix_form) forms += "M y' = f";
   if (c.implicit_form) forms += std::string(forms.empty() ? "" : ", ") + "F(t, y, y') = 0";
+  if (c.index2_form)
+    forms += std::string(forms.empty() ? "" : ", ") + "(a(t, y))' = f, 0 = g(t, y)";
   std::string s = forms + "; index <= " + std::to_string(c.max_index) + "; order " +
                   (c.order > 0 ? std::to_string(c.order) : std::string("of the tableau")) +
                   (c.variable_order ? " (variable)" : "");

@@ -138,8 +138,8 @@ ProjectionWorkspace::ProjectionWorkspace(int nq, int nlambda)
       g(nlambda),
       mu(nlambda),
       dq(nq),
-      llt(nq),
-      lu(nlambda) {}
+      llt(Matrix::Identity(nq, nq)),  // Eigen's LLT leaves its info field unset until
+      lu(nlambda) {}                  // compute(): moving it before would read it (UBSan)
 
 namespace {
 // M(q), G(q), M^{-1} G^T and the LU of G M^{-1} G^T at q.
@@ -239,6 +239,12 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     Minv = std::make_shared<const Eigen::PartialPivLU<Matrix>>(Mc);
   } else {
     dae.mass.block(L.v, L.v, nq, nq).setIdentity();
+  }
+  // q' = v exactly (all forms but GGL), and v' = w with a general mass: RADAU5's M1/M2, so
+  // the dense solvers eliminate q (and v) from the iteration matrices
+  if (form != Formulation::GGL && L.q == 0 && L.v == nq) {
+    const bool chain_w = L.w == 2 * nq;
+    dae.second_order = {chain_w ? 2 * nq : nq, nq};
   }
   const Tags tg = tags_of(form);
   dae.index.assign(L.n, 1);

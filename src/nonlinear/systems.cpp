@@ -93,6 +93,22 @@ MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind so
       jacobian_positions_.clear();
     }
   }
+  if (eliminates_second_order()) chain_m1_ = dae_.second_order.m1;
+}
+
+bool MassMatrixSystem::second_order_holds(double t, const VecIn& y, const VecOut& f) {
+  const int m2 = dae_.second_order.m2;
+  for (int i = 0; i < chain_m1_; ++i)
+    if (f[i] != y[i + m2]) {
+      guard_->broken_declaration(
+          "f", t,
+          "second_order = {" + std::to_string(chain_m1_) + ", " + std::to_string(m2) +
+              "} declares f_i = y_{i+m2} for i < m1, but f_" + std::to_string(i) + " = " +
+              std::to_string(f[i]) + " and y_" + std::to_string(i + m2) + " = " +
+              std::to_string(y[i + m2]) + " (clear second_order if the equations are not so)");
+      return false;
+    }
+  return true;
 }
 
 bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,

@@ -50,6 +50,43 @@ void MassMatrixDae::validate() const {
                           std::to_string(component_names.size()) +
                           ", expected n = " + std::to_string(n));
   if (!p.allFinite()) throw InvalidArgument(who() + "the parameters p contain NaN or Inf");
+  validate_second_order();
+}
+
+void MassMatrixDae::validate_second_order() const {
+  const int m1 = second_order.m1, m2 = second_order.m2;
+  if (m1 == 0 && m2 == 0) return;
+  auto fail = [this, m1, m2](const std::string& why) {
+    throw InvalidArgument("problem '" + name + "': second_order (m1 = " + std::to_string(m1) +
+                          ", m2 = " + std::to_string(m2) + "): " + why);
+  };
+  if (m1 <= 0 || m2 <= 0 || m1 % m2 != 0 || m1 + m2 > n)
+    fail("needs m1 > 0, m2 > 0, m1 a multiple of m2 and m1 + m2 <= n = " + std::to_string(n));
+  // rows and columns 0..m1-1 of M: those of the identity
+  const std::string rows = "the mass matrix must be the identity in rows and columns 0.." +
+                           std::to_string(m1 - 1) + ", ";
+  auto bad = [&](int i, int j) {
+    fail(rows + "M(" + std::to_string(i) + ", " + std::to_string(j) + ") is not");
+  };
+  if (mass_sparse.size() != 0) {  // O(nnz): every stored entry in those rows or columns
+    std::vector<char> one(static_cast<size_t>(m1), 0);
+    for (int j = 0; j < mass_sparse.outerSize(); ++j)
+      for (SparseMatrix::InnerIterator it(mass_sparse, j); it; ++it) {
+        const int i = static_cast<int>(it.row());
+        if (i >= m1 && j >= m1) continue;
+        if (i != j ? it.value() != 0.0 : it.value() != 1.0) bad(i, j);
+        if (i == j) one[static_cast<size_t>(i)] = 1;
+      }
+    for (int i = 0; i < m1; ++i)
+      if (!one[static_cast<size_t>(i)]) bad(i, i);
+  } else if (mass.size() != 0) {
+    for (int j = 0; j < m1; ++j)
+      for (int i = 0; i < n; ++i) {
+        const double expected = i == j ? 1.0 : 0.0;
+        if (mass(i, j) != expected) bad(i, j);
+        if (mass(j, i) != expected) bad(j, i);
+      }
+  }
 }
 
 bool MassMatrixDae::has_identity_mass() const {

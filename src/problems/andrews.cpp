@@ -89,9 +89,13 @@ struct Spring {
 };
 
 // Applied and velocity-dependent forces; v = (beta', Theta', gamma', Phi', delta', Omega', eps').
-void forces(const Angles& a, VecIn v, VecOut f) {
+// The drive torque is the parameter p[0] (the test set's mom = 0.033 by default, and when the
+// callback is called without parameters).
+double torque_of(VecIn p) { return p.size() > 0 ? p[0] : mom; }
+
+void forces(const Angles& a, VecIn v, VecOut f, double torque) {
   const Spring s(a);
-  f[0] = mom - kT * v[1] * (v[1] + 2 * v[0]) * a.sT;
+  f[0] = torque - kT * v[1] * (v[1] + 2 * v[0]) * a.sT;
   f[1] = kT * v[0] * v[0] * a.sT;
   f[2] = s.force * s.P;  // generalized spring force on gamma: -c0 (L - l0) dL/dgamma
   f[3] = kP * v[4] * v[4] * a.cP;
@@ -189,8 +193,11 @@ MechanicalSystem andrews_mechanical_system() {
   s.nq = 7;
   s.nlambda = 6;
   s.constant_mass = false;
+  s.p = Vector::Constant(1, mom);  // the drive torque (with_parameters() sweeps it)
   s.mass = [](double, VecIn q, MatOut M) { mass_matrix(Angles(q), M); };
-  s.force = [](double, VecIn q, VecIn v, VecOut f) { forces(Angles(q), v, f); };
+  s.force = [](double, VecIn q, VecIn v, VecOut f, VecIn p) {
+    forces(Angles(q), v, f, torque_of(p));
+  };
   s.g = [](double, VecIn q, VecOut g) { constraints(Angles(q), g); };
   s.G = [](double, VecIn q, MatOut G) { constraint_jacobian(Angles(q), G); };
   s.curvature = [](double, VecIn q, VecIn v, VecOut c) {
@@ -205,10 +212,10 @@ MechanicalSystem andrews_mechanical_system() {
     }
   };
   // the four terms of the equations of motion at one q share the sines and cosines
-  s.terms = [](double, VecIn q, VecIn v, MatOut M, VecOut f, VecOut g, MatOut G) {
+  s.terms = [](double, VecIn q, VecIn v, MatOut M, VecOut f, VecOut g, MatOut G, VecIn p) {
     const Angles a(q);
     mass_matrix(a, M);
-    forces(a, v, f);
+    forces(a, v, f, torque_of(p));
     constraints(a, g);
     constraint_jacobian(a, G);
   };
@@ -257,7 +264,8 @@ BuiltinProblem andrews() {
       "IVP Test Set (ANDREWS), Mazzia & Magherini, release 2.4; Hairer-Wanner II, VII.7 "
       "(Giles 1978, Manning 1981)";
   p.mechanical = andrews_mechanical_system();
-  p.dae = index3_form(*p.mechanical);
+  p.dae = index3_form(*p.mechanical);  // p = (torque), from the mechanical system
+  p.parameter_names = {"torque"};
   MassMatrixDae& dd = p.dae;
   dd.name = p.name;
   dd.jacobian = [](double, VecIn y, MatOut J) { andrews_jacobian(y, J); };

@@ -43,6 +43,7 @@ BuiltinProblem pi_valve() {
   d.mass(0, 0) = d.mass(1, 1) = 1;
   d.component_names = {"T", "I", "z"};
   d.p = Vector::Constant(1, kFree);
+  p.parameter_names = {"mode"};  // 0 free, 1 clamped open, 2 clamped shut (kFree, kOpen, kShut)
   d.f = [](double t, VecIn y, VecOut f, VecIn p) {
     const int mode = mode_of(p);
     f[0] = (inflow_temperature(t) - y[0]) / kTau - kKs * y[2];

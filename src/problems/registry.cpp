@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "daekit/problems/index2.hpp"
+
 namespace daekit {
 
 namespace {
@@ -27,6 +29,12 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"heat2d", [] { return heat2d(10); }},
       {"circuit-chain", [] { return circuit_chain(40); }},
       {"food-web", [] { return food_web(20); }},
+      {"el-manufactured", euler_lagrange_manufactured},
+      {"pendulum-el", pendulum_euler_lagrange},
+      {"andrews-el", andrews_euler_lagrange},
+      {"truck-el", truck_euler_lagrange},
+      {"jay-index2", jay_index2_builtin},
+      {"knife-edge", knife_edge_builtin},
   };
   return t;
 }
@@ -44,6 +52,31 @@ BuiltinProblem make_builtin_problem(const std::string& name) {
   std::string list;
   for (const auto& [n, make] : table()) list += (list.empty() ? "" : ", ") + n;
   throw InvalidArgument("unknown problem '" + name + "'; built-in problems: " + list);
+}
+
+BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params) {
+  if (params.size() != problem.dae.p.size()) {
+    std::string names;
+    for (const auto& n : problem.parameter_names) names += (names.empty() ? "" : ", ") + n;
+    throw InvalidArgument("problem '" + problem.name + "' has " +
+                          std::to_string(problem.dae.p.size()) + " parameter(s)" +
+                          (names.empty() ? std::string() : " (" + names + ")") + ", got " +
+                          std::to_string(params.size()));
+  }
+  if (!params.allFinite())
+    throw InvalidArgument("parameters of problem '" + problem.name + "' must be finite");
+  problem.dae.p = params;
+  if (problem.mechanical && problem.mechanical->p.size() == params.size()) {
+    MechanicalSystem& sys = *problem.mechanical;
+    sys.p = params;
+    const MechanicalLayout layout = mechanical_layout(sys, Formulation::Index3);
+    if (problem.dae.n == layout.n) {
+      const Vector q0 = problem.y0.segment(layout.q, sys.nq);
+      const Vector v0 = problem.y0.segment(layout.v, sys.nq);
+      problem.y0 = initial_values(sys, Formulation::Index3, problem.t0, q0, v0);
+    }
+  }
+  return problem;
 }
 
 double scd(const Vector& y, const Vector& ref, const std::vector<int>& components) {

@@ -1,6 +1,7 @@
 #include "daekit/tableaus/runge_kutta.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -158,6 +159,79 @@ RungeKuttaTableau lobatto_iiia(int s) {
   return t;
 }
 
+RungeKuttaTableau lobatto_iiic(int s) {
+  require_stages(s, 2);
+  const RungeKuttaTableau iiia = lobatto_iiia(s);
+  RungeKuttaTableau t;
+  t.name = "Lobatto IIIC(" + std::to_string(s) + ")";
+  t.c = iiia.c;
+  t.b = iiia.b;
+  // a_i1 = b_1 and C(s-1): sum_{j>=2} a_ij c_j^{k-1} = c_i^k / k - b_1 c_1^{k-1}, k = 1..s-1
+  // (c_1 = 0, so the first column only enters the k = 1 equation)
+  t.A.resize(s, s);
+  Matrix V(s - 1, s - 1);
+  for (int k = 0; k < s - 1; ++k)
+    for (int j = 1; j < s; ++j) V(k, j - 1) = std::pow(t.c[j], k);
+  for (int i = 0; i < s; ++i) {
+    Vector rhs(s - 1);
+    for (int k = 0; k < s - 1; ++k)
+      rhs[k] = std::pow(t.c[i], k + 1) / (k + 1) - (k == 0 ? t.b[0] : 0.0);
+    t.A(i, 0) = t.b[0];
+    t.A.row(i).tail(s - 1) = V.fullPivLu().solve(rhs).transpose();
+  }
+  t.order = 2 * s - 2;
+  t.stage_order = s - 1;
+  t.reference = "Hairer-Wanner II, IV.5 (Lobatto IIIC: a_i1 = b_1, C(s-1))";
+  return t;
+}
+
+bool RungeKuttaTableau::lower_triangular() const {
+  for (int i = 0; i < A.rows(); ++i)
+    for (int j = i + 1; j < A.cols(); ++j)
+      if (A(i, j) != 0.0) return false;
+  return true;
+}
+
+bool RungeKuttaTableau::explicit_method() const {
+  if (!lower_triangular()) return false;
+  for (int i = 0; i < A.rows(); ++i)
+    if (A(i, i) != 0.0) return false;
+  return true;
+}
+
+namespace {
+
+struct Published {
+  const char* name;
+  RungeKuttaTableau (*make)();
+};
+
+const std::vector<Published>& published_tableaus() {
+  static const std::vector<Published> all = {
+      {"sdirk4-hw16", sdirk4_hw16},       {"sdirk4-hw18", sdirk4_hw18},
+      {"kvaerno3", kvaerno_esdirk3},      {"kvaerno4", kvaerno_esdirk4},
+      {"kvaerno5", kvaerno_esdirk5},      {"alexander2", alexander_sdirk2},
+      {"alexander3", alexander_sdirk3},   {"dopri5", dormand_prince5},
+      {"bs3", bogacki_shampine3},         {"rk4", classical_rk4},
+      {"explicit-euler", explicit_euler},
+  };
+  return all;
+}
+
+}  // namespace
+
+std::vector<std::string> tableau_names() {
+  std::vector<std::string> names;
+  for (int s = 1; s <= 5; ++s) names.push_back("radau-iia-" + std::to_string(s));
+  names.push_back("radau-iia-7");
+  for (int s = 1; s <= 4; ++s) names.push_back("radau-ia-" + std::to_string(s));
+  for (int s = 1; s <= 4; ++s) names.push_back("gauss-" + std::to_string(s));
+  for (int s = 2; s <= 5; ++s) names.push_back("lobatto-iiia-" + std::to_string(s));
+  for (int s = 2; s <= 5; ++s) names.push_back("lobatto-iiic-" + std::to_string(s));
+  for (const Published& p : published_tableaus()) names.push_back(p.name);
+  return names;
+}
+
 RungeKuttaTableau tableau_by_name(const std::string& name) {
   struct Family {
     const char* prefix;
@@ -167,10 +241,17 @@ RungeKuttaTableau tableau_by_name(const std::string& name) {
   static const Family families[] = {{"radau-iia-", radau_iia, 1},
                                     {"radau-ia-", radau_ia, 1},
                                     {"gauss-", gauss, 1},
-                                    {"lobatto-iiia-", lobatto_iiia, 2}};
+                                    {"lobatto-iiia-", lobatto_iiia, 2},
+                                    {"lobatto-iiic-", lobatto_iiic, 2}};
+  std::string published;
+  for (const Published& p : published_tableaus()) {
+    if (name == p.name) return p.make();
+    published += std::string(published.empty() ? "" : ", ") + p.name;
+  }
   const std::string valid =
-      "valid tableaus: radau-iia-S, radau-ia-S, gauss-S (S = 1..9 stages), lobatto-iiia-S "
-      "(S = 2..9), e.g. radau-iia-3";
+      "valid tableaus: radau-iia-S, radau-ia-S, gauss-S (S = 1..9 stages), lobatto-iiia-S, "
+      "lobatto-iiic-S (S = 2..9), e.g. radau-iia-3, or " +
+      published;
   for (const Family& f : families) {
     const std::string prefix = f.prefix;
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -277,6 +358,64 @@ TransformedTableau transform_inverse(const RungeKuttaTableau& t) {
     throw InvalidArgument("transform_inverse: eigenvalues of A^{-1} are not 1 real + pairs");
   tt.T_inverse = tt.T.inverse();
   return tt;
+}
+
+BlockDiagonalInverse block_diagonalise_inverse(const Matrix& A) {
+  const int s = static_cast<int>(A.rows());
+  if (s == 0 || A.cols() != s || !Eigen::FullPivLU<Matrix>(A).isInvertible())
+    throw InvalidArgument("block_diagonalise_inverse: A must be square and invertible");
+  const Matrix Ainv = A.inverse();  // as transform_inverse(): the same constants for s = 3
+  Eigen::EigenSolver<Matrix> es(Ainv);
+  const Eigen::VectorXcd lambda = es.eigenvalues();
+  const Eigen::MatrixXcd V = es.eigenvectors();
+  std::vector<int> reals, pairs;
+  for (int k = 0; k < s; ++k) {
+    const double im = lambda[k].imag();
+    if (std::abs(im) <= 1e-10 * std::abs(lambda[k]))
+      reals.push_back(k);
+    else if (im > 0)
+      pairs.push_back(k);
+  }
+  if (static_cast<int>(reals.size() + 2 * pairs.size()) != s)
+    throw InvalidArgument("block_diagonalise_inverse: unpaired complex eigenvalues");
+  std::sort(reals.begin(), reals.end(),
+            [&](int a, int b) { return lambda[a].real() < lambda[b].real(); });
+  std::sort(pairs.begin(), pairs.end(),
+            [&](int a, int b) { return std::abs(lambda[a]) < std::abs(lambda[b]); });
+  BlockDiagonalInverse d;
+  d.gamma.resize(static_cast<Eigen::Index>(reals.size()));
+  d.alpha.resize(static_cast<Eigen::Index>(pairs.size()));
+  d.beta.resize(static_cast<Eigen::Index>(pairs.size()));
+  d.T.resize(s, s);
+  int col = 0;
+  for (size_t r = 0; r < reals.size(); ++r) {
+    const int k = reals[r];
+    Vector v = V.col(k).real();
+    v /= v.norm();
+    if (v[s - 1] < 0) v = -v;
+    d.gamma[static_cast<Eigen::Index>(r)] = lambda[k].real();
+    d.T.col(col++) = v;
+  }
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    const int k = pairs[p];
+    // scale the eigenvector to last entry 1 (RADAU5), or to unit norm if that entry vanishes
+    Eigen::VectorXcd v = V.col(k);
+    if (std::abs(v[s - 1]) > 1e-8 * v.norm())
+      v /= v[s - 1];
+    else
+      v /= v.norm();
+    d.alpha[static_cast<Eigen::Index>(p)] = lambda[k].real();
+    d.beta[static_cast<Eigen::Index>(p)] = lambda[k].imag();
+    d.T.col(col++) = v.real();
+    d.T.col(col++) = -v.imag();
+  }
+  Eigen::FullPivLU<Matrix> tlu(d.T);
+  if (!tlu.isInvertible() || tlu.rcond() < 1e-12)
+    throw InvalidArgument(
+        "block_diagonalise_inverse: A^{-1} is not diagonalisable (defective "
+        "eigenvalues); use a full stage Newton matrix");
+  d.T_inverse = d.T.inverse();
+  return d;
 }
 
 Vector embedded_error_weights(const RungeKuttaTableau& t, double gamma) {

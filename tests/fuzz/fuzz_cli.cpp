@@ -116,6 +116,8 @@ class Generator {
       if (chance(0.8)) args.push_back("--outdir");
       if (chance(0.8)) args.push_back(path());
       if (chance(0.2)) args.push_back(junk());
+    } else if (u < 0.93) {
+      sweep(args);
     } else if (u < 0.99) {
       const int n = integer(0, 4);
       for (int i = 0; i < n; ++i) args.push_back(chance(0.5) ? junk() : option_name());
@@ -403,6 +405,42 @@ class Generator {
     clean_ = false;
   }
 
+  // A parameter sweep: mostly the problems with parameters (andrews: the torque; pi-valve: its
+  // mode), values plausible or garbage, blocks (--first/--count) in and out of range.
+  void sweep(Args& args) {
+    args.push_back("sweep");
+    const double u = uniform();
+    if (u < 0.45)
+      args.push_back("andrews");
+    else if (u < 0.7)
+      args.push_back("pi-valve");
+    else if (u < 0.9)
+      args.push_back(pick(problems_).name);
+    else
+      args.push_back(junk());
+    if (chance(0.8)) {
+      std::string values;
+      for (int i = integer(1, 4); i > 0; --i) {
+        if (!values.empty()) values += ',';
+        values += chance(0.8) ? fmt(chance(0.5) ? log_uniform(-3, -1) : double(integer(0, 2)))
+                              : number("--rtol", problems_[0]);
+      }
+      args.push_back(chance(0.5) ? "--values=" + values : "--values");
+      if (args.back() == "--values") args.push_back(values);
+    } else {
+      args.push_back("--params");
+      args.push_back(pick<std::string>({"/dev/null", "no/such/file", "", ".", path()}));
+    }
+    if (chance(0.3)) args.push_back("--first"), args.push_back(chance(0.7) ? "0" : count());
+    if (chance(0.3)) args.push_back("--count"), args.push_back(count());
+    if (chance(0.2))
+      args.push_back("--method"), args.push_back(value_for("--method", problems_[0]));
+    if (chance(0.2)) args.push_back("--rtol"), args.push_back(number("--rtol", problems_[0]));
+    if (chance(0.1)) args.push_back(chance(0.5) ? junk() : option_name());
+    args.push_back("--max-steps");
+    args.push_back(std::to_string(integer(1, 300)));
+  }
+
   std::mt19937 rng_;
   std::vector<Problem> problems_;
   bool clean_ = false;  ///< the current case uses valid values only
@@ -473,6 +511,17 @@ std::string check(const Args& args, int rc, const Output& o) {
     if (o.out.find("\n}\n") != o.out.size() - 3) return "--json: text after the JSON object";
   }
   if (solve && json && !help && rc == 0 && o.out.empty()) return "--json: nothing on stdout";
+  // sweep: every line of stdout is one JSON object (unless usage help was printed)
+  if (!args.empty() && args[0] == "sweep" && !help && rc != 2) {
+    size_t start = 0;
+    while (start < o.out.size()) {
+      const size_t end = o.out.find('\n', start);
+      if (end == std::string::npos) return "sweep: output does not end with a newline";
+      if (o.out[start] != '{' || o.out[end - 1] != '}')
+        return "sweep: a line is not one JSON object";
+      start = end + 1;
+    }
+  }
   return "";
 }
 
@@ -527,7 +576,7 @@ int main() {
     ++by_code[rc];
     ++by_command[args.empty() ? "(none)"
                  : (args[0] == "list" || args[0] == "methods" || args[0] == "solve" ||
-                    args[0] == "demo" || args[0] == "help")
+                    args[0] == "demo" || args[0] == "help" || args[0] == "sweep")
                      ? args[0]
                      : "(other)"];
     if (verbose) {

@@ -23,6 +23,8 @@ struct Stats {
   long nproject = 0;      ///< projections onto the constraint manifold
   long nroot = 0;         ///< evaluations of event (root) functions
   long nevents = 0;       ///< located events
+  long norder_up = 0;     ///< order increases of variable-order one-step methods (radau)
+  long norder_down = 0;   ///< order decreases of variable-order one-step methods (radau)
 };
 
 /// One counter of Stats: its JSON key, its meaning and a pointer to it.

@@ -19,6 +19,7 @@
 #include "daekit/integrator/result.hpp"
 #include "daekit/methods/registry.hpp"
 #include "daekit/problem/implicit_dae.hpp"
+#include "daekit/problem/implicit_index2_dae.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 
 namespace daekit {
@@ -39,6 +40,10 @@ class Integrator {
   /// F(t, y, y') = 0 on [t0, t_end] from consistent y0, yp0 (bdf unless another is chosen).
   Integrator(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
              const MethodChoice& method = "bdf", const Options& options = {});
+  /// (a(t, y))' = f(t, y, z), 0 = g(t, y) on [t0, t_end] from consistent x0 = (y0, z0) (spark
+  /// unless another method is chosen); the state is x = (y, z).
+  Integrator(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
+             const MethodChoice& method = "spark", const Options& options = {});
   ~Integrator();
   Integrator(Integrator&&) noexcept;
   Integrator& operator=(Integrator&&) noexcept;
@@ -48,7 +53,7 @@ class Integrator {
   Stop solve_until(double t);
   bool finished() const;
 
-  double t() const;        ///< current (last accepted) time
+  double t() const;         ///< current (last accepted) time
   const Vector& y() const;  ///< state at t()
   /// The continuous output over the last accepted step (exact at its ends).
   Vector y_at(double t) const;

@@ -13,12 +13,13 @@ namespace daekit {
 struct MethodCapabilities {
   bool mass_matrix_form = false;  ///< solves MassMatrixDae M y' = f
   bool implicit_form = false;     ///< solves ImplicitDae F(t, y, y') = 0
+  bool index2_form = false;       ///< solves ImplicitIndex2Dae (a(t, y))' = f, 0 = g(t, y)
   int max_index = 1;              ///< highest index tag it handles
   bool error_estimate = true;     ///< false: constant steps only (Options::fixed_step)
   bool variable_step = true;
   bool variable_order = false;
-  int order = 0;                ///< order (the highest, for variable-order methods)
-  int dense_output_order = 0;   ///< order of the continuous output
+  int order = 0;                  ///< order (the highest, for variable-order methods)
+  int dense_output_order = 0;     ///< order of the continuous output
   bool own_step_control = false;  ///< chooses step and order itself (Options' controller unused)
   bool projection = false;        ///< supports the post-step projection (paper 000)
 };
@@ -42,7 +43,7 @@ const MethodInfo& method_info(const std::string& name);
 /// static member `method_name` names it).
 class MethodChoice {
  public:
-  MethodChoice(const char* name) : name_(name) {}          // NOLINT: implicit by design
+  MethodChoice(const char* name) : name_(name) {}             // NOLINT: implicit by design
   MethodChoice(std::string name) : name_(std::move(name)) {}  // NOLINT
   template <typename Options, typename = decltype(Options::method_name)>
   MethodChoice(const Options& options)  // NOLINT

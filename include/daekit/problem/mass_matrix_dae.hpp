@@ -60,9 +60,19 @@ struct MassMatrixDae {
   /// Structure of df/dy: dense (default), banded or a sparse pattern. It selects the linear
   /// solver (Options::linear_solver = auto) and groups finite-difference columns.
   Sparsity jacobian_sparsity;
-  Matrix mass;                 ///< n x n mass matrix; empty (and no mass_sparse) means identity
-  SparseMatrix mass_sparse;    ///< the mass matrix in sparse form (large problems), instead of mass
-  std::vector<int> index;      ///< index tag 1, 2 or 3 per component; empty means all 1
+  Matrix mass;               ///< n x n mass matrix; empty (and no mass_sparse) means identity
+  SparseMatrix mass_sparse;  ///< the mass matrix in sparse form (large problems), instead of mass
+  std::vector<int> index;    ///< index tag 1, 2 or 3 per component; empty means all 1
+  /// Second-order structure (RADAU5's M1 and M2, Hairer-Wanner's code radau5 IWORK(9..10)):
+  /// the first m1 equations read y_i' = y_{i + m2} exactly (0 <= i < m1, m1 a multiple of m2),
+  /// e.g. q' = v of a mechanical system (m1 = m2 = nq), or q' = v, v' = w (m1 = 2 nq, m2 = nq);
+  /// M is the identity in rows and columns 0..m1-1. The dense linear solvers then eliminate
+  /// those m1 unknowns (radau5 factors (n - m1) x (n - m1) matrices instead of n x n) and the
+  /// Jacobian's first m1 rows are never read. formulate(MechanicalSystem) declares it; checked
+  /// against f(t0, y0) at the start of a solve. m1 = 0: none.
+  struct SecondOrder {
+    int m1 = 0, m2 = 0;
+  } second_order;
   Monitor constraint_monitor;  ///< optional: residuals of g, G v (and acceleration level)
   Projector project;           ///< optional: projection onto g = 0, G v = 0 (paper 000)
   Vector p;                    ///< parameters passed to the callbacks (may be empty)
@@ -71,6 +81,8 @@ struct MassMatrixDae {
 
   /// Throws InvalidArgument naming the first thing that is wrong (sizes, tags, missing f).
   void validate() const;
+  /// The part of validate() for second_order (the sizes and the identity rows of M).
+  void validate_second_order() const;
   /// True when M is the identity (no mass matrix given, or an identity one).
   bool has_identity_mass() const;
   /// Index tag of component i (1 if no tags were given).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daekit/integrator/options.hpp"
+#include "daekit/nonlinear/euler_lagrange.hpp"
 #include "daekit/nonlinear/formulations.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 #include "daekit/problem/mechanical_system.hpp"
@@ -42,13 +43,27 @@ struct BuiltinProblem {
   std::vector<int> scd_components;             ///< components counted in scd (empty = all)
   std::vector<int> plot_components;            ///< components the demo plots (empty = all)
   std::optional<MechanicalSystem> mechanical;  ///< the underlying model, when it is one
+  /// The index-2 Euler-Lagrange form `dae` was built from (to_mass_matrix_form), when it is one.
+  std::optional<EulerLagrangeDae> euler_lagrange;
+  /// The solution y(t) (all n components) where it is known in closed form (manufactured
+  /// problems) or from an independent reference computation; empty otherwise.
+  std::function<Vector(double t)> exact;
   std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
+  /// What the entries of dae.p mean (empty: the problem has no parameters), e.g. {"torque"}.
+  std::vector<std::string> parameter_names;
 };
 
 /// Names of all built-in problems, in a stable order.
 std::vector<std::string> builtin_problem_names();
 /// The problem called `name`; throws InvalidArgument listing the valid names otherwise.
 BuiltinProblem make_builtin_problem(const std::string& name);
+
+/// The problem with parameters `params` instead of its p (dae.p, and the mechanical model's p):
+/// for a mechanical problem in its index-3 form the accelerations and multipliers of y0 are
+/// recomputed from its q0, v0 with the new parameters (initial_values()), so that y0 stays
+/// consistent; other problems keep y0. Parameter sweeps (the Python module's solve_many, `daekit
+/// sweep`) go through here. Throws InvalidArgument unless params has the size of the problem's p.
+BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params);
 
 /// Significant correct digits: -log10 of the max over `components` (all if empty) of the
 /// relative error |y_i - ref_i| / |ref_i| (absolute error where ref_i = 0).
@@ -88,6 +103,22 @@ BuiltinProblem circuit_chain(int stages);
 /// SUNDIALS' idaFoodWeb predator-prey web on an m x m grid (n = 2 m^2, predators algebraic),
 /// banded analytic Jacobian (half-bandwidth 2m); registered as "food-web" with m = 20.
 BuiltinProblem food_web(int m);
+
+// Index-2 Euler-Lagrange problems (problem/euler_lagrange_dae.hpp) for the beta-blocked
+// multistep methods (src/problems/euler_lagrange_problems.cpp, truck_multibody.cpp).
+/// Manufactured: x' = omega(x) (-x2, x1) + phi(x) x - G^T lambda, g = |x|^2 - 1,
+/// omega = 1 + x2/2, phi = 1 + x1 (NOTES-000-003.md, paper 003): exact solution known.
+EulerLagrangeDae manufactured_euler_lagrange();
+/// Its exact solution (x1, x2, lambda)(t) = (cos th, sin th, (1 + cos th)/2),
+/// th' = 1 + sin(th)/2, th(0) = 0.
+Vector manufactured_euler_lagrange_solution(double t);
+BuiltinProblem euler_lagrange_manufactured();  ///< "el-manufactured", t in [0, 3]
+BuiltinProblem pendulum_euler_lagrange();      ///< "pendulum-el": velocity-level, t in [0, 2]
+BuiltinProblem andrews_euler_lagrange();       ///< "andrews-el": velocity-level, t in [0, 0.03]
+/// The planar truck of Eich-Soellner and Fuhrer (paper 003 Section 5): 9 positions, 2
+/// constraints (the load's joint to the chassis), road excitation.
+MechanicalSystem truck_multibody_system();
+BuiltinProblem truck_euler_lagrange();  ///< "truck-el": 20 equations, index 2, t in [0, 3]
 
 // Reports of a solve of a built-in problem (src/problems/report.cpp): what `daekit solve` and
 // `daekit demo` print, so that the CLI adds nothing of its own.

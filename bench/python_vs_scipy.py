@@ -1,0 +1,187 @@
+"""daekit from Python against scipy.integrate.solve_ivp at equal accuracy, in one run.
+
+Van der Pol (eps = 1e-6, t in [0, 2]) and Robertson (t in [0, 1e11]) with
+  daekit radau5, Python f and Jacobian;   daekit radau5, numba-compiled f and Jacobian;
+  scipy Radau and scipy BDF (Python f and Jacobian; Robertson as an ODE: scipy has no mass
+  matrix, daekit solves it as the DAE M = diag(1, 1, 0)).
+Each solver runs over a ladder of tolerances; the table shows, per solver, the first (loosest)
+run that reaches the target number of significant correct digits (scd against the problem's
+reference), so that the times compare equal accuracy. Times: best of 5 (wall clock).
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/python_vs_scipy.py
+"""
+
+import os
+import platform
+import time
+
+import numpy as np
+import scipy
+import scipy.integrate
+from numba import carray, cfunc
+
+import daekit
+
+EPS = 1e-6
+
+
+def vdp_f(t, y):
+    return np.array([y[1], ((1 - y[0] ** 2) * y[1] - y[0]) / EPS])
+
+
+def vdp_jac(t, y):
+    return np.array([[0.0, 1.0], [(-2 * y[0] * y[1] - 1) / EPS, (1 - y[0] ** 2) / EPS]])
+
+
+@cfunc(daekit.numba_signature(daekit.RHS))
+def vdp_f_c(t, y_, out_, n, p_, np_, ud):
+    y = carray(y_, (2,))
+    out = carray(out_, (2,))
+    out[0] = y[1]
+    out[1] = ((1 - y[0] * y[0]) * y[1] - y[0]) / 1e-6
+    return 0
+
+
+@cfunc(daekit.numba_signature(daekit.RHS))
+def vdp_jac_c(t, y_, J_, n, p_, np_, ud):
+    y = carray(y_, (2,))
+    J = carray(J_, (4,))
+    J[0] = 0.0
+    J[1] = (-2 * y[0] * y[1] - 1) / 1e-6
+    J[2] = 1.0
+    J[3] = (1 - y[0] * y[0]) / 1e-6
+    return 0
+
+
+def rober_dae(t, y):
+    return np.array([-0.04 * y[0] + 1e4 * y[1] * y[2],
+                     0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2,
+                     y[0] + y[1] + y[2] - 1])
+
+
+def rober_dae_jac(t, y):
+    return np.array([[-0.04, 1e4 * y[2], 1e4 * y[1]],
+                     [0.04, -1e4 * y[2] - 6e7 * y[1], -1e4 * y[1]],
+                     [1.0, 1.0, 1.0]])
+
+
+def rober_ode(t, y):
+    return np.array([-0.04 * y[0] + 1e4 * y[1] * y[2],
+                     0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2,
+                     3e7 * y[1] ** 2])
+
+
+def rober_ode_jac(t, y):
+    return np.array([[-0.04, 1e4 * y[2], 1e4 * y[1]],
+                     [0.04, -1e4 * y[2] - 6e7 * y[1], -1e4 * y[1]],
+                     [0.0, 6e7 * y[1], 0.0]])
+
+
+@cfunc(daekit.numba_signature(daekit.RHS))
+def rober_f_c(t, y_, f_, n, p_, np_, ud):
+    y = carray(y_, (3,))
+    f = carray(f_, (3,))
+    f[0] = -0.04 * y[0] + 1e4 * y[1] * y[2]
+    f[1] = 0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1]
+    f[2] = y[0] + y[1] + y[2] - 1
+    return 0
+
+
+@cfunc(daekit.numba_signature(daekit.RHS))
+def rober_jac_c(t, y_, J_, n, p_, np_, ud):
+    y = carray(y_, (3,))
+    J = carray(J_, (9,))
+    J[0] = -0.04
+    J[1] = 0.04
+    J[2] = 1.0
+    J[3] = 1e4 * y[2]
+    J[4] = -1e4 * y[2] - 6e7 * y[1]
+    J[5] = 1.0
+    J[6] = 1e4 * y[1]
+    J[7] = -1e4 * y[1]
+    J[8] = 1.0
+    return 0
+
+
+def best_of(fn, repeats=5):
+    best, res = np.inf, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        res = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, res
+
+
+def run(problem, target, tolerances, solvers):
+    p = daekit.problem(problem)
+    ref, comps = p.reference["y"], p.scd_components
+    rows = []
+    for label, make in solvers:
+        chosen = None
+        for rtol, atol in tolerances:
+            seconds, y, nfev, steps = make(rtol, atol)
+            digits = daekit.scd(y, ref, comps) if y is not None else float("nan")
+            chosen = (label, rtol, atol, digits, seconds, nfev, steps)
+            if digits >= target:
+                break
+        rows.append(chosen)
+    return rows
+
+
+def daekit_solver(fun, jac, mass=None, t_span=None, y0=None):
+    def make(rtol, atol):
+        seconds, res = best_of(lambda: daekit.solve_ivp(fun, t_span, y0, jac=jac, mass=mass,
+                                                        rtol=rtol, atol=atol))
+        return seconds, res.y[:, -1] if res.success else None, res.nfev, res.stats["naccept"]
+    return make
+
+
+def scipy_solver(method, fun, jac, t_span, y0):
+    def make(rtol, atol):
+        seconds, res = best_of(lambda: scipy.integrate.solve_ivp(
+            fun, t_span, y0, method=method, jac=jac, rtol=rtol, atol=atol))
+        return seconds, res.y[:, -1] if res.success else None, res.nfev, res.t.size - 1
+    return make
+
+
+def main():
+    print("date: %s; machine: %s, %s, %d CPUs, load %.2f; numpy %s, scipy %s, daekit %s"
+          % (time.strftime("%Y-%m-%d %H:%M"), platform.processor() or platform.machine(),
+             platform.python_version(), os.cpu_count(), os.getloadavg()[0], np.__version__,
+             scipy.__version__, daekit.__version__))
+    # warm up numba and the module
+    daekit.solve_ivp(vdp_f_c, (0, 0.01), [2.0, 0.0], jac=vdp_jac_c)
+    vdp = dict(t_span=(0.0, 2.0), y0=np.array([2.0, 0.0]))
+    vdp_tols = [(10.0 ** -k, 10.0 ** -k) for k in range(4, 11)]
+    rober = dict(t_span=(0.0, 1e11), y0=np.array([1.0, 0.0, 0.0]))
+    rober_tols = [(10.0 ** -k, 10.0 ** -(k + 6)) for k in range(4, 11)]
+    M = np.diag([1.0, 1.0, 0.0])
+    cases = [
+        ("vanderpol", 6, vdp_tols, [
+            ("daekit radau5, Python f + jac", daekit_solver(vdp_f, vdp_jac, **vdp)),
+            ("daekit radau5, numba f + jac", daekit_solver(vdp_f_c, vdp_jac_c, **vdp)),
+            ("scipy Radau", scipy_solver("Radau", vdp_f, vdp_jac, **vdp)),
+            ("scipy BDF", scipy_solver("BDF", vdp_f, vdp_jac, **vdp)),
+        ]),
+        ("robertson", 6, rober_tols, [
+            ("daekit radau5 DAE, Python f + jac",
+             daekit_solver(rober_dae, rober_dae_jac, M, **rober)),
+            ("daekit radau5 DAE, numba f + jac",
+             daekit_solver(rober_f_c, rober_jac_c, M, **rober)),
+            ("scipy Radau (ODE form)",
+             scipy_solver("Radau", rober_ode, rober_ode_jac, **rober)),
+            ("scipy BDF (ODE form)", scipy_solver("BDF", rober_ode, rober_ode_jac, **rober)),
+        ]),
+    ]
+    for problem, target, tols, solvers in cases:
+        print("\n%s: first tolerance reaching scd >= %d (best of 5)\n" % (problem, target))
+        print("| solver | rtol | atol | scd | time [ms] | f evals | steps |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        rows = run(problem, target, tols, solvers)
+        for label, rtol, atol, digits, seconds, nfev, steps in rows:
+            print("| %s | %.0e | %.0e | %.2f | %.2f | %d | %d |"
+                  % (label, rtol, atol, digits, 1e3 * seconds, nfev, steps))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+// Variable-order Radau IIA for M y' = f(t, y): s = 3, 5 or 7 stages (orders 5, 9, 13; also
+// s = 1, implicit Euler), after the strategy of Hairer and Wanner's RADAU code (E. Hairer,
+// G. Wanner, Stiff differential equations solved by Radau methods, J. Comput. Appl. Math. 111
+// (1999) 93-111; Hairer-Wanner II, IV.8). Registered as "radau".
+//
+// Each step is one step of Radau IIA(s) (collocation at the zeros of P_s(2x-1) - P_{s-1}(2x-1),
+// stiffly accurate, L-stable, stage order s) solved by the transformed simplified Newton
+// iteration (methods/irk_engine.hpp): one real and (s-1)/2 complex linear systems per
+// iteration. Error estimate: the embedded formula of order s (err ~ h^(s+1)) filtered through
+// (gamma/h M - J)^{-1} as in RADAU5. The order is chosen from the Newton contraction theta,
+// which measures how well the stage system is resolved (the paper, Sect. 5): with
+//   theta_t = min(10, max(theta, theta_t / 2))   (smoothed over the decisions),
+// when a new LU decomposition is due
+//   s -> s + 2  if the last Newton iteration needed > 1 iteration, theta_t <= vitu (0.002) and
+//               the step ratio h_new / h_old lies in (hhod, hhou) = (0.8, 1.2);
+//   s -> s - 2  if theta_t >= vitd (0.8), after an unexpected step rejection (Newton
+//               divergence, singular matrix) or after Newton was judged too slow with a step
+//               reduction <= 0.5;
+// no increase within 10 steps of a change; after 10 steps at a kept LU an increase is tested.
+// Tolerances: as RADAU, rtol' = 0.1 rtol^((s+1)/(2s)), atol' = atol rtol'/rtol for s stages
+// (RADAU5's 0.1 rtol^(2/3) at s = 3); the used tolerances reported are those of s = 3, the
+// other orders scale the weights by rtol^((s+1)/(2s) - 2/3). Newton: at most nit(s) = 7, 12,
+// 17 iterations for s = 3, 5, 7 (4 for s = 1), tolerance max(10 eps/rtol', min(0.03,
+// rtol'^((s-1)/(s+1)))). Jacobian and LU reuse as radau5. Index-2/3 components scaled by h
+// and h^2. Dense output: the collocation polynomial of the current order.
+//
+// Departure from RADAU: after an order change the starting values of Newton are extrapolated
+// from the previous step's collocation polynomial (RADAU starts from zero); the integrator's
+// Gustafsson controller stays active across an order change.
+#pragma once
+
+#include "daekit/core/types.hpp"
+
+namespace daekit {
+
+struct RadauOptions {
+  static constexpr const char* method_name = "radau";
+  int min_stages = 3;             ///< 1, 3, 5 or 7
+  int max_stages = 7;             ///< 1, 3, 5 or 7, >= min_stages
+  int start_stages = 3;           ///< in [min_stages, max_stages]
+  int max_newton_iterations = 7;  ///< NIT for s = 3 (s = 5: +5, s = 7: +10, s = 1: -3)
+  double newton_tolerance = 0.0;  ///< 0: RADAU's rule (above)
+  double jacobian_reuse_theta = 0.001;
+  double lu_reuse_low = 1.0;
+  double lu_reuse_high = 1.2;
+  double order_increase_theta = 0.002;  ///< vitu
+  double order_decrease_theta = 0.8;    ///< vitd
+  double order_step_ratio_low = 0.8;    ///< hhod
+  double order_step_ratio_high = 1.2;   ///< hhou
+  bool transform_tolerances = true;
+  Projection projection = Projection::None;
+
+  void validate() const;  ///< throws InvalidArgument naming a bad field
+};
+
+}  // namespace daekit

@@ -1,0 +1,567 @@
+"""solve_ivp / solve_dae with scipy's argument names and result fields, the stepping Integrator,
+the built-in problems and the registered methods."""
+
+import numpy as np
+
+from . import _daekit
+from ._compiled import EVENT, RESIDUAL, RHS, LibraryFunction, as_callback, is_compiled
+
+# scipy's method names for the methods daekit has under another name.
+_SCIPY_METHODS = {"Radau": "radau5", "BDF": "bdf"}
+# Options of the integrator passed through unchanged (see include/daekit/integrator/options.hpp).
+_PASSTHROUGH = ("max_steps", "fixed_step", "nonnegative", "exclude_from_error_test",
+                "check_jacobian", "check_consistency", "consistency_tol", "safety",
+                "max_increase", "max_decrease", "max_events", "linear_solver", "controller",
+                "projection", "trace", "step_callback", "store_steps")
+
+
+class DaeResult(dict):
+    """The result of a solve: scipy's ``OdeResult`` fields (``t``, ``y``, ``sol``, ``t_events``,
+    ``y_events``, ``nfev``, ``njev``, ``nlu``, ``status``, ``message``, ``success``) plus
+    daekit's: ``daekit_status`` (e.g. ``"max_steps_exceeded"``), ``stats`` (every counter),
+    ``yp``, ``method``, ``cpu_seconds``, ``warnings``, ``linear_solver``, ``events`` (every
+    located event with its name) and ``result`` (the compiled Result); ``report()`` prints what
+    the daekit command prints and ``plot()`` draws the solution with matplotlib."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+    def __dir__(self):
+        return list(self.keys())
+
+    def __repr__(self):
+        keys = ("message", "success", "status", "t", "y", "nfev", "njev", "nlu")
+        lines = []
+        for k in keys:
+            v = self.get(k)
+            if isinstance(v, np.ndarray) and v.size > 6:
+                v = "array of shape %s" % (v.shape,)
+            lines.append("%12s: %r" % (k, v))
+        return "\n".join(lines)
+
+    def report(self, full=False):
+        """The solve's report (status, steps, evaluations, events, warnings, CPU time)."""
+        builtin = self.get("_builtin")
+        if builtin is not None:
+            return builtin.report(self.result, full)
+        return self.result.full_report() if full else self.result.report()
+
+    def plot(self, components=None, ax=None, **kwargs):
+        """Plots y over t (matplotlib); returns the axes.  See daekit.plot_result."""
+        from ._plot import plot_result
+        return plot_result(self, components=components, ax=ax, **kwargs)
+
+
+class DenseSolution:
+    """The continuous solution over the whole interval (``dense_output=True``): ``sol(t)`` for a
+    number gives y(t), for an array of times an (n, len(t)) array, like scipy's OdeSolution."""
+
+    def __init__(self, result, t_min, t_max):
+        self._result = result
+        self.t_min = t_min
+        self.t_max = t_max
+
+    def __call__(self, t):
+        return self._result.sol(t)
+
+
+_STATUS = {"success": 0, "terminal_event": 1}
+
+
+def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_given=False):
+    """DaeResult from a compiled Result."""
+    if t_eval_given:
+        t, y = r.t_out, r.y_out
+    else:
+        t, y = r.t_steps, r.y_steps
+    stats = r.stats
+    res = DaeResult(
+        t=t, y=y,
+        sol=DenseSolution(r, r.t_steps[0] if len(r.t_steps) else None, r.t)
+        if r.has_dense_output else None,
+        t_events=None, y_events=None,
+        nfev=stats["nfev"] + stats["nfev_jac"], njev=stats["njac"], nlu=stats["nlu"],
+        status=_STATUS.get(r.status, -1), message=r.message or "The solver reached t_end.",
+        success=r.status in _STATUS,
+        daekit_status=r.status, stats=stats, yp=r.yp, method=r.method,
+        cpu_seconds=r.cpu_seconds, warnings=list(r.warnings), linear_solver=r.linear_solver,
+        events=r.events, max_residual=r.max_residual, result=r,
+        component_names=component_names)
+    if n_user_events is not None:
+        t_events = [[] for _ in range(n_user_events)]
+        y_events = [[] for _ in range(n_user_events)]
+        for e in r.events:
+            if e["index"] < n_user_events:
+                t_events[e["index"]].append(e["t"])
+                y_events[e["index"]].append(e["y"])
+        n = len(r.y)
+        res["t_events"] = [np.asarray(te, dtype=float) for te in t_events]
+        res["y_events"] = [np.asarray(ye, dtype=float).reshape(-1, n) for ye in y_events]
+    if builtin is not None:
+        res["_builtin"] = builtin
+    return res
+
+
+def _method_name(method):
+    return _SCIPY_METHODS.get(method, method)
+
+
+def _sparse_tuple(m):
+    """('csc', indptr, indices, data) of a scipy sparse matrix."""
+    csc = m.tocsc()
+    csc.sort_indices()
+    return ("csc", csc.indptr, csc.indices, csc.data.astype(float))
+
+
+def _is_sparse(m):
+    return hasattr(m, "tocsc") and hasattr(m, "nnz")
+
+
+class Banded:
+    """A banded Jacobian structure: entries (i, j) with j - upper <= i <= j + lower."""
+
+    def __init__(self, lower, upper):
+        self.lower = int(lower)
+        self.upper = int(upper)
+
+
+def banded(lower, upper):
+    """jac_sparsity for a banded Jacobian (lower and upper bandwidths)."""
+    return Banded(lower, upper)
+
+
+def _sparsity(s, n):
+    if s is None:
+        return None
+    if isinstance(s, Banded):
+        return ("banded", s.lower, s.upper)
+    if _is_sparse(s):
+        pattern = s.tocsc().astype(bool).astype(float)
+        return _sparse_tuple(pattern)
+    a = np.asarray(s)
+    if a.shape != (n, n):
+        raise ValueError("jac_sparsity must be an (n, n) array, got shape %s" % (a.shape,))
+    import scipy.sparse
+    return _sparse_tuple(scipy.sparse.csc_matrix((a != 0).astype(float)))
+
+
+def _mass(mass, n):
+    if mass is None:
+        return None
+    if _is_sparse(mass):
+        if mass.shape != (n, n):
+            raise ValueError("mass must be (n, n), got %s" % (mass.shape,))
+        return _sparse_tuple(mass)
+    m = np.asarray(mass, dtype=float)
+    if m.ndim == 1:
+        m = np.diag(m)
+    if m.shape != (n, n):
+        raise ValueError("mass must be (n, n) (or the n diagonal entries), got shape %s"
+                         % (m.shape,))
+    return m
+
+
+def _index(index, n):
+    if index is None:
+        return []
+    if np.isscalar(index):
+        return [int(index)] * n
+    return [int(i) for i in index]
+
+
+class Event:
+    """An event (root function) with its settings, for compiled root functions or instead of
+    attributes on a Python function: ``Event(fun, terminal=False, direction=0, action=None,
+    name=None)``.  ``action(t, y)`` (or ``(t, y, p)`` when the solve has parameters) returns the
+    new state or None; the solve then re-initialises consistently and continues."""
+
+    def __init__(self, fun, terminal=False, direction=0, action=None, name=None):
+        self.fun = fun
+        self.terminal = terminal
+        self.direction = direction
+        self.action = action
+        self.name = name
+
+
+def _events(events, yp_events, takes_p=False):
+    """The event dicts of the compiled core and their number."""
+    if events is None:
+        return None, None
+    if not isinstance(events, (list, tuple)):
+        events = [events]
+    out = []
+    for k, ev in enumerate(events):
+        fn = ev.fun if isinstance(ev, Event) else ev
+        terminal = getattr(ev, "terminal", False)
+        if not isinstance(terminal, (bool, np.bool_)):
+            if int(terminal) not in (0, 1):
+                raise ValueError("event terminal counts other than 0/1 are not supported; "
+                                 "use True or False")
+            terminal = bool(terminal)
+        name = getattr(ev, "name", None) or getattr(fn, "__name__", None) or "event %d" % k
+        out.append(dict(fun=as_callback(fn, EVENT), name=str(name),
+                        direction=int(np.sign(getattr(ev, "direction", 0))),
+                        terminal=bool(terminal), action=getattr(ev, "action", None),
+                        action_takes_p=takes_p, with_yp=yp_events))
+    return out, len(out)
+
+
+def _options(rtol, atol, t_eval, dense_output, first_step, max_step, events, extra, t_span):
+    o = dict(rtol=float(rtol), dense_output=bool(dense_output))
+    if np.isscalar(atol):
+        o["atol"] = float(atol)
+    else:
+        o["atol"] = np.asarray(atol, dtype=float)
+    if t_eval is not None:
+        o["t_eval"] = np.asarray(t_eval, dtype=float)
+        o["store_steps"] = False
+    if first_step is not None:
+        o["first_step"] = float(first_step)
+    if max_step is not None and np.isfinite(max_step):
+        o["max_step"] = float(max_step)
+    if events is not None:
+        o["events"] = events
+    for k, v in extra.items():
+        if k not in _PASSTHROUGH:
+            raise TypeError("solve: unknown option '%s' (daekit options: %s)"
+                            % (k, ", ".join(_PASSTHROUGH)))
+        o[k] = v
+    return o
+
+
+def _t_span(t_span):
+    if len(t_span) != 2:
+        raise ValueError("t_span must be (t0, t_end)")
+    return float(t_span[0]), float(t_span[1])
+
+
+def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, names, name):
+    """A MassProblem from the arguments (fun a callable, a compiled callback or a problem)."""
+    if isinstance(fun, _daekit.MassProblem):
+        if p is not None:
+            fun = fun.with_p(np.asarray(p, dtype=float))
+        return fun
+    y0 = np.atleast_1d(np.asarray(y0, dtype=float))
+    n = y0.size
+    if jac is not None and not callable(jac) and not is_compiled(jac) \
+            and not isinstance(jac, LibraryFunction):
+        # a constant Jacobian (array or scipy sparse matrix), as scipy allows
+        J = jac if _is_sparse(jac) else np.asarray(jac, dtype=float)
+
+        def jac(t, y, *a, _J=J):
+            return _J
+    return _daekit._make_mass_problem(
+        n, as_callback(fun, RHS), as_callback(jac, RHS), _sparsity(jac_sparsity, n),
+        _mass(mass, n), _index(index, n), None if p is None else np.asarray(p, dtype=float),
+        list(names or []), name, tuple(args or ()), p is not None)
+
+
+def _initialize_mass(problem, t0, y0, initialize):
+    r = _daekit._initialize_mass(problem, t0, np.asarray(y0, dtype=float), 1e-10, 50)
+    if not r["ok"]:
+        raise ValueError("initialize: no consistent initial values: " + r["message"])
+    return r["y"]
+
+
+def _check_keyboard_interrupt(r):
+    if r.status == "callback_error" and "KeyboardInterrupt" in r.message:
+        raise KeyboardInterrupt(r.message)
+
+
+def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False, events=None,
+              vectorized=False, args=None, *, rtol=1e-3, atol=1e-6, jac=None,
+              jac_sparsity=None, mass=None, index=None, p=None, initialize=False,
+              first_step=None, max_step=np.inf, tableau=None, component_names=None,
+              name="user problem", **options):
+    """Solves ``M y' = f(t, y)`` (``M`` the identity without ``mass``) on ``t_span`` from ``y0``.
+
+    Arguments as scipy.integrate.solve_ivp (``fun(t, y, *args)``, ``t_eval``, ``dense_output``,
+    ``events`` with ``terminal`` and ``direction`` attributes, ``rtol``, ``atol``, ``jac``,
+    ``jac_sparsity``, ``first_step``, ``max_step``), and:
+
+    method
+        a registered daekit method (``daekit.methods()``: ``"radau5"``, ``"bdf"``,
+        ``"projected-rk"``), or scipy's ``"Radau"``/``"BDF"`` for them.
+    mass
+        the constant mass matrix M (dense, scipy sparse, or the n diagonal entries); rows of
+        zeros are algebraic equations ``0 = f_i(t, y)``.
+    index
+        the index tag (1, 2, 3) of each component (or one for all), as RADAU5.
+    p
+        parameters: passed to every Python callback as an extra last argument (after
+        ``args``) and to compiled callbacks; an event's ``action(t, y, p)`` may change them.
+    initialize
+        compute consistent algebraic components of ``y0`` first (index 1).
+    events
+        as scipy's, plus an optional attribute ``action(t, y)`` (or ``(t, y, p)`` with
+        ``p``) returning the new state (or None): the solve re-initialises and continues.
+    **options
+        daekit's options: ``max_steps``, ``nonnegative``, ``linear_solver``, ``projection``,
+        ``controller``, ``trace``, ``check_jacobian``, ... (``Options`` in C++).
+
+    ``fun`` may be a Python callable, a compiled callback (scipy ``LowLevelCallable``, numba
+    ``cfunc``, ``daekit.from_library``) or a problem (``daekit.problem(name).problem``,
+    ``MechanicalSystem.formulate()``).  Returns a ``DaeResult``.
+    """
+    if vectorized:
+        raise ValueError("vectorized=True is not supported: fun is called with one state")
+    t0, t1 = _t_span(t_span)
+    problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
+                            component_names, name)
+    y0 = np.atleast_1d(np.asarray(y0, dtype=float))
+    if initialize:
+        y0 = _initialize_mass(problem, t0, y0, initialize)
+    ev, n_ev = _events(events, False, p is not None)
+    opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options, t_span)
+    r = _daekit._solve_mass(problem, t0, t1, y0, _method_name(method), tableau, opts,
+                            tuple(args or ()), p is not None)
+    _check_keyboard_interrupt(r)
+    return _to_result(r, n_ev, problem.component_names, t_eval_given=t_eval is not None)
+
+
+def _differential(differential, algebraic, n):
+    if differential is not None and algebraic is not None:
+        raise ValueError("give differential or algebraic, not both")
+    if algebraic is not None:
+        alg = set(int(i) for i in algebraic)
+        return [i not in alg for i in range(n)]
+    if differential is None:
+        return []
+    return [bool(d) for d in differential]
+
+
+def _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic, index, p, args,
+                      names, name):
+    if isinstance(fun, _daekit.ImplicitProblem):
+        return fun
+    n = np.atleast_1d(np.asarray(y0, dtype=float)).size
+    jac_y = jac_yp = None
+    if jac is not None:
+        if not isinstance(jac, (tuple, list)) or len(jac) != 2:
+            raise ValueError("jac of solve_dae must be a pair (dF/dy, dF/dyp)")
+        jac_y, jac_yp = (as_callback(j, RESIDUAL) for j in jac)
+    return _daekit._make_implicit_problem(
+        n, as_callback(fun, RESIDUAL), jac_y, jac_yp, _sparsity(jac_sparsity, n),
+        _differential(differential, algebraic, n), _index(index, n),
+        None if p is None else np.asarray(p, dtype=float), list(names or []), name,
+        tuple(args or ()), p is not None)
+
+
+def _initialize_implicit(problem, t0, y0, yp0, initialize):
+    mode = "differential" if initialize is True else initialize
+    r = _daekit._initialize_implicit(problem, t0, y0, yp0, mode, 1e-10, 50)
+    if not r["ok"]:
+        raise ValueError("initialize: no consistent initial values: " + r["message"])
+    return r["y"], r["yp"]
+
+
+def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output=False,
+              events=None, args=None, *, rtol=1e-3, atol=1e-6, jac=None, jac_sparsity=None,
+              differential=None, algebraic=None, index=None, p=None, initialize=None,
+              first_step=None, max_step=np.inf, component_names=None, name="user problem",
+              **options):
+    """Solves the implicit DAE ``F(t, y, y') = 0`` (``fun(t, y, yp, *args)`` returns F) on
+    ``t_span`` from ``y0`` (and ``yp0``).
+
+    differential / algebraic
+        which components are differential (booleans) or algebraic (indices); the algebraic
+        components' y' does not enter F.
+    initialize
+        ``True`` or ``"differential"``: keep the differential components of y0, compute the
+        algebraic ones and y' (IDA's YA_YDP_INIT); ``"derivative"``: keep y', compute y;
+        ``False``: y0, yp0 are consistent.  Default: True when ``yp0`` is not given.
+    jac
+        ``(dF/dy, dF/dyp)``, each ``jac(t, y, yp, *args)`` returning an (n, n) array.
+    events
+        event functions ``r(t, y, yp, *args)`` with ``terminal``, ``direction`` and ``action``.
+
+    Other arguments and the result as ``solve_ivp``; the default method is ``"bdf"``.
+    """
+    t0, t1 = _t_span(t_span)
+    problem = _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic, index, p,
+                                args, component_names, name)
+    y0 = np.atleast_1d(np.asarray(y0, dtype=float))
+    yp = np.zeros_like(y0) if yp0 is None else np.atleast_1d(np.asarray(yp0, dtype=float))
+    if initialize is None:
+        initialize = yp0 is None
+    if initialize:
+        y0, yp = _initialize_implicit(problem, t0, y0, yp, initialize)
+    ev, n_ev = _events(events, True, p is not None)
+    opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options, t_span)
+    r = _daekit._solve_implicit(problem, t0, t1, y0, yp, _method_name(method), opts,
+                                tuple(args or ()), p is not None)
+    _check_keyboard_interrupt(r)
+    return _to_result(r, n_ev, component_names, t_eval_given=t_eval is not None)
+
+
+class Integrator:
+    """One step at a time, for control loops and co-simulation::
+
+        it = daekit.Integrator(fun, (0, 10), y0, mass=M)
+        while not it.finished:
+            it.step()                  # one accepted step: it.t, it.y
+        it.solve_until(2.5)            # or: advance past t = 2.5 and return y(2.5)
+
+    ``implicit=True`` takes ``fun(t, y, yp, *args)`` of ``F(t, y, y') = 0`` (then ``yp0``,
+    ``differential``/``algebraic`` and ``initialize`` as in solve_dae).  Other arguments as
+    solve_ivp.  ``step()`` returns why it stopped: ``"step"``, ``"output_time"``, ``"event"``,
+    ``"end"`` or ``"failure"`` (``result()`` then says why)."""
+
+    def __init__(self, fun, t_span, y0, method=None, *, implicit=False, yp0=None, events=None,
+                 args=None, rtol=1e-3, atol=1e-6, jac=None, jac_sparsity=None, mass=None,
+                 index=None, p=None, initialize=False, differential=None, algebraic=None,
+                 first_step=None, max_step=np.inf, dense_output=False, t_eval=None,
+                 tableau=None, **options):
+        t0, t1 = _t_span(t_span)
+        y0 = np.atleast_1d(np.asarray(y0, dtype=float))
+        ev, self._n_events = _events(events, implicit, p is not None)
+        opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options,
+                        t_span)
+        args = tuple(args or ())
+        if implicit:
+            problem = _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic,
+                                        index, p, args, None, "user problem")
+            yp = np.zeros_like(y0) if yp0 is None else np.asarray(yp0, dtype=float)
+            if initialize or yp0 is None:
+                y0, yp = _initialize_implicit(problem, t0, y0, yp, initialize or True)
+            self._it = _daekit.Integrator(problem, t0, t1, y0, yp, _method_name(method or "bdf"),
+                                          opts, args, p is not None)
+        else:
+            problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
+                                    None, "user problem")
+            if initialize:
+                y0 = _initialize_mass(problem, t0, y0, initialize)
+            self._it = _daekit.Integrator(problem, t0, t1, y0, _method_name(method or "radau5"),
+                                          tableau, opts, args, p is not None)
+        self._t_eval_given = t_eval is not None
+        self.last = None
+
+    def step(self):
+        """Advances by one accepted step; returns why it stopped."""
+        self.last = self._it.step()
+        return self.last
+
+    def solve_until(self, t):
+        """Steps until t is reached; returns y(t) (interpolated)."""
+        self.last = self._it.solve_until(float(t))
+        if self.last == "failure":
+            return None
+        return self._it.y_at(float(t))
+
+    @property
+    def t(self):
+        return self._it.t
+
+    @property
+    def y(self):
+        return self._it.y
+
+    def y_at(self, t):
+        """The continuous output over the last step at t."""
+        return self._it.y_at(float(t))
+
+    @property
+    def finished(self):
+        return self._it.finished
+
+    @property
+    def status(self):
+        """'running', 'finished' or 'failed' (scipy's OdeSolver.status)."""
+        if self.last == "failure":
+            return "failed"
+        return "finished" if self._it.finished else "running"
+
+    def result(self):
+        """The DaeResult so far (the whole trajectory at the end)."""
+        return _to_result(self._it.result(), self._n_events, t_eval_given=self._t_eval_given)
+
+
+# ---------------------------------------------------------------------------------------------
+# Built-in problems and methods.
+
+
+def problems():
+    """The names of the built-in problems (``daekit list``)."""
+    return list(_daekit._builtin_names())
+
+
+def methods():
+    """The names of the registered methods (``daekit methods``)."""
+    return [m["name"] for m in _daekit._methods()]
+
+
+def method_info(name=None):
+    """What a method can do (title, reference, capabilities); all methods without a name."""
+    infos = _daekit._methods()
+    if name is None:
+        return infos
+    for m in infos:
+        if m["name"] == _method_name(name):
+            return m
+    raise ValueError("unknown method '%s'; valid methods: %s" % (name, ", ".join(methods())))
+
+
+class BuiltinProblem:
+    """A built-in test problem: its DAE (``problem``, usable as ``fun`` of solve_ivp), interval,
+    consistent initial values, recommended tolerances and reference solution.  ``solve()``
+    solves it as ``daekit solve NAME`` does."""
+
+    def __init__(self, holder):
+        self._h = holder
+        for key in ("name", "title", "description", "source", "n", "t0", "t_end", "y0", "h0",
+                    "rtol", "atol", "atol_scale", "nonnegative", "p", "parameter_names",
+                    "reference", "scd_components", "plot_components", "is_mechanical",
+                    "event_names"):
+            setattr(self, key, getattr(holder, key))
+        self.t_span = (self.t0, self.t_end)
+        self.problem = holder.problem
+        self.component_names = self.problem.component_names
+        self.mass = self.problem.mass
+        self.index = self.problem.index
+
+    def with_parameters(self, p):
+        """The problem with parameters p (mechanical problems: consistent y0 recomputed)."""
+        return BuiltinProblem(self._h.with_parameters(np.asarray(p, dtype=float)))
+
+    def recommended_options(self):
+        """rtol, atol (times the per-component factors), first_step, nonnegative: the defaults
+        of ``daekit solve``."""
+        atol = self.atol if self.atol_scale is None else self.atol * self.atol_scale
+        return dict(rtol=self.rtol, atol=atol, first_step=self.h0 if self.h0 > 0 else None,
+                    nonnegative=list(self.nonnegative))
+
+    def solve(self, method="radau5", t_end=None, **kwargs):
+        """Solves the problem with its recommended options (overridden by kwargs); the model's
+        own events (switches) are included.  ``report()`` of the result adds the scd line."""
+        opts = self.recommended_options()
+        opts.update(kwargs)
+        t1 = self.t_end if t_end is None else t_end
+        res = solve_ivp(self.problem, (self.t0, t1), self.y0, method=method, **opts)
+        res["_builtin"] = self._h
+        res["scd"] = self._h.scd(res.result)
+        return res
+
+    def __repr__(self):
+        return "<daekit problem %s: %s>" % (self.name, self.title)
+
+
+def problem(name):
+    """The built-in problem called ``name`` (``daekit.problems()`` lists them)."""
+    return BuiltinProblem(_daekit._builtin(name))
+
+
+def solve_problem(name, method="radau5", **kwargs):
+    """``daekit.problem(name).solve(method, **kwargs)``."""
+    return problem(name).solve(method, **kwargs)
+
+
+def scd(y, reference, components=None):
+    """Significant correct digits of y against a reference (over ``components``)."""
+    return _daekit._scd(np.asarray(y, dtype=float), np.asarray(reference, dtype=float),
+                        list(components or []))

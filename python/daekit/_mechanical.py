@@ -1,0 +1,95 @@
+"""MechanicalSystem: constrained multibody equations of motion
+
+    q' = v,   M(q) v' = f(t, q, v) - G(q)^T lambda,   0 = g(q),   G = dg/dq,
+
+and the DAE formulations daekit builds from them (index 3, 2, 1 or GGL), with consistent
+initial values and the projection onto the constraint manifold after each step."""
+
+import numpy as np
+
+from . import _daekit
+from ._ivp import solve_ivp
+
+FORMULATIONS = ("index3", "index2", "index1", "ggl")
+
+
+class MechanicalSystem:
+    """A mechanical system from Python callables (each may take ``p`` last when ``p`` is given):
+
+    mass
+        ``mass(t, q)`` returning the (nq, nq) matrix M(q), or a constant matrix.
+    force
+        ``force(t, q, v)`` returning the applied forces f (nq).
+    g
+        ``g(t, q)`` returning the position constraints (nlambda); required if nlambda > 0.
+    G
+        optional ``G(t, q)`` returning dg/dq (nlambda, nq); finite differences otherwise.
+    curvature
+        optional ``curvature(t, q, v)`` returning g_qq(q)(v, v); differences otherwise.
+
+    ``formulate(form)`` gives the DAE of a formulation (a problem for ``solve_ivp``),
+    ``initial_values(form, q0, v0)`` consistent values for it, ``solve(...)`` both at once.
+    """
+
+    def __init__(self, nq, nlambda, mass, force, g=None, G=None, curvature=None, p=None,
+                 args=None, name="mechanical system"):
+        self.nq = int(nq)
+        self.nlambda = int(nlambda)
+        self.p = None if p is None else np.asarray(p, dtype=float)
+        if not callable(mass):
+            mass = np.asarray(mass, dtype=float)
+        self._sys = _daekit._make_mechanical(self.nq, self.nlambda, mass, force, g, G, curvature,
+                                             self.p, name, tuple(args or ()), p is not None)
+
+    @classmethod
+    def _from_holder(cls, holder):
+        self = cls.__new__(cls)
+        self._sys = holder
+        self.nq = holder.nq
+        self.nlambda = holder.nlambda
+        self.p = None
+        return self
+
+    def layout(self, form="index3"):
+        """Where q, v, w (accelerations, general mass only), lambda and mu (GGL) sit in y."""
+        return self._sys.layout(_form(form))
+
+    def formulate(self, form="index3"):
+        """The mass-matrix DAE of a formulation, with its drift monitor and projector."""
+        return self._sys.formulate(_form(form))
+
+    def initial_values(self, form, q0, v0, t0=0.0, project_velocities=False):
+        """Consistent y0 of a formulation from q0, v0 (accelerations and multipliers from the
+        saddle-point system; with ``project_velocities`` v0 is first projected onto G v = 0)."""
+        return self._sys.initial_values(_form(form), float(t0), np.asarray(q0, dtype=float),
+                                        np.asarray(v0, dtype=float), bool(project_velocities))
+
+    def solve(self, t_span, q0, v0, form="index3", method="radau5", projection=None,
+              project_velocities=False, **kwargs):
+        """Solves a formulation from consistent values for (q0, v0); ``projection`` is
+        ``"velocity"`` or ``"full"`` (after every step, methods with projection) or None.
+        The result has ``q``, ``v`` and ``lambda`` (rows of ``y``) besides solve_ivp's fields."""
+        form = _form(form)
+        y0 = self.initial_values(form, q0, v0, t_span[0], project_velocities)
+        if projection is not None:
+            kwargs["projection"] = projection
+        res = solve_ivp(self.formulate(form), t_span, y0, method=method, **kwargs)
+        L = self.layout(form)
+        nq, m = L["nq"], L["m"]
+        res["q"] = res.y[L["q"]:L["q"] + nq]
+        res["v"] = res.y[L["v"]:L["v"] + nq]
+        res["lambda"] = res.y[L["lambda"]:L["lambda"] + m]
+        return res
+
+    def constraint_residuals(self, t, q, v, vdot):
+        """|g(q)|, |G(q) v| and |G(q) v' + g_qq(q)(v, v)| (max-norms)."""
+        return self._sys.constraint_residuals(float(t), np.asarray(q, dtype=float),
+                                              np.asarray(v, dtype=float),
+                                              np.asarray(vdot, dtype=float))
+
+
+def _form(form):
+    f = str(form).lower()
+    if f not in FORMULATIONS:
+        raise ValueError("formulation must be one of %s, got %r" % (", ".join(FORMULATIONS), form))
+    return f

@@ -1,0 +1,512 @@
+// dirk: diagonally implicit Runge-Kutta methods (see methods/dirk.hpp for the mathematics) on
+// the shared services: MassMatrixSystem, the linear-solver backends, NewtonMonitor,
+// ReusePolicy and the integrator's error weights.
+#include "daekit/methods/dirk.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "methods/factory.hpp"
+#include "nonlinear/consistency.hpp"
+#include "nonlinear/newton.hpp"
+#include "nonlinear/reuse.hpp"
+#include "nonlinear/systems.hpp"
+
+namespace daekit {
+
+void DirkOptions::validate() const {
+  const int s = tableau.stages();
+  if (s < 1 || tableau.A.rows() != s || tableau.A.cols() != s || tableau.c.size() != s)
+    throw InvalidArgument("dirk: tableau '" + tableau.name + "' has inconsistent sizes");
+  if (!tableau.lower_triangular())
+    throw InvalidArgument("dirk: tableau '" + tableau.name +
+                          "' is not diagonally implicit (a_ij != 0 for j > i); use radau or "
+                          "projected-rk for fully implicit tableaus");
+  for (int i = 1; i < s; ++i)
+    if (tableau.A(i, i) == 0.0)
+      throw InvalidArgument("dirk: tableau '" + tableau.name + "' has an explicit stage " +
+                            std::to_string(i + 1) +
+                            " after the first (only ESDIRK's first stage may be explicit); use "
+                            "erk for explicit tableaus");
+  if (tableau.A(0, 0) == 0.0 && tableau.c[0] != 0.0)
+    throw InvalidArgument("dirk: an explicit first stage needs c_1 = 0");
+  if (tableau.b_hat.size() != 0 && tableau.b_hat.size() != s)
+    throw InvalidArgument("dirk: b_hat of tableau '" + tableau.name + "' has the wrong size");
+  if (max_newton_iterations < 1) throw InvalidArgument("dirk: max_newton_iterations must be >= 1");
+  if (newton_tolerance < 0 || !std::isfinite(newton_tolerance))
+    throw InvalidArgument("dirk: newton_tolerance must be >= 0 (0 = automatic)");
+  if (!(jacobian_reuse_theta > 0) || !(jacobian_reuse_theta < 1))
+    throw InvalidArgument("dirk: jacobian_reuse_theta must lie in (0, 1)");
+  if (!(lu_reuse_low > 0) || !(lu_reuse_low <= 1.0) || !(lu_reuse_high >= 1.0))
+    throw InvalidArgument("dirk: need 0 < lu_reuse_low <= 1 <= lu_reuse_high");
+}
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+class Dirk final : public Method {
+ public:
+  Dirk(const MassMatrixDae& dae, const DirkOptions& options, const MethodInput& in)
+      : sys_(dae, in.linear_solver, *in.guard, *in.stats),
+        opt_(options),
+        tab_(options.tableau),
+        n_(dae.n),
+        s_(tab_.stages()),
+        stats_(*in.stats) {
+    const int n = n_;
+    explicit_first_ = tab_.A(0, 0) == 0.0;
+    stiffly_accurate_ = (tab_.A.row(s_ - 1).transpose() - tab_.b).cwiseAbs().maxCoeff() <= 1e-12;
+    if (!stiffly_accurate_ && !sys_.mass().is_identity())
+      throw InvalidArgument("dirk: tableau '" + tab_.name +
+                            "' is not stiffly accurate (b != last row of A): it needs M = I "
+                            "(for DAEs use a stiffly accurate tableau, e.g. kvaerno4)");
+    // one factorisation per distinct diagonal value
+    for (int i = 0; i < s_; ++i) {
+      const double g = tab_.A(i, i);
+      if (g == 0.0) {
+        block_.push_back(-1);
+        continue;
+      }
+      int found = -1;
+      for (size_t k = 0; k < gammas_.size(); ++k)
+        if (gammas_[k] == g) found = static_cast<int>(k);
+      if (found < 0) {
+        gammas_.push_back(g);
+        lu_.push_back(sys_.make_solver<double>());
+        found = static_cast<int>(gammas_.size()) - 1;
+      }
+      block_.push_back(found);
+    }
+    error_block_ = block_[static_cast<size_t>(s_ - 1)];
+    if (tab_.has_embedded()) d_ = tab_.b - tab_.b_hat;
+    y_.resize(n);
+    f0_.resize(n);
+    y_new_.resize(n);
+    f_new_.resize(n);
+    tmp_.resize(n);
+    tmp2_.resize(n);
+    rhs_.resize(n);
+    err_vec_.resize(n);
+    scal_.resize(n);
+    yp_.setZero(n);
+    sys_.allocate_jacobian(J_);
+    Z_.setZero(n, s_);
+    F_.setZero(n, s_);
+    // dense-output nodes (theta = (t - t_{n+1}) / h): 0 = y_{n+1}, distinct c_i - 1 for
+    // c_i in (0, 1) descending, -1 = y_n
+    nodes_.push_back(0.0);
+    source_.push_back(-1);
+    std::vector<std::pair<double, int>> inner;
+    for (int i = 0; i < s_; ++i) {
+      const double ci = tab_.c[i];
+      if (ci <= 0.0 || ci >= 1.0) continue;
+      bool dup = false;
+      for (const auto& p : inner) dup = dup || std::abs(p.first - ci) <= 1e-12;
+      if (!dup) inner.push_back({ci, i});
+    }
+    std::sort(inner.begin(), inner.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& p : inner) {
+      nodes_.push_back(p.first - 1.0);
+      source_.push_back(p.second);
+    }
+    nodes_.push_back(-1.0);
+    source_.push_back(-2);
+    cont_.setZero(n, static_cast<int>(nodes_.size()));
+    dscratch_.setZero(n);
+    index_.resize(n);
+    for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
+    max_index_ = dae.max_index();
+    NewtonMonitor::Settings ns;
+    ns.max_iterations = opt_.max_newton_iterations;
+    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
+    ns.divergence = 0.99;
+    ns.predict_slow = true;
+    ns.memory = 0.8;
+    newton_ = NewtonMonitor(ns);
+    reuse_ = ReusePolicy::radau5(opt_.jacobian_reuse_theta, opt_.lu_reuse_low, opt_.lu_reuse_high);
+  }
+
+  const char* name() const override { return "dirk"; }
+  int order() const override { return tab_.order; }
+  int error_order() const override { return std::max(tab_.embedded_order, 1) + 1; }
+  Projection requested_projection() const override { return opt_.projection; }
+
+  std::vector<std::string> caveats(const Tolerances&) const override {
+    std::vector<std::string> out;
+    if (!tab_.has_embedded())
+      out.push_back("dirk: tableau '" + tab_.name +
+                    "' has no embedded formula: the step size is not controlled (error "
+                    "estimate 0); use Options::fixed_step");
+    if (max_index_ >= 2)
+      out.push_back(
+          "dirk scales the error of index-2 and index-3 components by h and h^2 (as RADAU5); "
+          "DIRK methods lose order on higher-index problems (notes 2.3)");
+    return out;
+  }
+
+  bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {
+    weights_ = &weights;
+    const double rtol = weights.rtol();
+    newton_.settings().tolerance =
+        opt_.newton_tolerance > 0 ? opt_.newton_tolerance
+                                  : std::max(10 * kEps / rtol, std::min(0.03, std::sqrt(rtol)));
+    all_in_test_ = weights.test_count() == n_;
+    t_ = t0;
+    y_ = y0;
+    h_last_ = 0.0;
+    if (!sys_.f(t_, y_, f0_)) return false;
+    reset_state();
+    return true;
+  }
+
+  StepAttempt attempt(double h) override {
+    StepAttempt res;
+    h_ = h;
+    if (need_jac_ || !jac_valid_) {
+      if (!compute_jacobian()) return fail(AttemptOutcome::NonFinite, 0.5, "Jacobian failed");
+    }
+    if (!lu_valid_ || h != h_lu_) {
+      if (!factor(h)) {
+        lu_valid_ = false;
+        need_jac_ = !jac_fresh_;
+        return fail(AttemptOutcome::Singular, 0.5, "zero pivot in the LU of the iteration matrix");
+      }
+    }
+    compute_scale(h);
+    predictor_slope();
+    int iterations = 0;
+    double rate = 0.0;
+    for (int i = 0; i < s_; ++i) {
+      if (i == 0 && explicit_first_) {
+        Z_.col(0).setZero();
+        F_.col(0) = f0_;
+        continue;
+      }
+      // rhs_ = h sum_{j<i} a_ij F_j
+      rhs_.setZero();
+      for (int j = 0; j < i; ++j)
+        if (tab_.A(i, j) != 0.0) rhs_ += (h * tab_.A(i, j)) * F_.col(j);
+      // starting value: the previous step's slope, or the last stage's increment
+      Z_.col(i) = (tab_.c[i] * h) * yp_;
+      const int b = block_[static_cast<size_t>(i)];
+      const double g = tab_.A(i, i), sg = 1.0 / (h * g);
+      newton_.begin(opt_.jacobian_reuse_theta);
+      for (;;) {
+        tmp_ = y_ + Z_.col(i);
+        if (!sys_.f(t_ + tab_.c[i] * h, tmp_, F_.col(i)))
+          return fail(AttemptOutcome::NonFinite, 0.5, "f failed at a stage of the step");
+        // residual of (1/(h g)) M Z - F = rhs / (h g)
+        sys_.mass().apply(Z_.col(i), tmp2_);
+        tmp_ = F_.col(i) + sg * (rhs_ - tmp2_);
+        lu_[static_cast<size_t>(b)]->solve_in_place(tmp_);
+        ++stats_.nsol;
+        ++stats_.nnewton;
+        const double dyno = std::sqrt((tmp_.array() / scal_.array()).square().sum() / n_);
+        const NewtonMonitor::Verdict v = newton_.next(dyno);
+        if (v == NewtonMonitor::Verdict::NonFinite)
+          return fail(AttemptOutcome::NonFinite, 0.5, "Newton increment not finite");
+        if (v == NewtonMonitor::Verdict::Diverging)
+          return fail(AttemptOutcome::NewtonFailed, 0.5, "Newton diverges");
+        if (v == NewtonMonitor::Verdict::TooSlow)
+          return fail(AttemptOutcome::NewtonFailed, newton_.step_factor(),
+                      "Newton converges too slowly");
+        Z_.col(i) += tmp_;
+        if (v == NewtonMonitor::Verdict::Converged) break;
+        if (v == NewtonMonitor::Verdict::MaxIterations)
+          return fail(AttemptOutcome::NewtonFailed, 0.5,
+                      "Newton did not converge within max_newton_iterations");
+      }
+      // F_i consistent with the converged stage: h a_ii F_i = M Z_i - rhs (no extra
+      // evaluation; on algebraic rows this is -sum_{j<i} a_ij g_j / a_ii, zero to round-off)
+      sys_.mass().apply(Z_.col(i), tmp2_);
+      F_.col(i) = sg * (tmp2_ - rhs_);
+      iterations += newton_.iterations();
+      rate = std::max(rate, newton_.rate());
+    }
+    rate_ = rate;
+    res.newton_iterations = iterations;
+    res.newton_rate = rate;
+    const int implicit = s_ - (explicit_first_ ? 1 : 0);
+    res.safety_scale =
+        std::min(1.0, (1.0 + 2.0 * opt_.max_newton_iterations) /
+                          (double(iterations) / implicit + 2.0 * opt_.max_newton_iterations));
+    // y_{n+1}
+    if (stiffly_accurate_) {
+      y_new_ = y_ + Z_.col(s_ - 1);
+    } else {
+      y_new_ = y_;
+      for (int i = 0; i < s_; ++i) y_new_ += (h * tab_.b[i]) * F_.col(i);
+    }
+    res.err = error_estimate(h);
+    if (sys_.guard().fatal()) return fail(AttemptOutcome::CallbackError, 0.5, "callback failed");
+    if (!std::isfinite(res.err)) return fail(AttemptOutcome::NonFinite, 0.5, "error not finite");
+    if (res.err >= 1.0) need_jac_ = !jac_fresh_;
+    return res;
+  }
+
+  Vector& candidate() override { return y_new_; }
+
+  bool accept() override {
+    // f at the new point: the last stage's F when y_{n+1} = Y_s was not changed by a hook
+    const bool unchanged = stiffly_accurate_ && tab_.c[s_ - 1] == 1.0 &&
+                           (y_new_ - y_ - Z_.col(s_ - 1)).cwiseAbs().maxCoeff() == 0.0;
+    if (unchanged) {
+      f_new_ = F_.col(s_ - 1);
+    } else if (!sys_.f(t_ + h_, y_new_, f_new_)) {
+      need_jac_ = !jac_fresh_;
+      return false;
+    }
+    update_dense_output();
+    t_ += h_;
+    h_last_ = h_;
+    y_.swap(y_new_);
+    f0_.swap(f_new_);
+    first_ = false;
+    jac_fresh_ = false;
+    return true;
+  }
+
+  double adjust_step(double h_last, double h_proposed) override {
+    const bool keep_jacobian = reuse_.keep_jacobian(rate_);
+    need_jac_ = !keep_jacobian;
+    if (keep_jacobian && reuse_.keep_factorisation(h_proposed / h_last)) return h_last;
+    return h_proposed;
+  }
+
+  double t() const override { return t_; }
+  const Vector& y() const override { return y_; }
+
+  void derivative(VecOut out) const override {
+    if (h_last_ != 0.0) {
+      dense_derivative(t_, out);
+      return;
+    }
+    const MassOperator& M = sys_.mass();
+    out.setZero();
+    if (M.kind() == MassOperator::Kind::Structured) return;
+    for (int i = 0; i < n_; ++i)
+      if (M.diagonal()[i] != 0.0) out[i] = f0_[i] / M.diagonal()[i];
+  }
+
+  void dense(double t, VecOut out) const override {
+    const double theta = (t - t_) / h_last_;
+    const int m = static_cast<int>(nodes_.size()) - 1;
+    out = cont_.col(m);
+    for (int k = m - 1; k >= 0; --k) out = cont_.col(k) + (theta - nodes_[k]) * out;
+  }
+
+  void dense_derivative(double t, VecOut out) const override {
+    const double theta = (t - t_) / h_last_;
+    const int m = static_cast<int>(nodes_.size()) - 1;
+    out.setZero();
+    dscratch_ = cont_.col(m);
+    for (int k = m - 1; k >= 0; --k) {
+      const double x = theta - nodes_[k];
+      out = dscratch_ + x * out;
+      dscratch_ = cont_.col(k) + x * dscratch_;
+    }
+    out /= h_last_;
+  }
+
+  bool restart(double t, const Vector& y, std::string& message) override {
+    t_ = t;
+    y_ = y;
+    if (!reinitialize(sys_, t_, y_, message)) return false;
+    if (!sys_.f(t_, y_, f0_)) {
+      message = "f failed at the restart point: " + sys_.guard().failure().describe();
+      return false;
+    }
+    h_last_ = 0.0;
+    reset_state();
+    return true;
+  }
+
+  DenseSegment segment() const override {
+    DenseSegment s;
+    s.t_left = t_ - h_last_;
+    s.t_right = t_;
+    s.nodes.assign(nodes_.begin(), nodes_.end() - 1);
+    s.coeffs = cont_;
+    return s;
+  }
+
+  Vector& parameters() override { return sys_.p(); }
+  bool has_monitor() const override { return sys_.has_monitor(); }
+  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
+    return sys_.monitor(t, y, out);
+  }
+  bool has_projector() const override { return sys_.has_projector(); }
+  bool project(double t, VecOut y, Projection level) override { return sys_.project(t, y, level); }
+  std::string check_consistency(double t0, const Vector& y0, double tol) override {
+    return daekit::check_consistency(sys_, t0, y0, tol);
+  }
+  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
+    return daekit::check_jacobian(sys_, t0, y0);
+  }
+  std::string linear_solver() const override { return lu_.empty() ? "" : lu_[0]->name(); }
+  int jacobian_colours() const override {
+    return sys_.dae().jacobian || sys_.dae().sparse_jacobian ? 0 : sys_.jacobian_colours();
+  }
+
+ private:
+  void reset_state() {
+    first_ = true;
+    jac_valid_ = jac_fresh_ = lu_valid_ = false;
+    need_jac_ = true;
+    newton_.reset_factor(1.0);
+    rate_ = 0.0;
+  }
+
+  StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
+    StepAttempt res;
+    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
+    res.h_factor = factor;
+    res.detail = detail;
+    res.newton_iterations = newton_.iterations();
+    res.newton_rate = newton_.rate();
+    if (outcome != AttemptOutcome::Singular) need_jac_ = !jac_fresh_;
+    if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
+    return res;
+  }
+
+  bool compute_jacobian() {
+    jac_valid_ = jac_fresh_ = sys_.jacobian(t_, y_, f0_, J_);
+    need_jac_ = false;
+    lu_valid_ = false;
+    return jac_valid_;
+  }
+
+  bool factor(double h) {
+    bool ok = true;
+    for (size_t k = 0; k < gammas_.size() && ok; ++k) {
+      sys_.assemble(1.0 / (h * gammas_[k]), J_, lu_[k]->matrix());
+      ok = lu_[k]->factor();
+    }
+    ++stats_.nlu;
+    h_lu_ = h;
+    lu_valid_ = ok;
+    return ok;
+  }
+
+  void compute_scale(double h) {
+    const double ah = std::abs(h);
+    const Vector& w = weights_->w();
+    for (int i = 0; i < n_; ++i) {
+      double s = w[i];
+      if (index_[i] == 2) s /= ah;
+      if (index_[i] == 3) s /= ah * ah;
+      scal_[i] = s;
+    }
+  }
+
+  // yp_: the slope for the stages' starting values (the end of the last step's interpolant;
+  // before the first step f where M is the identity, else zero)
+  void predictor_slope() {
+    if (!first_) {
+      dense_derivative(t_, yp_);
+    } else if (sys_.mass().is_identity()) {
+      yp_ = f0_;
+    } else {
+      yp_.setZero();
+    }
+  }
+
+  double scaled_norm(const Vector& v) const {
+    if (all_in_test_) return std::sqrt((v.array() / scal_.array()).square().sum() / n_);
+    double sum = 0.0;
+    for (int i = 0; i < n_; ++i)
+      if (weights_->in_test(i)) {
+        const double r = v[i] / scal_[i];
+        sum += r * r;
+      }
+    return std::sqrt(sum / std::max(1, weights_->test_count()));
+  }
+
+  // err = (M - h gamma J)^{-1} h sum_i d_i F_i = E^{-1} (sum_i d_i F_i) / gamma with
+  // E = (1/(h gamma)) M - J the last stage's factorised matrix.
+  double error_estimate(double) {
+    if (!tab_.has_embedded()) return 0.0;
+    err_vec_.setZero();
+    for (int i = 0; i < s_; ++i)
+      if (d_[i] != 0.0) err_vec_ += d_[i] * F_.col(i);
+    err_vec_ /= gammas_[static_cast<size_t>(error_block_)];
+    lu_[static_cast<size_t>(error_block_)]->solve_in_place(err_vec_);
+    ++stats_.nsol;
+    return std::max(scaled_norm(err_vec_), 1e-10);
+  }
+
+  // Newton divided differences over the nodes, from the values as computed.
+  void update_dense_output() {
+    const int m = static_cast<int>(nodes_.size()) - 1;
+    // divided differences of the increments Y - y_n (no cancellation in y + Z_i - (y + Z_j)),
+    // y_n added to the constant term
+    for (int j = 0; j <= m; ++j) {
+      const int src = source_[static_cast<size_t>(j)];
+      if (src == -1 && stiffly_accurate_)
+        cont_.col(j) = Z_.col(s_ - 1);
+      else if (src == -1)
+        cont_.col(j) = y_new_ - y_;
+      else if (src == -2)
+        cont_.col(j).setZero();
+      else
+        cont_.col(j) = Z_.col(src);
+    }
+    for (int l = 1; l <= m; ++l)
+      for (int j = m; j >= l; --j)
+        cont_.col(j) = (cont_.col(j) - cont_.col(j - 1)) / (nodes_[j] - nodes_[j - l]);
+    cont_.col(0) += y_;
+  }
+
+  MassMatrixSystem sys_;
+  DirkOptions opt_;
+  RungeKuttaTableau tab_;
+  int n_, s_;
+  Stats& stats_;
+  const ErrorWeights* weights_ = nullptr;
+  bool all_in_test_ = true;
+  bool explicit_first_ = false, stiffly_accurate_ = false;
+  std::vector<double> gammas_;
+  std::vector<int> block_;
+  int error_block_ = 0;
+  std::vector<std::unique_ptr<RealLinearSolver>> lu_;
+  Vector d_;
+  NewtonMonitor newton_;
+  ReusePolicy reuse_;
+  std::vector<int> index_;
+  int max_index_ = 1;
+  double t_ = 0, h_ = 0, h_last_ = 0, h_lu_ = 0, rate_ = 0;
+  bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true, lu_valid_ = false;
+  Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, rhs_, err_vec_, scal_, yp_;
+  mutable Vector dscratch_;
+  StructuredMatrix<double> J_;
+  Matrix Z_, F_, cont_;
+  std::vector<double> nodes_;
+  std::vector<int> source_;
+};
+
+}  // namespace
+
+MethodRegistration dirk_method() {
+  MethodRegistration r;
+  r.info.name = "dirk";
+  r.info.title = "diagonally implicit RK (SDIRK, ESDIRK; default Kvaerno's ESDIRK 4(3)), index 1";
+  r.info.reference =
+      "Hairer-Wanner II, IV.6 (SDIRK4); Kvaerno, BIT 44 (2004) 489-502 (ESDIRK); NOTES-004 2.4";
+  MethodCapabilities& c = r.info.capabilities;
+  c.mass_matrix_form = true;
+  c.max_index = 3;
+  c.order = 0;  // that of the tableau
+  c.dense_output_order = 2;
+  c.projection = true;
+  r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
+    const DirkOptions o = method_options<DirkOptions>(in, "dirk");
+    o.validate();
+    return std::make_unique<Dirk>(*in.mass_form, o, in);
+  };
+  return r;
+}
+
+}  // namespace daekit

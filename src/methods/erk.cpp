@@ -1,0 +1,328 @@
+// erk: explicit Runge-Kutta methods and the state-space form method for semi-explicit index-1
+// DAEs (see methods/erk.hpp for the mathematics), on the shared MassMatrixSystem (guarded f,
+// the Jacobian source for g_y, g_z) and the integrator's error weights.
+#include "daekit/methods/erk.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "methods/factory.hpp"
+#include "nonlinear/consistency.hpp"
+#include "nonlinear/systems.hpp"
+
+namespace daekit {
+
+void ErkOptions::validate() const {
+  const int s = tableau.stages();
+  if (s < 1 || tableau.A.rows() != s || tableau.A.cols() != s || tableau.c.size() != s)
+    throw InvalidArgument("erk: tableau '" + tableau.name + "' has inconsistent sizes");
+  if (!tableau.explicit_method())
+    throw InvalidArgument("erk: tableau '" + tableau.name +
+                          "' is not explicit (a_ij != 0 for j >= i); use dirk, radau or "
+                          "projected-rk for implicit tableaus");
+  if (tableau.b_hat.size() != 0 && tableau.b_hat.size() != s)
+    throw InvalidArgument("erk: b_hat of tableau '" + tableau.name + "' has the wrong size");
+  if (max_newton_iterations < 1) throw InvalidArgument("erk: max_newton_iterations must be >= 1");
+}
+
+namespace {
+
+class Erk final : public Method {
+ public:
+  Erk(const MassMatrixDae& dae, const ErkOptions& options, const MethodInput& in)
+      : sys_(dae, LinearSolverKind::Dense, *in.guard, *in.stats),
+        opt_(options),
+        tab_(options.tableau),
+        n_(dae.n),
+        s_(tab_.stages()),
+        stats_(*in.stats) {
+    const MassOperator& M = sys_.mass();
+    if (M.kind() == MassOperator::Kind::Structured)
+      throw InvalidArgument(
+          "erk: needs a diagonal mass matrix (ODE, or semi-explicit index 1 with the algebraic "
+          "equations in zero rows and the algebraic variables in the same zero columns)");
+    if (dae.max_index() > 1) throw InvalidArgument("erk: index-1 problems only");
+    inv_diag_.setOnes(n_);
+    for (int i = 0; i < n_; ++i) {
+      const double m = M.is_identity() ? 1.0 : M.diagonal()[i];
+      if (m == 0.0)
+        alg_.push_back(i);
+      else {
+        diff_.push_back(i);
+        inv_diag_[i] = 1.0 / m;
+      }
+    }
+    na_ = static_cast<int>(alg_.size());
+    nd_ = static_cast<int>(diff_.size());
+    fsal_ = (tab_.A.row(s_ - 1).transpose() - tab_.b).cwiseAbs().maxCoeff() == 0.0 &&
+            tab_.c[s_ - 1] == 1.0;
+    if (tab_.has_embedded()) d_ = tab_.b - tab_.b_hat;
+    y_.resize(n_);
+    f0_.resize(n_);
+    y_new_.resize(n_);
+    f_new_.resize(n_);
+    tmp_.resize(n_);
+    tmp2_.resize(n_);
+    e_.resize(n_);
+    K_.setZero(n_, s_);
+    Y_.setZero(n_, s_);
+    cont_.setZero(n_, 4);
+    if (na_ > 0) {
+      sys_.allocate_jacobian(J_);
+      Gz_.setZero(na_, na_);
+      Gy_.setZero(na_, nd_);
+      g_.setZero(na_);
+      dz_.setZero(na_);
+      ed_.setZero(nd_);
+      lu_ = Eigen::PartialPivLU<Matrix>(na_);
+    }
+  }
+
+  const char* name() const override { return "erk"; }
+  int order() const override { return tab_.order; }
+  int error_order() const override { return std::max(tab_.embedded_order, 1) + 1; }
+
+  std::vector<std::string> caveats(const Tolerances&) const override {
+    if (tab_.has_embedded()) return {};
+    return {"erk: tableau '" + tab_.name +
+            "' has no embedded formula: the step size is not controlled (error estimate 0); "
+            "use Options::fixed_step"};
+  }
+
+  bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {
+    weights_ = &weights;
+    t_ = t0;
+    y_ = y0;
+    h_last_ = 0.0;
+    if (!sys_.f(t_, y_, f0_)) return false;
+    jac_valid_ = false;
+    return true;
+  }
+
+  StepAttempt attempt(double h) override {
+    h_ = h;
+    for (int i = 0; i < s_; ++i) {
+      if (i == 0) {
+        Y_.col(0) = y_;
+        K_.col(0) = f0_.cwiseProduct(inv_diag_);
+        continue;
+      }
+      // differential part explicit; algebraic part from the previous stage, then g = 0
+      Y_.col(i) = y_;
+      for (int j = 0; j < i; ++j)
+        if (tab_.A(i, j) != 0.0)
+          for (int r : diff_) Y_(r, i) += h * tab_.A(i, j) * K_(r, j);
+      for (int r : alg_) Y_(r, i) = Y_(r, i - 1);
+      if (!solve_algebraic(t_ + tab_.c[i] * h, Y_.col(i), tmp_))
+        return fail("the algebraic equations at a stage did not converge");
+      K_.col(i) = tmp_.cwiseProduct(inv_diag_);
+    }
+    // end: y_{n+1} = y_n + h sum b_i K_i on the differential part; z from g = 0
+    if (fsal_) {
+      y_new_ = Y_.col(s_ - 1);
+      f_new_ = K_.col(s_ - 1);
+      for (int r : diff_) f_new_[r] /= inv_diag_[r];
+      for (int r : alg_) f_new_[r] = 0.0;  // g(y_{n+1}) = 0 (solved at the last stage)
+    } else {
+      y_new_ = y_;
+      for (int i = 0; i < s_; ++i)
+        for (int r : diff_) y_new_[r] += h * tab_.b[i] * K_(r, i);
+      for (int r : alg_) y_new_[r] = Y_(r, s_ - 1);
+      if (!solve_algebraic(t_ + h, y_new_, f_new_))
+        return fail("the algebraic equations at the end of the step did not converge");
+    }
+    StepAttempt res;
+    res.err = error_estimate(h);
+    if (sys_.guard().fatal()) {
+      res.outcome = AttemptOutcome::CallbackError;
+      return res;
+    }
+    if (!std::isfinite(res.err)) return fail("error not finite", AttemptOutcome::NonFinite);
+    return res;
+  }
+
+  Vector& candidate() override { return y_new_; }
+
+  bool accept() override {
+    // cubic Hermite on the differential part, linear on the algebraic part (Newton form with
+    // nodes 0, 0, -1 in theta)
+    const double h = h_;
+    cont_.col(0) = y_new_;
+    tmp_ = y_new_ - y_;  // f[0, -1]
+    for (int r : diff_) {
+      const double a = tmp_[r];
+      const double d1 = h * f_new_[r] * inv_diag_[r], d0p = h * f0_[r] * inv_diag_[r];
+      cont_(r, 1) = d1;
+      cont_(r, 2) = d1 - a;
+      cont_(r, 3) = 2 * a - d0p - d1;
+    }
+    for (int r : alg_) {
+      cont_(r, 1) = tmp_[r];
+      cont_(r, 2) = cont_(r, 3) = 0.0;
+    }
+    t_ += h_;
+    h_last_ = h_;
+    y_.swap(y_new_);
+    f0_.swap(f_new_);
+    return true;
+  }
+
+  double t() const override { return t_; }
+  const Vector& y() const override { return y_; }
+  void derivative(VecOut out) const override {
+    out = f0_.cwiseProduct(inv_diag_);
+    for (int r : alg_) out[r] = h_last_ != 0.0 ? cont_(r, 1) / h_last_ : 0.0;
+  }
+  void dense(double t, VecOut out) const override {
+    const double th = (t - t_) / h_last_;
+    out = cont_.col(0) + th * (cont_.col(1) + th * (cont_.col(2) + (th + 1) * cont_.col(3)));
+  }
+  void dense_derivative(double t, VecOut out) const override {
+    // d/dth of c0 + th c1 + th^2 c2 + (th^3 + th^2) c3
+    const double th = (t - t_) / h_last_;
+    out = (cont_.col(1) + 2 * th * cont_.col(2) + (3 * th * th + 2 * th) * cont_.col(3)) / h_last_;
+  }
+  bool restart(double t, const Vector& y, std::string& message) override {
+    t_ = t;
+    y_ = y;
+    if (!reinitialize(sys_, t_, y_, message)) return false;
+    if (!sys_.f(t_, y_, f0_)) {
+      message = "f failed at the restart point: " + sys_.guard().failure().describe();
+      return false;
+    }
+    h_last_ = 0.0;
+    return true;
+  }
+  DenseSegment segment() const override {
+    DenseSegment s;
+    s.t_left = t_ - h_last_;
+    s.t_right = t_;
+    s.nodes = {0.0, 0.0, -1.0};
+    s.coeffs = cont_;
+    return s;
+  }
+  Vector& parameters() override { return sys_.p(); }
+  bool has_monitor() const override { return sys_.has_monitor(); }
+  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
+    return sys_.monitor(t, y, out);
+  }
+  std::string check_consistency(double t0, const Vector& y0, double tol) override {
+    return daekit::check_consistency(sys_, t0, y0, tol);
+  }
+  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
+    return daekit::check_jacobian(sys_, t0, y0);
+  }
+  std::string linear_solver() const override { return na_ > 0 ? "dense LU (g_z)" : "none"; }
+
+ private:
+  StepAttempt fail(const char* detail, AttemptOutcome outcome = AttemptOutcome::NewtonFailed) {
+    StepAttempt res;
+    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
+    if (sys_.guard().failure().kind != CallbackFailure::Kind::None &&
+        res.outcome != AttemptOutcome::CallbackError)
+      res.outcome = AttemptOutcome::NonFinite;
+    res.h_factor = 0.5;
+    res.detail = detail;
+    if (res.outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
+    jac_valid_ = false;
+    return res;
+  }
+
+  // g_z and g_y from the Jacobian at (t, x); factorises g_z.
+  bool refresh_jacobian(double t, const Vector& x, const Vector& fx) {
+    if (!sys_.jacobian(t, x, fx, J_)) return false;
+    for (int a = 0; a < na_; ++a) {
+      for (int b = 0; b < na_; ++b) Gz_(a, b) = J_.at(alg_[a], alg_[b]);
+      for (int d = 0; d < nd_; ++d) Gy_(a, d) = J_.at(alg_[a], diff_[d]);
+    }
+    lu_.compute(Gz_);
+    jac_valid_ = std::abs(lu_.determinant()) > 0.0 && std::isfinite(lu_.determinant());
+    return jac_valid_;
+  }
+
+  // Solves 0 = g(t, x_d, x_a) for x_a by simplified Newton with g_z (refreshed at the first
+  // call and when convergence is slow); f = f(t, x) on return. No-op for ODEs.
+  bool solve_algebraic(double t, Eigen::Ref<Vector> x, Vector& f) {
+    if (!sys_.f(t, x, f)) return false;
+    if (na_ == 0) return true;
+    const Vector& w = weights_->w();
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (!jac_valid_ || attempt == 1) {
+        tmp2_ = x;
+        if (!refresh_jacobian(t, tmp2_, f)) return false;
+      }
+      double previous = std::numeric_limits<double>::infinity();
+      for (int it = 0; it < opt_.max_newton_iterations; ++it) {
+        for (int a = 0; a < na_; ++a) g_[a] = f[alg_[a]];
+        dz_.noalias() = lu_.solve(g_);
+        ++stats_.nnewton;
+        ++stats_.nsol;
+        double norm = 0.0;
+        for (int a = 0; a < na_; ++a) norm = std::max(norm, std::abs(dz_[a]) / w[alg_[a]]);
+        if (!std::isfinite(norm)) return false;
+        // converged (f belongs to the current x), or stagnating at round-off level
+        if (norm <= 1e-3 || (norm <= 1.0 && norm > 0.5 * previous)) return true;
+        for (int a = 0; a < na_; ++a) x[alg_[a]] -= dz_[a];
+        if (!sys_.f(t, x, f)) return false;
+        if (it >= 2 && norm > 0.2 * previous) break;  // slow: fresh g_z
+        previous = norm;
+      }
+    }
+    return false;
+  }
+
+  double error_estimate(double h) {
+    if (!tab_.has_embedded()) return 0.0;
+    e_.setZero();
+    for (int i = 0; i < s_; ++i)
+      if (d_[i] != 0.0)
+        for (int r : diff_) e_[r] += h * d_[i] * K_(r, i);
+    if (na_ > 0 && jac_valid_) {
+      for (int d = 0; d < nd_; ++d) ed_[d] = e_[diff_[d]];
+      g_.noalias() = Gy_ * ed_;
+      dz_.noalias() = lu_.solve(g_);
+      for (int a = 0; a < na_; ++a) e_[alg_[a]] = -dz_[a];
+    }
+    return std::max(weights_->norm(e_), 1e-10);
+  }
+
+  MassMatrixSystem sys_;
+  ErkOptions opt_;
+  RungeKuttaTableau tab_;
+  int n_, s_;
+  Stats& stats_;
+  const ErrorWeights* weights_ = nullptr;
+  std::vector<int> alg_, diff_;
+  int na_ = 0, nd_ = 0;
+  bool fsal_ = false, jac_valid_ = false;
+  Vector inv_diag_, d_;
+  double t_ = 0, h_ = 0, h_last_ = 0;
+  Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, e_, g_, dz_, ed_;
+  Matrix K_, Y_, cont_, Gz_, Gy_;
+  StructuredMatrix<double> J_;
+  Eigen::PartialPivLU<Matrix> lu_;
+};
+
+}  // namespace
+
+MethodRegistration erk_method() {
+  MethodRegistration r;
+  r.info.name = "erk";
+  r.info.title =
+      "explicit RK (default DOPRI5); state-space form for semi-explicit index 1 (non-stiff)";
+  r.info.reference = "NOTES-004 2.2.1 (state-space form), 2.4.1; Hairer-Norsett-Wanner I, II.5";
+  MethodCapabilities& c = r.info.capabilities;
+  c.mass_matrix_form = true;
+  c.max_index = 1;
+  c.order = 0;  // that of the tableau
+  c.dense_output_order = 3;
+  r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
+    const ErkOptions o = method_options<ErkOptions>(in, "erk");
+    o.validate();
+    return std::make_unique<Erk>(*in.mass_form, o, in);
+  };
+  return r;
+}
+
+}  // namespace daekit

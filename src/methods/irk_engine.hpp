@@ -1,0 +1,158 @@
+// IrkEngine: one step of an s-stage implicit Runge-Kutta method with invertible A on
+// M y' = f(t, y) by the transformed simplified Newton iteration of RADAU5 (Hairer-Wanner II,
+// IV.8), generalised to any tableau whose A^{-1} is real-block-diagonalisable
+// (tableaus/runge_kutta.hpp, block_diagonalise_inverse):
+//   stage system, Z_i = Y_i - y_n:       (A^{-1} (x) M) Z = h F(Z),  F_i = f(t_n + c_i h, y_n +
+//   Z_i) T^{-1} A^{-1} T = diag(gamma_1..gamma_r, [alpha_k -beta_k; beta_k alpha_k]),  W = (T^{-1}
+//   (x) I) Z each iteration: R = (T^{-1} (x) I) F - (Lambda/h (x) M) W, then one real solve with
+//     (gamma_k/h M - J) per real block and one complex solve with ((alpha_k + i beta_k)/h M - J)
+//     per pair (real and imaginary parts as the two columns), W += R, Z = (T (x) I) W;
+//   y_{n+1} = y_n + sum_i d_i Z_i with d = b^T A^{-1} (= Z_s for stiffly accurate tableaus);
+// error estimate (when A^{-1} has a real eigenvalue gamma): the embedded formula of order s of
+// embedded_error_weights(), filtered as in RADAU5,
+//   err = (gamma/h M - J)^{-1} (f(t_n, y_n) + M (e^T Z)/h),
+// refined once at the first step and after a rejection; dense output: the polynomial through
+// (t_n, y_n), (t_n + c_i h, Y_i) and (t_{n+1}, y_{n+1}) (the collocation polynomial for Radau
+// IIA), in Newton form in theta = (t - t_{n+1}) / h.
+// The engine owns the stage storage and the factorised matrices for up to `max_stages` stages,
+// `max_real` real and `max_pairs` complex blocks, and switches tableaus without allocating
+// (the variable-order radau method). Convergence is judged by the shared NewtonMonitor; the
+// weights `scal` come from the method (integrator weights with its scaling). Internal header.
+#pragma once
+
+#include <complex>
+#include <memory>
+#include <vector>
+
+#include "daekit/tableaus/runge_kutta.hpp"
+#include "nonlinear/newton.hpp"
+#include "nonlinear/systems.hpp"
+
+namespace daekit {
+
+/// The constants of one tableau for the engine (computed once, outside the step loop).
+struct IrkConstants {
+  RungeKuttaTableau tableau;
+  int s = 0;
+  Vector c;
+  BlockDiagonalInverse blocks;
+  Eigen::RowVectorXd d;           ///< b^T A^{-1}
+  bool stiffly_accurate = false;  ///< b = last row of A (then y_{n+1} = y_n + Z_s)
+  bool has_error_estimate = false;
+  Vector e;                      ///< embedded_error_weights(tableau, gamma_1)
+  std::vector<double> nodes;     ///< dense-output nodes in theta, newest first, then -1
+  std::vector<int> node_source;  ///< per node: the stage, -1 for y_{n+1}, -2 for y_n
+  /// per node its abscissa in units of the step from t_n (c_i, 1, 0): the divided differences
+  /// divide by differences of these (c_i - c_j rather than (c_i - 1) - (c_j - 1): RADAU5's
+  /// arithmetic, bit for bit at s = 3)
+  std::vector<double> node_c;
+  int end_node = -1;  ///< index of the node theta = 0 (y_{n+1})
+
+  static IrkConstants make(const RungeKuttaTableau& tableau);
+};
+
+/// The interpolant of one step in Newton form (nodes in theta = (t - t_{n+1}) / h).
+struct IrkDense {
+  std::vector<double> nodes;  ///< x_0 = 0, x_1, ..., x_{m-1} (sized once, then reused)
+  int m = 0;                  ///< number of nodes used (degree m)
+  Matrix coeffs;              ///< n x (max + 1): columns 0..m used
+  double h = 0.0;             ///< the step size
+  mutable Vector scratch;     ///< size n (derivative())
+  /// Sizes the storage for n components and up to `max_nodes` nodes.
+  void reserve(int n, int max_nodes) {
+    nodes.reserve(static_cast<size_t>(max_nodes));
+    coeffs.setZero(n, max_nodes);
+    scratch.setZero(n);
+  }
+  /// out = p(theta) - p(0) (the increment from the end of the step).
+  void increment(double theta, Eigen::Ref<Vector> out) const;
+  void value(double theta, Eigen::Ref<Vector> out) const;
+  void derivative(double theta, Eigen::Ref<Vector> out) const;  ///< dp/dtheta
+};
+
+class IrkEngine {
+ public:
+  enum class Outcome { Converged, FunctionFailed, NonFinite, Diverging, TooSlow, MaxIterations };
+
+  IrkEngine(MassMatrixSystem& sys, int max_stages, int max_real, int max_pairs);
+
+  /// Use the tableau of `k` from now on (the factorisation becomes invalid).
+  void use(const IrkConstants& k);
+  const IrkConstants& constants() const { return *k_; }
+  int stages() const { return k_->s; }
+
+  /// Factorise the block matrices for step size h with the Jacobian J; false if singular.
+  bool factor(double h, const StructuredMatrix<double>& J);
+  bool lu_valid() const { return lu_valid_; }
+  double h_lu() const { return h_lu_; }
+  void invalidate() { lu_valid_ = false; }
+
+  /// Starting values: Z = 0, or from the previous step's interpolant at t_n + c_i h.
+  void start_zero();
+  void start_from(const IrkDense& previous, double h);
+
+  /// The simplified Newton iteration at (t, y) with step h; `scal` the weights of the
+  /// increment norm (RMS over the s n values). `monitor` must have begun.
+  Outcome newton(double t, const Vector& y, double h, const Vector& scal, NewtonMonitor& monitor);
+
+  /// y_{n+1} = y + sum_i d_i Z_i.
+  void end_value(const Vector& y, Vector& out) const;
+  /// err_vec = (gamma/h M - J)^{-1} (f0 + M e^T Z / h); with `refine` (first step, after a
+  /// rejection, when the first estimate is >= 1) once more with f(t, y + err_vec) instead of
+  /// f0. Returns the norm norm(err_vec) (at least 1e-10); false in `ok` if f failed.
+  template <typename Norm>
+  double error_estimate(double t, const Vector& y, const Vector& f0, double h, bool refine,
+                        Norm norm, bool* ok);
+
+  /// The interpolant of the converged step from (t_n, y_n) (the values as computed).
+  void dense(const Vector& y, const Vector& y_new, double h, IrkDense& out) const;
+
+  const Matrix& Z() const { return Z_; }
+  /// The backend of the real iteration matrices ("dense LU", "banded LU", "KLU").
+  const char* solver_name() const { return real_.empty() ? "" : real_[0]->name(); }
+  Vector& work() { return tmp_; }
+
+ private:
+  // out.col(k) = sum_j S(k, j) in.col(j), k, j < s (no allocation, fused columns)
+  void transform(const Matrix& S, const Matrix& in, Matrix& out) const;
+
+  MassMatrixSystem& sys_;
+  const IrkConstants* k_ = nullptr;
+  int n_;
+  std::vector<std::unique_ptr<RealLinearSolver>> real_;
+  std::vector<std::unique_ptr<ComplexLinearSolver>> complex_;
+  bool lu_valid_ = false;
+  double h_lu_ = 0.0;
+  Matrix Z_, W_, F_, R_;
+  Vector tmp_, tmp2_, err_;
+  Eigen::VectorXcd ctmp_;
+};
+
+template <typename Norm>
+double IrkEngine::error_estimate(double t, const Vector& y, const Vector& f0, double h, bool refine,
+                                 Norm norm, bool* ok) {
+  *ok = true;
+  const IrkConstants& k = *k_;
+  tmp_ = k.e[0] * Z_.col(0);
+  for (int i = 1; i < k.s; ++i) tmp_ += k.e[i] * Z_.col(i);
+  tmp_ /= h;
+  sys_.mass().apply(tmp_, tmp2_);  // M e^T Z / h
+  err_ = f0 + tmp2_;
+  real_[0]->solve_in_place(err_);
+  ++sys_.stats().nsol;
+  double err = std::max(norm(err_), 1e-10);
+  if (err >= 1.0 && refine) {
+    tmp_ = y + err_;
+    if (!sys_.f(t, tmp_, err_)) {
+      *ok = false;
+      return err;
+    }
+    err_ += tmp2_;
+    real_[0]->solve_in_place(err_);
+    ++sys_.stats().nsol;
+    err = std::max(norm(err_), 1e-10);
+  }
+  return err;
+}
+
+}  // namespace daekit

@@ -1,0 +1,463 @@
+// radau: variable-order Radau IIA (3, 5, 7 stages) after Hairer and Wanner's RADAU (see
+// methods/radau.hpp for the mathematics and the order strategy), on the generic implicit RK
+// engine (methods/irk_engine.hpp) and the shared services: MassMatrixSystem, the linear-solver
+// backends, NewtonMonitor, ReusePolicy and the integrator's error weights.
+#include "daekit/methods/radau.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "methods/factory.hpp"
+#include "methods/irk_engine.hpp"
+#include "nonlinear/consistency.hpp"
+#include "nonlinear/reuse.hpp"
+
+namespace daekit {
+
+namespace {
+
+bool valid_stage_count(int s) { return s == 1 || s == 3 || s == 5 || s == 7; }
+
+}  // namespace
+
+void RadauOptions::validate() const {
+  if (!valid_stage_count(min_stages) || !valid_stage_count(max_stages) ||
+      !valid_stage_count(start_stages))
+    throw InvalidArgument("radau: min_stages, max_stages and start_stages must be 1, 3, 5 or 7");
+  if (min_stages > max_stages || start_stages < min_stages || start_stages > max_stages)
+    throw InvalidArgument("radau: need min_stages <= start_stages <= max_stages");
+  if (max_newton_iterations < 4)
+    throw InvalidArgument(
+        "radau: max_newton_iterations must be >= 4 (the s = 1 method uses 3 fewer)");
+  if (newton_tolerance < 0 || !std::isfinite(newton_tolerance))
+    throw InvalidArgument("radau: newton_tolerance must be >= 0 (0 = automatic)");
+  if (!(jacobian_reuse_theta > 0) || !(jacobian_reuse_theta < 1))
+    throw InvalidArgument("radau: jacobian_reuse_theta must lie in (0, 1)");
+  if (!(lu_reuse_low > 0) || !(lu_reuse_low <= 1.0) || !(lu_reuse_high >= 1.0))
+    throw InvalidArgument("radau: need 0 < lu_reuse_low <= 1 <= lu_reuse_high");
+  if (!(order_increase_theta > 0) || !(order_decrease_theta > order_increase_theta) ||
+      !(order_decrease_theta < 1))
+    throw InvalidArgument("radau: need 0 < order_increase_theta < order_decrease_theta < 1");
+  if (!(order_step_ratio_low > 0) || !(order_step_ratio_low < 1) || !(order_step_ratio_high > 1))
+    throw InvalidArgument("radau: need 0 < order_step_ratio_low < 1 < order_step_ratio_high");
+}
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+/// The Radau IIA constants for s = 1, 3, 5, 7 (computed once).
+struct RadauFamily {
+  IrkConstants k[4];
+  RadauFamily() {
+    for (int j = 0; j < 4; ++j) k[j] = IrkConstants::make(radau_iia(2 * j + 1));
+  }
+  const IrkConstants& of(int s) const { return k[(s - 1) / 2]; }
+};
+
+const RadauFamily& family() {
+  static const RadauFamily f;
+  return f;
+}
+
+/// RADAU's exponent of the tolerance transformation for s stages.
+double tolerance_exponent(int s) { return (s + 1.0) / (2.0 * s); }
+
+class Radau final : public Method {
+ public:
+  Radau(const MassMatrixDae& dae, const RadauOptions& options, const MethodInput& in)
+      : sys_(dae, in.linear_solver, *in.guard, *in.stats),
+        opt_(options),
+        engine_(sys_, options.max_stages, 1, (options.max_stages - 1) / 2),
+        n_(dae.n),
+        stats_(*in.stats) {
+    const int n = n_;
+    y_.resize(n);
+    f0_.resize(n);
+    y_new_.resize(n);
+    f_new_.resize(n);
+    scal_.resize(n);
+    sys_.allocate_jacobian(J_);
+    dense_.reserve(n, opt_.max_stages + 2);
+    index_.resize(n);
+    for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
+    max_index_ = dae.max_index();
+    NewtonMonitor::Settings ns;
+    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
+    ns.divergence = 0.99;
+    ns.predict_slow = true;
+    ns.memory = 0.8;
+    newton_ = NewtonMonitor(ns);
+    reuse_ = ReusePolicy::radau5(opt_.jacobian_reuse_theta, opt_.lu_reuse_low, opt_.lu_reuse_high);
+    set_stages(opt_.start_stages);
+  }
+
+  const char* name() const override { return "radau"; }
+  int order() const override { return 2 * s_ - 1; }
+  int error_order() const override { return s_ + 1; }  // err ~ h^(s+1) (RADAU: ERR^(1/(NS+1)))
+  Projection requested_projection() const override { return opt_.projection; }
+
+  Tolerances used_tolerances(const Tolerances& given) const override {
+    if (!opt_.transform_tolerances) return given;
+    Tolerances used;
+    used.rtol = 0.1 * std::pow(given.rtol, tolerance_exponent(3));
+    used.atol = given.atol * (used.rtol / given.rtol);
+    return used;
+  }
+
+  std::vector<std::string> caveats(const Tolerances& given) const override {
+    std::vector<std::string> out;
+    if (opt_.transform_tolerances) {
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "radau controls the local error with RADAU's rtol' = 0.1 rtol^((s+1)/(2s)) "
+                    "for s stages (%.3g at s = 3, %.3g at s = 5, %.3g at s = 7 for rtol = %.3g): "
+                    "errors can exceed rtol (RadauOptions::transform_tolerances = false uses "
+                    "rtol as given)",
+                    0.1 * std::pow(given.rtol, tolerance_exponent(3)),
+                    0.1 * std::pow(given.rtol, tolerance_exponent(5)),
+                    0.1 * std::pow(given.rtol, tolerance_exponent(7)), given.rtol);
+      out.push_back(line);
+    }
+    if (max_index_ >= 2)
+      out.push_back(
+          "radau scales the error of index-2 and index-3 components by h and h^2 (RADAU): "
+          "their accuracy, and through them the others', is not bounded by the tolerance");
+    return out;
+  }
+
+  bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {
+    weights_ = &weights;
+    given_rtol_ = opt_.transform_tolerances
+                      ? std::pow(weights.rtol() / 0.1, 1.0 / tolerance_exponent(3))
+                      : weights.rtol();
+    all_in_test_ = weights.test_count() == n_;
+    t_ = t0;
+    y_ = y0;
+    h_last_ = 0.0;
+    if (!sys_.f(t_, y_, f0_)) return false;
+    set_stages(opt_.start_stages);
+    reset_state();
+    return true;
+  }
+
+  StepAttempt attempt(double h) override {
+    StepAttempt res;
+    const bool after_reject = attempts_since_accept_ > 0;
+    ++attempts_since_accept_;
+    h_ = h;
+    if (need_jac_ || !jac_valid_) {
+      if (!compute_jacobian()) return fail(AttemptOutcome::NonFinite, 0.5, "Jacobian failed");
+    }
+    bool new_lu = !engine_.lu_valid() || h != engine_.h_lu();
+    if (variable_ && !new_lu && lu_kept_) {
+      // RADAU: after 10 steps with a kept LU, test an increase of the order
+      ++ichan_;
+      if (ichan_ >= 10 && s_ < opt_.max_stages) new_lu = true;
+    }
+    lu_kept_ = false;
+    if (new_lu) {
+      if (variable_) select_order(h);
+      if (!engine_.factor(h, J_)) {
+        need_jac_ = !jac_fresh_;
+        unexpected_ = true;
+        return fail(AttemptOutcome::Singular, 0.5, "zero pivot in the LU of the iteration matrix");
+      }
+    }
+    compute_scale(h);
+    if (first_)
+      engine_.start_zero();
+    else
+      engine_.start_from(dense_, h);
+    newton_.begin(opt_.jacobian_reuse_theta);
+    const IrkEngine::Outcome o = engine_.newton(t_, y_, h, scal_, newton_);
+    last_newton_iterations_ = newton_.iterations();
+    last_rate_ = newton_.rate();
+    switch (o) {
+      case IrkEngine::Outcome::Converged:
+        break;
+      case IrkEngine::Outcome::FunctionFailed:
+        return fail(AttemptOutcome::NonFinite, 0.5, "f failed at a stage of the step");
+      case IrkEngine::Outcome::NonFinite:
+        unexpected_ = true;
+        return fail(AttemptOutcome::NonFinite, 0.5, "Newton increment not finite");
+      case IrkEngine::Outcome::Diverging:
+        unexpected_ = true;
+        return fail(AttemptOutcome::NewtonFailed, 0.5, "Newton diverges");
+      case IrkEngine::Outcome::TooSlow: {
+        const double factor = newton_.step_factor();
+        if (factor <= 0.5) slow_newton_ = true;
+        return fail(AttemptOutcome::NewtonFailed, factor, "Newton converges too slowly");
+      }
+      case IrkEngine::Outcome::MaxIterations:
+        unexpected_ = true;
+        return fail(AttemptOutcome::NewtonFailed, 0.5,
+                    "Newton did not converge within max_newton_iterations");
+    }
+    res.newton_iterations = last_newton_iterations_;
+    res.newton_rate = last_rate_;
+    res.safety_scale = std::min(1.0, (1.0 + 2.0 * nit_) / (last_newton_iterations_ + 2.0 * nit_));
+    bool ok = true;
+    res.err = engine_.error_estimate(
+        t_, y_, f0_, h, first_ || after_reject, [this](const Vector& v) { return scaled_norm(v); },
+        &ok);
+    if (sys_.guard().fatal()) return fail(AttemptOutcome::CallbackError, 0.5, "callback failed");
+    if (!std::isfinite(res.err)) {
+      unexpected_ = true;
+      return fail(AttemptOutcome::NonFinite, 0.5, "error not finite");
+    }
+    engine_.end_value(y_, y_new_);
+    if (res.err >= 1.0) need_jac_ = !jac_fresh_;  // RADAU: a fresh Jacobian after a rejection
+    return res;
+  }
+
+  Vector& candidate() override { return y_new_; }
+
+  bool accept() override {
+    if (!sys_.f(t_ + h_, y_new_, f_new_)) {
+      need_jac_ = !jac_fresh_;
+      return false;
+    }
+    // the interpolant from the values as computed (the integrator adds a projection's change);
+    // the end value before post-step hooks is y + Z_s
+    engine_.end_value(y_, f0_);  // f0_ as scratch: overwritten below
+    engine_.dense(y_, f0_, h_, dense_);
+    t_ += h_;
+    h_last_ = h_;
+    h_hold_ = h_;
+    y_.swap(y_new_);
+    f0_.swap(f_new_);
+    first_ = false;
+    jac_fresh_ = false;
+    attempts_since_accept_ = 0;
+    return true;
+  }
+
+  double adjust_step(double h_last, double h_proposed) override {
+    const bool keep_jacobian = reuse_.keep_jacobian(newton_.rate());
+    need_jac_ = !keep_jacobian;
+    if (keep_jacobian && reuse_.keep_factorisation(h_proposed / h_last)) {
+      lu_kept_ = true;
+      return h_last;
+    }
+    return h_proposed;
+  }
+
+  double t() const override { return t_; }
+  const Vector& y() const override { return y_; }
+
+  void derivative(VecOut out) const override {
+    if (h_last_ != 0.0) {
+      dense_derivative(t_, out);
+      return;
+    }
+    const MassOperator& M = sys_.mass();
+    out.setZero();
+    if (M.kind() == MassOperator::Kind::Structured) return;
+    for (int i = 0; i < n_; ++i)
+      if (M.diagonal()[i] != 0.0) out[i] = f0_[i] / M.diagonal()[i];
+  }
+
+  void dense(double t, VecOut out) const override { dense_.value((t - t_) / h_last_, out); }
+  void dense_derivative(double t, VecOut out) const override {
+    dense_.derivative((t - t_) / h_last_, out);
+    out /= h_last_;
+  }
+
+  bool restart(double t, const Vector& y, std::string& message) override {
+    t_ = t;
+    y_ = y;
+    if (!reinitialize(sys_, t_, y_, message)) return false;
+    if (!sys_.f(t_, y_, f0_)) {
+      message = "f failed at the restart point: " + sys_.guard().failure().describe();
+      return false;
+    }
+    h_last_ = 0.0;
+    reset_state();
+    return true;
+  }
+
+  DenseSegment segment() const override {
+    DenseSegment s;
+    s.t_left = t_ - h_last_;
+    s.t_right = t_;
+    s.nodes.assign(dense_.nodes.begin(), dense_.nodes.begin() + dense_.m);
+    s.coeffs = dense_.coeffs.leftCols(dense_.m + 1);
+    return s;
+  }
+
+  Vector& parameters() override { return sys_.p(); }
+  bool has_monitor() const override { return sys_.has_monitor(); }
+  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
+    return sys_.monitor(t, y, out);
+  }
+  bool has_projector() const override { return sys_.has_projector(); }
+  bool project(double t, VecOut y, Projection level) override { return sys_.project(t, y, level); }
+  std::string check_consistency(double t0, const Vector& y0, double tol) override {
+    return daekit::check_consistency(sys_, t0, y0, tol);
+  }
+  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
+    return daekit::check_jacobian(sys_, t0, y0);
+  }
+  std::string linear_solver() const override { return engine_.solver_name(); }
+  int jacobian_colours() const override {
+    return sys_.dae().jacobian || sys_.dae().sparse_jacobian ? 0 : sys_.jacobian_colours();
+  }
+
+ private:
+  void set_stages(int s) {
+    s_ = s;
+    variable_ = opt_.min_stages < opt_.max_stages;
+    engine_.use(family().of(s));
+    nit_ = s == 1 ? opt_.max_newton_iterations - 3 : opt_.max_newton_iterations + 5 * (s - 3) / 2;
+    newton_.settings().max_iterations = nit_;
+    if (weights_) {
+      // the integrator's weights are those of s = 3 (used_tolerances()); other orders scale
+      // them (s = 3 exactly: no rounding of a recomputed transformation)
+      const double rtol_s = !opt_.transform_tolerances || s == 3
+                                ? weights_->rtol()
+                                : 0.1 * std::pow(given_rtol_, tolerance_exponent(s));
+      order_scale_ = rtol_s / weights_->rtol();
+      const double expo = (s - 1.0) / (s + 1.0);
+      newton_.settings().tolerance =
+          opt_.newton_tolerance > 0
+              ? opt_.newton_tolerance
+              : std::max(10 * kEps / rtol_s, std::min(0.03, std::pow(rtol_s, expo)));
+    }
+  }
+
+  // RADAU's order selection, when a new LU decomposition is due (see radau.hpp).
+  void select_order(double h) {
+    ++ichan_;
+    const double hquot = h_hold_ > 0 ? h / h_hold_ : 1.0;
+    thetat_ = std::min(10.0, std::max(last_rate_, 0.5 * thetat_));
+    int s_new = s_;
+    if (last_newton_iterations_ > 1 && thetat_ <= opt_.order_increase_theta &&
+        hquot < opt_.order_step_ratio_high && hquot > opt_.order_step_ratio_low)
+      s_new = std::min(opt_.max_stages, s_ + 2);
+    if (thetat_ >= opt_.order_decrease_theta || unexpected_)
+      s_new = std::max(opt_.min_stages, s_ - 2);
+    if (ichan_ >= 1 && slow_newton_) s_new = std::max(opt_.min_stages, s_ - 2);
+    if (ichan_ <= 10) s_new = std::min(s_, s_new);
+    unexpected_ = slow_newton_ = false;
+    if (s_new != s_) {
+      if (s_new > s_)
+        ++stats_.norder_up;
+      else
+        ++stats_.norder_down;
+      set_stages(s_new);
+      ichan_ = 1;
+    }
+  }
+
+  void reset_state() {
+    first_ = true;
+    jac_valid_ = jac_fresh_ = false;
+    need_jac_ = true;
+    engine_.invalidate();
+    newton_.reset_factor(1.0);
+    newton_.begin(opt_.jacobian_reuse_theta);
+    attempts_since_accept_ = 0;
+    ichan_ = 0;
+    thetat_ = 0.0;
+    last_rate_ = 0.0;
+    last_newton_iterations_ = 0;
+    unexpected_ = slow_newton_ = lu_kept_ = false;
+    h_hold_ = 0.0;
+  }
+
+  StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
+    StepAttempt res;
+    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
+    res.h_factor = factor;
+    res.detail = detail;
+    res.newton_iterations = newton_.iterations();
+    res.newton_rate = newton_.rate();
+    if (outcome != AttemptOutcome::Singular) need_jac_ = !jac_fresh_;
+    if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
+    return res;
+  }
+
+  bool compute_jacobian() {
+    jac_valid_ = jac_fresh_ = sys_.jacobian(t_, y_, f0_, J_);
+    need_jac_ = false;
+    engine_.invalidate();
+    return jac_valid_;
+  }
+
+  // scal_i = w_i (rtol'_s / rtol'_3) / |h|^(index_i - 1)
+  void compute_scale(double h) {
+    const double ah = std::abs(h);
+    const Vector& w = weights_->w();
+    for (int i = 0; i < n_; ++i) {
+      double s = w[i] * order_scale_;
+      if (index_[i] == 2) s /= ah;
+      if (index_[i] == 3) s /= ah * ah;
+      scal_[i] = s;
+    }
+  }
+
+  double scaled_norm(const Vector& v) const {
+    if (all_in_test_) return std::sqrt((v.array() / scal_.array()).square().sum() / n_);
+    double sum = 0.0;
+    for (int i = 0; i < n_; ++i)
+      if (weights_->in_test(i)) {
+        const double r = v[i] / scal_[i];
+        sum += r * r;
+      }
+    return std::sqrt(sum / std::max(1, weights_->test_count()));
+  }
+
+  MassMatrixSystem sys_;
+  RadauOptions opt_;
+  IrkEngine engine_;
+  int n_;
+  Stats& stats_;
+  const ErrorWeights* weights_ = nullptr;
+  bool all_in_test_ = true;
+  NewtonMonitor newton_;
+  ReusePolicy reuse_;
+  std::vector<int> index_;
+  int max_index_ = 1;
+  // order
+  int s_ = 3, nit_ = 7;
+  bool variable_ = true;
+  double given_rtol_ = 1e-6, order_scale_ = 1.0;
+  int ichan_ = 0, last_newton_iterations_ = 0;
+  double thetat_ = 0.0, last_rate_ = 0.0, h_hold_ = 0.0;
+  bool unexpected_ = false, slow_newton_ = false, lu_kept_ = false;
+  // step
+  double t_ = 0, h_ = 0, h_last_ = 0;
+  bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true;
+  int attempts_since_accept_ = 0;
+  Vector y_, f0_, y_new_, f_new_, scal_;
+  StructuredMatrix<double> J_;
+  IrkDense dense_;
+};
+
+}  // namespace
+
+MethodRegistration radau_method() {
+  MethodRegistration r;
+  r.info.name = "radau";
+  r.info.title = "Radau IIA of variable order 5, 9, 13 (3, 5, 7 stages; RADAU), index 1-3";
+  r.info.reference =
+      "Hairer-Wanner, J. Comput. Appl. Math. 111 (1999) 93-111 (RADAU); Hairer-Wanner II, IV.8";
+  MethodCapabilities& c = r.info.capabilities;
+  c.mass_matrix_form = true;
+  c.max_index = 3;
+  c.order = 13;
+  c.variable_order = true;
+  c.dense_output_order = 7;
+  c.projection = true;
+  r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
+    const RadauOptions o = method_options<RadauOptions>(in, "radau");
+    o.validate();
+    return std::make_unique<Radau>(*in.mass_form, o, in);
+  };
+  return r;
+}
+
+}  // namespace daekit

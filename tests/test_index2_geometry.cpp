@@ -1,0 +1,193 @@
+// The geometric results of 001_6d2dbb58aab0d43f.txt (Schropp) for projected Runge-Kutta
+// methods (projected-rk with the projection (2.6)) and half-explicit methods (hem), on the
+// sphere limit-cycle DAE of problems/index2.hpp:
+//   Theorem 2.1 ii)  the invariant manifold M_{0,h} attracts with contraction |R(inf)| + O(h^(q+1))
+//                    per step; after one step for stiffly accurate and half-explicit methods;
+//   Theorem 2.1 iv)  lambda_n - psi0(u_n) = O(h^q) [O(h^r)] uniformly in time;
+//   Section 3        the embedding (3.1) with B = I: g(u_n) = R(-h)^n g(u_0);
+//   Theorem 2.2 /    near the hyperbolic periodic orbit the numerical attractor is a closed
+//   Corollary 2.3    curve within O(h^q) [O(h^r)] of the orbit, in g = 0.
+// Every test prints what it measures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "daekit/daekit.hpp"
+#include "daekit/problems/index2.hpp"
+
+using namespace daekit;
+
+namespace {
+
+// The theta-method, theta = 2/3: not stiffly accurate, R(inf) = 1 - 1/theta = -1/2, q = p = 1.
+RungeKuttaTableau theta_method() {
+  RungeKuttaTableau t;
+  t.name = "theta-method (theta = 2/3)";
+  t.A = Matrix::Constant(1, 1, 2.0 / 3.0);
+  t.b = Vector::Ones(1);
+  t.c = Vector::Constant(1, 2.0 / 3.0);
+  t.order = 1;
+  t.stage_order = 1;
+  return t;
+}
+
+struct Scheme {
+  std::string name;
+  MethodChoice choice;
+  int q;  ///< stage order (projected RK) or lambda order r (half-explicit): Theorem 2.1's rate
+  std::function<double(double)> R;  ///< stability function on the real axis
+};
+
+std::vector<Scheme> schemes() {
+  std::vector<Scheme> s;
+  for (const RungeKuttaTableau& t : {theta_method(), radau_iia(3)}) {
+    ProjectedRkOptions o;
+    o.tableau = t;
+    s.push_back({"projected " + t.name, o, t.stage_order,
+                 [t](double z) { return stability_function(t, z).real(); }});
+  }
+  for (const char* name : {"bh3", "hem4"}) {
+    const HalfExplicitTableau h = half_explicit_tableau(name);
+    HemOptions o;
+    o.tableau = name;
+    const RungeKuttaTableau t{h.name, h.A, h.b, h.c, h.order, 0};
+    s.push_back({std::string("half-explicit ") + name, o, h.order - 1,
+                 [t](double z) { return stability_function(t, z).real(); }});
+  }
+  return s;
+}
+
+// x0 = (u0, [v0,] lambda0) with u0 along `direction` scaled to |u0|^2 = 1 + 2 v0.
+Vector start(const Eigen::Vector3d& direction, bool embedded, double v0 = 0.0) {
+  const Eigen::Vector3d u = direction.normalized() * std::sqrt(1.0 + 2.0 * v0);
+  Vector x(embedded ? 5 : 4);
+  x.head(3) = u;
+  if (embedded) x[3] = v0;
+  x[x.size() - 1] = sphere_limit_cycle_lambda(u, v0);
+  return x;
+}
+
+Result run(const Scheme& s, bool embedded, const Vector& x0, double h, double T,
+           bool store = true) {
+  const MassMatrixDae dae = to_mass_matrix_form(sphere_limit_cycle(embedded));
+  Options o;
+  o.fixed_step = true;
+  o.h0 = h;
+  o.rtol = o.atol = 1e-12;
+  o.store_steps = store;
+  o.check_consistency = false;  // some runs start with a perturbed lambda0
+  o.check_jacobian = false;
+  if (s.name.find("projected") == 0) o.projection = Projection::Full;
+  Result r = solve(dae, 0.0, T, x0, s.choice, o);
+  EXPECT_TRUE(r.ok()) << s.name << ": " << r.message;
+  return r;
+}
+
+double rate(double coarse, double fine) { return std::log2(coarse / fine); }
+
+}  // namespace
+
+TEST(Index2Geometry, AttractivityOfTheInvariantManifold) {
+  // two runs whose lambda0 differ by 0.1: the difference of the lambda_n contracts by R(inf)
+  // per step (Theorem 2.1 ii); the u_n differ by O(h^(q+1)) times it
+  const double h = 0.05, delta = 0.1;
+  const Vector a = start({1.0, 0.2, 0.3}, false);
+  Vector b = a;
+  b[3] += delta;
+  for (const Scheme& s : schemes()) {
+    const Result ra = run(s, false, a, h, 8 * h), rb = run(s, false, b, h, 8 * h);
+    std::printf("%-36s lambda differences:", s.name.c_str());
+    std::vector<double> d;
+    double du = 0.0;
+    for (long n = 0; n < ra.y_steps.size(); ++n) {
+      d.push_back(rb.y_steps[n][3] - ra.y_steps[n][3]);
+      du = std::max(du, (rb.y_steps[n].head(3) - ra.y_steps[n].head(3)).cwiseAbs().maxCoeff());
+      if (n < 6) std::printf(" %.2e", d.back());
+    }
+    const bool projected = s.name.find("theta") != std::string::npos;
+    if (projected) {
+      std::printf("  ratios:");
+      for (int n = 1; n < 6; ++n) std::printf(" %.4f", d[n] / d[n - 1]);
+      for (int n = 1; n < 6; ++n) EXPECT_NEAR(d[n] / d[n - 1], -0.5, 0.01) << s.name;
+    } else {
+      // lambda0 is only Newton's starting value: the difference is at the Newton tolerance
+      for (size_t n = 1; n < d.size(); ++n) EXPECT_LT(std::abs(d[n]), 1e-8) << s.name;
+    }
+    std::printf("  max |u^a - u^b| = %.1e\n", du);
+    EXPECT_LT(du, projected ? 1e-3 : 1e-8) << s.name;
+  }
+}
+
+TEST(Index2Geometry, MultiplierFollowsTheManifoldUniformlyInTime) {
+  // sup over t in [25, 50] of |lambda_n - psi0(u_n)| = O(h^q) [O(h^r)] (Theorem 2.1 iv)
+  const Vector x0 = start({1.0, 0.0, 0.5}, false);
+  for (const Scheme& s : schemes()) {
+    std::vector<double> sup;
+    for (double h : {0.1, 0.05, 0.025}) {
+      const Result r = run(s, false, x0, h, 50.0);
+      double m = 0.0;
+      for (long n = 0; n < r.y_steps.size(); ++n)
+        if (r.t_steps[n] >= 25.0)
+          m = std::max(m, std::abs(r.y_steps[n][3] - sphere_limit_cycle_lambda(r.y_steps[n])));
+      sup.push_back(m);
+    }
+    const double p = rate(sup[1], sup[2]);
+    std::printf(
+        "%-36s sup |lambda_n - psi0(u_n)| on [25, 50]: h = 0.1 %.2e, 0.05 %.2e, "
+        "0.025 %.2e: rate %.2f (theorem: %d)\n",
+        s.name.c_str(), sup[0], sup[1], sup[2], p, s.q);
+    EXPECT_GE(p, s.q - 0.3) << s.name;
+  }
+}
+
+TEST(Index2Geometry, EmbeddingWithBIdentityContractsTheConstraint) {
+  // u' = f(u, lambda), v' = -v, 0 = g(u) - v: the discrete v is the method applied to v' = -v,
+  // so g(u_n) = v_n = R(-h)^n g(u0): the constraint manifold attracts (Lemma 3.4)
+  const double h = 0.1, v0 = 0.1;
+  const Vector x0 = start({1.0, 0.2, 0.3}, true, v0);
+  for (const Scheme& s : schemes()) {
+    const Result r = run(s, true, x0, h, 3.0);
+    const double R = s.R(-h);
+    double worst = 0.0;
+    for (long n = 0; n < r.y_steps.size(); ++n) {
+      const double g = 0.5 * (r.y_steps[n].head(3).squaredNorm() - 1.0);
+      worst = std::max(worst, std::abs(g - std::pow(R, static_cast<double>(n)) * v0));
+    }
+    const double g_end = 0.5 * (r.y.head(3).squaredNorm() - 1.0);
+    std::printf(
+        "%-36s R(-h) = %.6f: g(u_n) / g(u_0) at t = 3: %.6f (R^30 = %.6f, e^-3 = %.6f), "
+        "max |g(u_n) - R(-h)^n g(u_0)| = %.1e\n",
+        s.name.c_str(), R, g_end / v0, std::pow(R, 30.0), std::exp(-3.0), worst);
+    EXPECT_LT(worst, 1e-12) << s.name;
+  }
+}
+
+TEST(Index2Geometry, InvariantClosedCurveNearTheLimitCycle) {
+  // Theorem 2.2 / Corollary 2.3: after the transient (e^-t), the iterates lie on a closed curve
+  // within O(h^q) [O(h^r)] of the periodic orbit, and in g = 0
+  const Vector x0 = start({1.0, 0.0, 0.5}, false);
+  for (const Scheme& s : schemes()) {
+    std::vector<double> dist;
+    double max_g = 0.0;
+    for (double h : {0.2, 0.1, 0.05}) {
+      const Result r = run(s, false, x0, h, 60.0);
+      double d = 0.0;
+      for (long n = 0; n < r.y_steps.size(); ++n) {
+        if (r.t_steps[n] < 40.0) continue;
+        d = std::max(d, sphere_limit_cycle_distance(r.y_steps[n]));
+        max_g = std::max(max_g, std::abs(0.5 * (r.y_steps[n].head(3).squaredNorm() - 1.0)));
+      }
+      dist.push_back(d);
+    }
+    const double p = rate(dist[1], dist[2]);
+    std::printf(
+        "%-36s distance of the invariant curve from the orbit: h = 0.2 %.2e, 0.1 %.2e, "
+        "0.05 %.2e: rate %.2f (theorem: >= %d); max |g| %.1e\n",
+        s.name.c_str(), dist[0], dist[1], dist[2], p, s.q, max_g);
+    EXPECT_GE(p, s.q - 0.3) << s.name;
+    EXPECT_GT(dist[2], 0.0) << s.name;  // not pinned by a symmetry
+    EXPECT_LT(max_g, 1e-12) << s.name;
+  }
+}

@@ -1,0 +1,152 @@
+// The linear multistep toolkit (tableaus/multistep.hpp) against paper 003
+// (003_93cd61043aac115a.txt) and NOTES-004.md ch. 5: error constants (Table 3.1), orders, the
+// root condition of sigma and of sigma - tau, the blocking constants of Adams-Moulton formulas
+// (Fig. 4.1, Section 4) and the stability regions of DCBDF (Fig. 3.1). Values are printed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "daekit/daekit.hpp"
+
+using namespace daekit;
+
+TEST(MultistepToolkit, BackwardDifferencesAndBdfCoefficients) {
+  EXPECT_EQ(backward_difference(0), (Vector(1) << 1).finished());
+  EXPECT_EQ(backward_difference(3), (Vector(4) << 1, -3, 3, -1).finished());
+  // NOTES-004.md ch. 4 [CALC]: BDF3 = (11/6, -3, 3/2, -1/3)
+  const Vector b3 = bdf_coefficients(3);
+  EXPECT_NEAR(b3[0], 11.0 / 6, 1e-15);
+  EXPECT_NEAR(b3[1], -3.0, 1e-15);
+  EXPECT_NEAR(b3[2], 1.5, 1e-15);
+  EXPECT_NEAR(b3[3], -1.0 / 3, 1e-15);
+  for (int k = 1; k <= 6; ++k) EXPECT_TRUE(zero_stable(bdf_coefficients(k))) << k;
+  EXPECT_FALSE(zero_stable(bdf_coefficients(7)));
+}
+
+// Paper 003 Table 3.1 and Section 3: DCBDFk has order k+1 and the error constants
+// -1/12, -1/12, -3/40, -1/15, -5/84, -3/56; AMk (k-step Adams-Moulton) order k+1 with
+// -1/12, -1/24, -19/720, -3/160, -863/60480, -275/24192; BDFk order k, -1/(k+1).
+TEST(MultistepToolkit, ErrorConstantsOfTable31) {
+  const double dcbdf[] = {-1.0 / 12, -1.0 / 12, -3.0 / 40, -1.0 / 15, -5.0 / 84, -3.0 / 56};
+  const double am[] = {-1.0 / 12,  -1.0 / 24,      -19.0 / 720,
+                       -3.0 / 160, -863.0 / 60480, -275.0 / 24192};
+  std::printf("k  DCBDFk: order  C           AMk: order  C           BDFk: order  C\n");
+  for (int k = 1; k <= 6; ++k) {
+    const LinearMultistepFormula d = dcbdf_formula(k), a = adams_moulton_formula(k),
+                                 b = bdf_formula(k);
+    std::printf("%d  %d  %+.9f (1/C = %+.4f)  %d  %+.9f  %d  %+.6f\n", k, d.order, d.error_constant,
+                1 / d.error_constant, a.order, a.error_constant, b.order, b.error_constant);
+    EXPECT_EQ(d.order, k + 1);
+    EXPECT_EQ(a.order, k + 1);
+    EXPECT_EQ(b.order, k);
+    EXPECT_NEAR(d.error_constant, dcbdf[k - 1], 1e-13) << d.name;
+    EXPECT_NEAR(a.error_constant, am[k - 1], 1e-13) << a.name;
+    EXPECT_NEAR(b.error_constant, -1.0 / (k + 1), 1e-13) << b.name;
+    // sigma(1) = 1 and rho(1) = 0 (consistency), rho of DCBDF is BDF's
+    EXPECT_NEAR(d.sigma.sum(), 1.0, 1e-14);
+    EXPECT_NEAR(a.sigma.sum(), 1.0, 1e-14);
+    EXPECT_EQ(d.rho, b.rho);
+  }
+  // NOTES-000-003.md [R] coefficients: DCBDF3 sigma = (3/4, 3/4, -3/4, 1/4), AM3 (9,19,-5,1)/24
+  const Vector s3 = dcbdf_formula(3).sigma, a3 = adams_moulton_formula(3).sigma;
+  const Vector s3e = (Vector(4) << 0.75, 0.75, -0.75, 0.25).finished();
+  const Vector a3e = (Vector(4) << 9, 19, -5, 1).finished() / 24;
+  EXPECT_LT((s3 - s3e).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_LT((a3 - a3e).cwiseAbs().maxCoeff(), 1e-15);
+  // DCBDF1 = AM1 = the trapezoidal rule (notes (5.12)-(5.14))
+  EXPECT_LT((dcbdf_formula(1).sigma - adams_moulton_formula(1).sigma).norm(), 1e-16);
+}
+
+// (3.3): with tau = -nabla^k/(k+1), sigma_k - tau = 1 exactly (all roots 0, optimal damping).
+TEST(MultistepToolkit, BetaBlockedDcbdfHasSigmaMinusTauEqualOne) {
+  for (int k = 1; k <= 6; ++k) {
+    const Vector st = blocked_sigma(dcbdf_formula(k).sigma, -1.0 / (k + 1), k);
+    Vector one = Vector::Zero(k + 1);
+    one[0] = 1.0;
+    EXPECT_LT((st - one).cwiseAbs().maxCoeff(), 1e-15) << "k = " << k;
+    EXPECT_TRUE(root_condition(st).strict);
+  }
+}
+
+// Unblocked DCBDF (k >= 2) and AM (k >= 2): sigma violates the root condition; NOTES-004.md
+// ch. 5 [CALC]: roots of sigma_DC, k = 2: -1.366, 0.366; k = 3: -1.702.
+TEST(MultistepToolkit, UnblockedSigmaViolatesTheRootCondition) {
+  for (int k = 2; k <= 6; ++k) {
+    const RootConditionCheck dc = root_condition(dcbdf_formula(k).sigma);
+    const RootConditionCheck am = root_condition(adams_moulton_formula(k).sigma);
+    std::printf("k = %d: largest root of sigma: DCBDF %.6f, AM %.6f\n", k, dc.max_modulus,
+                am.max_modulus);
+    EXPECT_FALSE(dc.holds) << k;
+    EXPECT_FALSE(am.holds) << k;
+  }
+  EXPECT_NEAR(max_root_modulus(dcbdf_formula(2).sigma), (1.0 + std::sqrt(3.0)) / 2.0, 1e-12);
+  EXPECT_NEAR(max_root_modulus(dcbdf_formula(3).sigma), 1.702, 1e-3);
+  // the trapezoidal rule: root -1 on the circle (root condition, but not the strict one)
+  const RootConditionCheck tr = root_condition(dcbdf_formula(1).sigma);
+  EXPECT_TRUE(tr.holds);
+  EXPECT_FALSE(tr.strict);
+}
+
+// Paper 003 Section 4 and Fig. 4.1: AM2 with c = -0.15 and AM3 with c = -0.1 are blocked
+// (largest root of sigma - c nabla^k below 0.35 and 0.72); AM4 cannot be stabilised by any c.
+TEST(MultistepToolkit, AdamsMoultonBlockingConstants) {
+  const double am2 = max_root_modulus(blocked_sigma(adams_moulton_formula(2).sigma, -0.15, 2));
+  const double am3 = max_root_modulus(blocked_sigma(adams_moulton_formula(3).sigma, -0.1, 3));
+  std::printf("largest root of sigma - c nabla^k: AM2 (c = -0.15) %.6f, AM3 (c = -0.1) %.6f\n", am2,
+              am3);
+  EXPECT_LT(am2, 0.35);
+  EXPECT_LT(am3, 0.72);
+  // AM1 = trapezoid: c = -1/2 is optimal (sigma - tau = 1)
+  EXPECT_NEAR(max_root_modulus(blocked_sigma(adams_moulton_formula(1).sigma, -0.5, 1)), 0.0, 1e-15);
+  // search c in [-10, 10] for the smallest largest root
+  for (int k = 1; k <= 6; ++k) {
+    const BlockingConstant b = best_blocking_constant(adams_moulton_formula(k).sigma, k, -10, 10);
+    std::printf("AM%d: best c = %+.6f, largest root %.6f\n", k, b.c, b.max_modulus);
+    if (k <= 3)
+      EXPECT_LT(b.max_modulus, 0.7) << k;
+    else
+      EXPECT_GE(b.max_modulus, 1.0 - 1e-9) << "AM" << k << " would be stabilised at c = " << b.c;
+  }
+  // a grid over a much wider range finds nothing below 1 for AM4 either
+  double worst_best = 1e300;
+  for (double c = -100; c <= 100; c += 0.005)
+    worst_best =
+        std::min(worst_best, max_root_modulus(blocked_sigma(adams_moulton_formula(4).sigma, c, 4)));
+  EXPECT_GE(worst_best, 1.0 - 1e-9);
+}
+
+// Fig. 3.1: DCBDF stability regions are bounded (non-stiff), "largest circle k = 2, smallest
+// k = 6"; BDF and the trapezoidal rule (DCBDF1) are A(alpha)/A-stable. The boundary locus gives
+// the intercept with the negative real axis at theta = pi.
+TEST(MultistepToolkit, DcbdfStabilityRegionsShrinkWithK) {
+  double previous = -1e300;
+  for (int k = 2; k <= 6; ++k) {
+    const LinearMultistepFormula f = dcbdf_formula(k);
+    const auto locus = boundary_locus(f, 721);
+    double leftmost = 0.0, extent = 0.0;
+    for (const auto& z : locus) {
+      leftmost = std::min(leftmost, z.real());
+      extent = std::max(extent, std::abs(z));
+    }
+    std::printf("DCBDF%d: boundary locus reaches Re z = %.4f, |z| <= %.4f\n", k, leftmost, extent);
+    EXPECT_TRUE(std::isfinite(extent));
+    EXPECT_GT(leftmost, previous) << "region of DCBDF" << k << " not inside that of k-1";
+    previous = leftmost;
+    EXPECT_TRUE(absolutely_stable(f, {0.5 * leftmost, 0.0})) << k;
+    EXPECT_FALSE(absolutely_stable(f, {2.0 * leftmost, 0.0})) << k;
+    EXPECT_FALSE(absolutely_stable(f, {-100.0, 0.0})) << k;
+    EXPECT_TRUE(absolutely_stable(bdf_formula(k), {-100.0, 0.0})) << k;
+  }
+  EXPECT_TRUE(absolutely_stable(dcbdf_formula(1), {-1e4, 1.0}));  // trapezoid: A-stable
+}
+
+TEST(MultistepToolkit, RejectsBadArguments) {
+  EXPECT_THROW(dcbdf_formula(0), InvalidArgument);
+  EXPECT_THROW(dcbdf_formula(7), InvalidArgument);
+  EXPECT_THROW(adams_moulton_formula(13), InvalidArgument);
+  EXPECT_THROW(blocked_sigma(dcbdf_formula(2).sigma, 1.0, 3), InvalidArgument);
+  EXPECT_THROW(polynomial_roots(Vector::Zero(3)), InvalidArgument);
+  EXPECT_THROW(best_blocking_constant(dcbdf_formula(2).sigma, 2, 1.0, -1.0), InvalidArgument);
+  EXPECT_TRUE(std::isinf(max_root_modulus((Vector(3) << 0.0, 1.0, 0.5).finished())));
+}

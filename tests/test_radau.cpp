@@ -1,0 +1,188 @@
+// Variable-order Radau IIA (methods/radau.hpp) on the generic implicit RK engine: observed
+// orders 1, 5, 9, 13 at constant steps with the order held, the collocation polynomial as dense
+// output, RADAU5 reproduced at 3 stages, the order switching on stiff problems and the accuracy
+// on the built-in problems at tight tolerances.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "daekit/daekit.hpp"
+
+using namespace daekit;
+
+namespace {
+
+// y1' = y2, y2' = -y1, y3' = y3 (1 - y3); y(0) = (1, 0, 1/2)
+MassMatrixDae smooth_ode() {
+  MassMatrixDae d;
+  d.n = 3;
+  d.name = "smooth";
+  d.f = [](double, VecIn y, VecOut f) {
+    f[0] = y[1];
+    f[1] = -y[0];
+    f[2] = y[2] * (1 - y[2]);
+  };
+  return d;
+}
+Vector smooth_exact(double t) {
+  Vector y(3);
+  y << std::cos(t), -std::sin(t), 1.0 / (1.0 + std::exp(-t));
+  return y;
+}
+
+RadauOptions fixed_order(int s) {
+  RadauOptions m;
+  m.min_stages = m.max_stages = m.start_stages = s;
+  m.newton_tolerance = 1e-3;
+  m.max_newton_iterations = 40;
+  return m;
+}
+
+double fixed_step_error(int s, double T, int steps) {
+  Options o;
+  o.fixed_step = true;
+  o.h0 = T / steps;
+  o.rtol = o.atol = 1e-14;
+  o.store_steps = false;
+  const Result r = solve(smooth_ode(), 0.0, T, smooth_exact(0), fixed_order(s), o);
+  EXPECT_TRUE(r.ok()) << r.message;
+  // the oscillator (y1, y2): the logistic component's error reaches the Newton tolerance first
+  return (r.y - smooth_exact(T)).head(2).cwiseAbs().maxCoeff();
+}
+
+}  // namespace
+
+TEST(Radau, ObservedOrdersOfTheFourStageCounts) {
+  struct Case {
+    int s;
+    double T;
+    std::vector<int> steps;
+  };
+  const std::vector<Case> cases = {
+      {1, 2.0, {40, 80, 160}}, {3, 2.0, {5, 10, 20}}, {5, 8.0, {4, 6, 8}}, {7, 6.0, {2, 3, 4}}};
+  for (const Case& c : cases) {
+    std::vector<double> err;
+    for (int n : c.steps) err.push_back(fixed_step_error(c.s, c.T, n));
+    const double p = 2 * c.s - 1;
+    for (size_t k = 1; k < err.size(); ++k) {
+      const double order =
+          std::log(err[k - 1] / err[k]) / std::log(double(c.steps[k]) / double(c.steps[k - 1]));
+      std::printf(
+          "radau s = %d: h %.3f -> %.3f, errors %.2e -> %.2e, observed order %.2f "
+          "(predicted %g)\n",
+          c.s, c.T / c.steps[k - 1], c.T / c.steps[k], err[k - 1], err[k], order, p);
+      EXPECT_NEAR(order, p, 0.6) << "s = " << c.s;
+    }
+  }
+}
+
+TEST(Radau, DenseOutputIsTheCollocationPolynomial) {
+  // polynomials of degree <= s are reproduced exactly: y = t^7 at s = 7
+  MassMatrixDae d;
+  d.n = 1;
+  d.f = [](double t, VecIn, VecOut f) { f[0] = 7 * std::pow(t, 6); };
+  Options o;
+  o.fixed_step = true;
+  o.h0 = 0.25;
+  o.store_dense = true;
+  const Result r = solve(d, 0.0, 1.0, Vector::Zero(1), fixed_order(7), o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  for (double t = 0.0; t <= 1.0; t += 0.037) EXPECT_NEAR(r.sol(t)[0], std::pow(t, 7), 1e-14) << t;
+}
+
+// With the order held at 3 stages the method is RADAU5: the engine reproduces radau5 bit for
+// bit (every attempted step: size, error estimate, Newton iterations and rate; the result).
+TEST(Radau, ThreeStagesReproduceRadau5) {
+  for (const char* name : {"pendulum", "vanderpol", "transistor", "andrews", "robertson"}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    for (double tol : {1e-5, 1e-9}) {
+      std::vector<StepTrace> ta, tb;
+      Options o;
+      o.rtol = tol;
+      o.atol = tol * (p.atol / p.rtol);
+      o.h0 = p.h0;
+      o.store_steps = false;
+      o.trace = [&](const StepTrace& s) { ta.push_back(s); };
+      const Result a = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+      o.trace = [&](const StepTrace& s) { tb.push_back(s); };
+      RadauOptions m;
+      m.min_stages = m.max_stages = 3;
+      const Result b = solve(p.dae, p.t0, p.t_end, p.y0, m, o);
+      ASSERT_TRUE(a.ok() && b.ok()) << name << ": " << a.message << " / " << b.message;
+      std::printf("%-10s tol %.0e: radau5 %5ld steps %6ld f; radau(3) %5ld steps %6ld f\n", name,
+                  tol, a.stats.nsteps, a.stats.nfev, b.stats.nsteps, b.stats.nfev);
+      ASSERT_EQ(ta.size(), tb.size()) << name;
+      for (size_t k = 0; k < ta.size(); ++k) {
+        EXPECT_EQ(ta[k].h, tb[k].h) << name << " attempt " << k;
+        EXPECT_EQ(ta[k].error, tb[k].error) << name << " attempt " << k;
+        EXPECT_EQ(ta[k].newton_iterations, tb[k].newton_iterations) << name << " attempt " << k;
+        if (ta[k].h != tb[k].h || ta[k].error != tb[k].error) break;
+      }
+      EXPECT_EQ(a.y, b.y) << name;
+      EXPECT_EQ(a.stats.nfev, b.stats.nfev) << name;
+      EXPECT_EQ(a.stats.nlu, b.stats.nlu) << name;
+      EXPECT_EQ(b.stats.norder_up + b.stats.norder_down, 0);
+    }
+  }
+}
+
+// The order rises on smooth stretches at tight tolerances and falls where Newton struggles;
+// the accuracy follows the tolerance on every problem.
+TEST(Radau, VariableOrderAtTightTolerances) {
+  struct Case {
+    const char* problem;
+    double tol;
+    double min_scd;
+  };
+  const std::vector<Case> cases = {{"vanderpol", 1e-10, 8.5},    {"pendulum", 1e-10, 6.0},
+                                   {"andrews", 1e-10, 6.0},      {"transistor", 1e-10, 7.5},
+                                   {"robertson-dae", 1e-8, 6.0}, {"akzo", 1e-10, 7.0}};
+  for (const Case& c : cases) {
+    const BuiltinProblem p = make_builtin_problem(c.problem);
+    Options o;
+    o.rtol = c.tol;
+    o.atol = c.tol * (p.atol / p.rtol);
+    if (p.atol_scale.size()) o.atol_vector = o.atol * p.atol_scale;
+    o.h0 = p.h0;
+    o.store_steps = false;
+    long steps_at[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    o.step_callback = [&](const StepInfo& s) {
+      ++steps_at[(s.order + 1) / 4];  // orders 1, 5, 9, 13 -> 0, 1, 2, 3
+      return true;
+    };
+    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, "radau", o);
+    ASSERT_TRUE(r.ok()) << c.problem << ": " << r.message;
+    const double digits = scd(r.y, p.reference->y, p.scd_components);
+    std::printf(
+        "%-13s tol %.0e: scd %5.2f, %5ld steps (order 5: %ld, 9: %ld, 13: %ld), "
+        "%ld up / %ld down, nfev %ld\n",
+        c.problem, c.tol, digits, r.stats.naccept, steps_at[1], steps_at[2], steps_at[3],
+        r.stats.norder_up, r.stats.norder_down, r.stats.nfev);
+    EXPECT_GT(digits, c.min_scd) << c.problem;
+    // the order switching: Van der Pol and the transistor spend most steps above order 5,
+    // the pendulum goes up and down
+    const std::string name = c.problem;
+    if (name == "vanderpol") EXPECT_GT(steps_at[3], r.stats.naccept / 2);
+    if (name == "transistor") EXPECT_GT(steps_at[2] + steps_at[3], r.stats.naccept / 2);
+    if (name == "pendulum") {
+      EXPECT_GT(r.stats.norder_up, 0);
+      EXPECT_GT(r.stats.norder_down, 0);
+    }
+  }
+}
+TEST(Radau, OptionsAreValidated) {
+  RadauOptions m;
+  m.max_stages = 4;
+  EXPECT_THROW(m.validate(), InvalidArgument);
+  m.max_stages = 3;
+  m.min_stages = 5;
+  EXPECT_THROW(m.validate(), InvalidArgument);
+  m = RadauOptions{};
+  m.order_increase_theta = 0.9;
+  EXPECT_THROW(m.validate(), InvalidArgument);
+  const BuiltinProblem p = van_der_pol();
+  RadauOptions bad;
+  bad.start_stages = 9;
+  EXPECT_THROW(solve(p.dae, p.t0, p.t_end, p.y0, bad, Options{}), InvalidArgument);
+}
