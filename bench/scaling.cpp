@@ -14,8 +14,10 @@
 // solve()). Cases below 0.3 s are repeated in their child and the median taken. The food-web
 // table runs in this process, the three codes interleaved per tolerance (median of repeats).
 //
-//   build/bench/daekit_scaling                   heat2d n = 1e3, 1e4, 1e5, 1e6 (several minutes)
+//   build/bench/daekit_scaling                   heat2d n = 1e3 ... 1e6 (about an hour, most of it
+//                                                n = 1e6; peak memory 3.5 GB)
 //   build/bench/daekit_scaling --max-n 100000    the same up to n = 1e5
+//   build/bench/daekit_scaling --codes radau5,bdf   only these codes (of radau5, bdf, ida)
 //   build/bench/daekit_scaling --accuracy        heat2d n = 1e5, tol 1e-5 .. 1e-8, equal scd
 //   build/bench/daekit_scaling --foodweb         food-web, tol 1e-4 .. 1e-9: equal scd over
 //                                                [0, 0.01], equal tol over [0, 1]
@@ -185,14 +187,19 @@ const char* code_title(const std::string& c) {
   return c.c_str();
 }
 
-void scaling_table(long max_n, double tol) {
+void scaling_table(long max_n, double tol, const std::vector<std::string>& list) {
   std::printf(
       "heat2d (idaHeat2D), rtol = atol = %.0e, KLU with the analytic sparse Jacobian for all;\n"
       "one child process per case: CPU time of the solve call (median of repeats below 0.3 s),\n"
       "peak resident memory (ru_maxrss) after building the problem and after the solve\n",
       tol);
-  std::printf("rerun: build/bench/daekit_scaling%s\n\n",
-              max_n < 1000000 ? (" --max-n " + std::to_string(max_n)).c_str() : "");
+  std::string rerun = "build/bench/daekit_scaling";
+  if (max_n < 1000000) rerun += " --max-n " + std::to_string(max_n);
+  if (list != codes()) {
+    rerun += " --codes ";
+    for (size_t c = 0; c < list.size(); ++c) rerun += (c ? "," : "") + list[c];
+  }
+  std::printf("rerun: %s\n\n", rerun.c_str());
   std::printf("%-8s %8s %-4s %6s %7s %6s %6s %11s %10s %6s %9s %9s\n", "code", "n", "ok", "steps",
               "nfev", "njac", "nlu", "s/solve", "ms/step", "scd", "setup MB", "peak MB");
   struct Row {
@@ -204,7 +211,7 @@ void scaling_table(long max_n, double tol) {
   for (int m : {32, 100, 317, 1000}) {
     const long n = static_cast<long>(m) * m;
     if (n > 1.1 * static_cast<double>(max_n)) continue;
-    for (const std::string& c : codes()) {
+    for (const std::string& c : list) {
       const Outcome o = child_case(c, m, tol);
       rows.push_back({c, n, o});
       std::printf("%-8s %8ld %-4s %6ld %7ld %6ld %6ld %11.4f %10.3f %6.2f %9.1f %9.1f\n",
@@ -215,7 +222,7 @@ void scaling_table(long max_n, double tol) {
   }
   std::printf("\ngrowth from n = 1e4 to the largest n run (%s), per code:\n",
               max_n >= 1000000 ? "1e6, 100x" : "the factor in n given");
-  for (const std::string& c : codes()) {
+  for (const std::string& c : list) {
     const Row *a = nullptr, *b = nullptr;
     for (const Row& r : rows)
       if (r.code == c) {
@@ -340,6 +347,7 @@ void foodweb_table(double t_end) {
 int main(int argc, char** argv) {
   self_path = argv[0];
   long max_n = 1000000;
+  std::vector<std::string> list = codes();
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--case") && i + 3 < argc) {
       return run_case(argv[i + 1], std::atoi(argv[i + 2]), std::atof(argv[i + 3]));
@@ -352,6 +360,20 @@ int main(int argc, char** argv) {
       std::printf("\n");
       foodweb_table(1.0);
       return 0;
+    } else if (!std::strcmp(argv[i], "--codes") && i + 1 < argc) {
+      list.clear();  // comma-separated subset of radau5, bdf, ida
+      const std::string arg = argv[++i];
+      for (size_t pos = 0; pos <= arg.size();) {
+        const size_t end = std::min(arg.find(',', pos), arg.size());
+        const std::string c = arg.substr(pos, end - pos);
+        const std::vector<std::string> all = codes();
+        if (std::find(all.begin(), all.end(), c) == all.end()) {
+          std::fprintf(stderr, "daekit_scaling: unknown or unavailable code '%s'\n", c.c_str());
+          return 2;
+        }
+        list.push_back(c);
+        pos = end + 1;
+      }
     } else if (!std::strcmp(argv[i], "--max-n") && i + 1 < argc) {
       max_n = std::atol(argv[++i]);
       if (max_n < 1000) {
@@ -360,11 +382,11 @@ int main(int argc, char** argv) {
       }
     } else {
       std::fprintf(stderr,
-                   "usage: daekit_scaling [--max-n N | --accuracy | --foodweb | "
-                   "--case CODE M TOL]\n");
+                   "usage: daekit_scaling [--max-n N] [--codes radau5,bdf,ida] | --accuracy | "
+                   "--foodweb | --case CODE M TOL\n");
       return 2;
     }
   }
-  scaling_table(max_n, 1e-6);
+  scaling_table(max_n, 1e-6, list);
   return 0;
 }
