@@ -5,8 +5,12 @@
 #include <ida/ida.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include <cstdlib>
 #include <ctime>
@@ -24,6 +28,8 @@ struct UserData {
   int n = 0;
   Matrix jac_y;                ///< scratch for dF/dy
   Matrix jac_yp;               ///< scratch for dF/dy'
+  SparseMatrix sjac_y;         ///< scratch for the sparse dF/dy (pattern of jacobian_sparsity)
+  SparseMatrix sjac_yp;        ///< scratch for the sparse dF/dy'
   std::string ida_error;       ///< last error message IDA reported
   std::string callback_error;  ///< exception thrown by a daekit callback
 };
@@ -57,6 +63,57 @@ int jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector, S
     u->dae->dF_dyp(t, ym, ypm, u->jac_yp);
     Jm += cj * u->jac_yp;
     return Jm.allFinite() ? 0 : 1;
+  } catch (const std::exception& e) {
+    u->callback_error = std::string("Jacobian threw: ") + e.what();
+    return -1;
+  }
+}
+
+// dF/dy + cj dF/dy' from the sparse callbacks into u->sjac_y (values on the pattern).
+bool sparse_jacobian_values(UserData* u, sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp) {
+  ConstMap ym(N_VGetArrayPointer(y), u->n), ypm(N_VGetArrayPointer(yp), u->n);
+  u->sjac_y.coeffs().setZero();
+  u->sjac_yp.coeffs().setZero();
+  u->dae->sparse_dF_dy(t, ym, ypm, u->sjac_y);
+  u->dae->sparse_dF_dyp(t, ym, ypm, u->sjac_yp);
+  u->sjac_y.coeffs() += cj * u->sjac_yp.coeffs();
+  return u->sjac_y.coeffs().allFinite();
+}
+
+int band_jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J,
+                  void* data, N_Vector, N_Vector, N_Vector) {
+  auto* u = static_cast<UserData*>(data);
+  try {
+    if (!sparse_jacobian_values(u, t, cj, y, yp)) return 1;
+    SUNMatZero(J);
+    const SparseMatrix& A = u->sjac_y;
+    for (int j = 0; j < A.outerSize(); ++j) {
+      sunrealtype* col = SUNBandMatrix_Column(J, j);
+      for (SparseMatrix::InnerIterator it(A, j); it; ++it)
+        SM_COLUMN_ELEMENT_B(col, it.row(), j) = it.value();
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    u->callback_error = std::string("Jacobian threw: ") + e.what();
+    return -1;
+  }
+}
+
+int klu_jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J,
+                 void* data, N_Vector, N_Vector, N_Vector) {
+  auto* u = static_cast<UserData*>(data);
+  try {
+    if (!sparse_jacobian_values(u, t, cj, y, yp)) return 1;
+    const SparseMatrix& A = u->sjac_y;  // compressed CSC, the same pattern every call
+    sunindextype* ptr = SUNSparseMatrix_IndexPointers(J);
+    sunindextype* idx = SUNSparseMatrix_IndexValues(J);
+    sunrealtype* val = SUNSparseMatrix_Data(J);
+    for (int j = 0; j <= A.outerSize(); ++j) ptr[j] = A.outerIndexPtr()[j];
+    for (long k = 0; k < A.nonZeros(); ++k) {
+      idx[k] = A.innerIndexPtr()[k];
+      val[k] = A.valuePtr()[k];
+    }
+    return 0;
   } catch (const std::exception& e) {
     u->callback_error = std::string("Jacobian threw: ") + e.what();
     return -1;
@@ -102,7 +159,27 @@ struct Resources {
 IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
                double rtol, double atol, double h0, bool analytic_jacobian, long max_steps,
                bool calc_ic) {
+  IdaSettings s;
+  s.h0 = h0;
+  s.analytic_jacobian = analytic_jacobian;
+  s.max_steps = max_steps;
+  s.calc_ic = calc_ic;
+  return run_ida(dae, t0, t_end, y0, yp0, rtol, atol, s);
+}
+
+IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
+               double rtol, double atol, const IdaSettings& settings) {
+  const double h0 = settings.h0;
+  const bool analytic_jacobian = settings.analytic_jacobian;
+  const long max_steps = settings.max_steps;
+  const bool calc_ic = settings.calc_ic;
+  using Solver = IdaSettings::Solver;
   dae.validate();
+  const bool sparse_callbacks = dae.sparse_dF_dy && dae.sparse_dF_dyp;
+  if (settings.solver == Solver::Klu && !sparse_callbacks)
+    throw InvalidArgument("run_ida: KLU needs the sparse callbacks sparse_dF_dy, sparse_dF_dyp");
+  if (settings.solver != Solver::Dense && analytic_jacobian && !sparse_callbacks)
+    throw InvalidArgument("run_ida: an analytic band Jacobian needs sparse_dF_dy, sparse_dF_dyp");
   const int n = dae.n;
   if (y0.size() != n || yp0.size() != n)
     throw InvalidArgument("run_ida: y0 and yp0 must have size n = " + std::to_string(n));
@@ -116,8 +193,16 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
   UserData ud;
   ud.dae = &dae;
   ud.n = n;
-  ud.jac_y = Matrix::Zero(n, n);
-  ud.jac_yp = Matrix::Zero(n, n);
+  if (settings.solver == Solver::Dense) {
+    ud.jac_y = Matrix::Zero(n, n);
+    ud.jac_yp = Matrix::Zero(n, n);
+  } else if (sparse_callbacks) {
+    SparseMatrix pattern = dae.jacobian_sparsity.to_pattern(n);
+    pattern.makeCompressed();
+    pattern.coeffs().setZero();
+    ud.sjac_y = pattern;
+    ud.sjac_yp = pattern;
+  }
   Resources res;
   auto check = [&](int flag, const char* call) {
     if (flag >= 0) return true;
@@ -141,7 +226,29 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
     double* id = N_VGetArrayPointer(res.id);
     for (int i = 0; i < n; ++i)
       id[i] = dae.differential.empty() || dae.differential[static_cast<size_t>(i)] ? 1.0 : 0.0;
-    const bool use_jac = analytic_jacobian && dae.dF_dy && dae.dF_dyp;
+    const bool use_jac =
+        analytic_jacobian &&
+        (settings.solver == Solver::Dense ? dae.dF_dy && dae.dF_dyp : sparse_callbacks);
+    const IDALsJacFn jac_fn = settings.solver == Solver::Dense  ? jacobian
+                              : settings.solver == Solver::Band ? band_jacobian
+                                                                : klu_jacobian;
+    auto make_linear_solver = [&]() {
+      switch (settings.solver) {
+        case Solver::Band:
+          return check_ptr(res.A = SUNBandMatrix(n, settings.upper, settings.lower, res.ctx),
+                           "SUNBandMatrix") &&
+                 check_ptr(res.LS = SUNLinSol_Band(res.y, res.A, res.ctx), "SUNLinSol_Band");
+        case Solver::Klu:
+          return check_ptr(
+                     res.A = SUNSparseMatrix(n, n, static_cast<sunindextype>(ud.sjac_y.nonZeros()),
+                                             CSC_MAT, res.ctx),
+                     "SUNSparseMatrix") &&
+                 check_ptr(res.LS = SUNLinSol_KLU(res.y, res.A, res.ctx), "SUNLinSol_KLU");
+        default:
+          return check_ptr(res.A = SUNDenseMatrix(n, n, res.ctx), "SUNDenseMatrix") &&
+                 check_ptr(res.LS = SUNLinSol_Dense(res.y, res.A, res.ctx), "SUNLinSol_Dense");
+      }
+    };
     const double direction = t_end > t0 ? 1.0 : -1.0;
     ok = check_ptr(res.mem = IDACreate(res.ctx), "IDACreate") &&
          check(IDASetErrHandlerFn(res.mem, error_handler, &ud), "IDASetErrHandlerFn") &&
@@ -151,11 +258,11 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
          check(IDASetId(res.mem, res.id), "IDASetId") &&
          check(IDASetMaxNumSteps(res.mem, max_steps), "IDASetMaxNumSteps") &&
          (h0 <= 0 || check(IDASetInitStep(res.mem, direction * h0), "IDASetInitStep")) &&
-         check(IDASetStopTime(res.mem, t_end), "IDASetStopTime") &&
-         check_ptr(res.A = SUNDenseMatrix(n, n, res.ctx), "SUNDenseMatrix") &&
-         check_ptr(res.LS = SUNLinSol_Dense(res.y, res.A, res.ctx), "SUNLinSol_Dense") &&
+         check(IDASetStopTime(res.mem, t_end), "IDASetStopTime") && make_linear_solver() &&
          check(IDASetLinearSolver(res.mem, res.LS, res.A), "IDASetLinearSolver") &&
-         (!use_jac || check(IDASetJacFn(res.mem, jacobian), "IDASetJacFn")) &&
+         (!use_jac || check(IDASetJacFn(res.mem, jac_fn), "IDASetJacFn")) &&
+         (!settings.suppress_alg ||
+          check(IDASetSuppressAlg(res.mem, SUNTRUE), "IDASetSuppressAlg")) &&
          (!calc_ic || check(IDACalcIC(res.mem, IDA_YA_YDP_INIT, t_end), "IDACalcIC"));
   }
   if (ok) {

@@ -1,6 +1,7 @@
-// run_ida(): SUNDIALS IDA (variable-order BDF, serial N_Vector, dense SUNMatrix and dense
-// SUNLinearSolver, SUNContext API of SUNDIALS 6) on a daekit ImplicitDae F(t, y, y') = 0, for
-// comparisons with daekit's own solvers. Built only when SUNDIALS is found (bench/ida.cmake).
+// run_ida(): SUNDIALS IDA (variable-order BDF, serial N_Vector; dense, band or KLU sparse
+// SUNMatrix and SUNLinearSolver; SUNContext API of SUNDIALS 6) on a daekit ImplicitDae
+// F(t, y, y') = 0, for comparisons with daekit's own solvers. Built only when SUNDIALS is
+// found (bench/ida.cmake).
 //
 //   ImplicitDae dae = to_implicit_form(problem.dae);
 //   IdaRun r = run_ida(dae, t0, t_end, y0, yp0, 1e-6, 1e-6);
@@ -38,5 +39,27 @@ struct IdaRun {
 IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
                double rtol, double atol, double h0 = 0, bool analytic_jacobian = true,
                long max_steps = 500000, bool calc_ic = false);
+
+/// IDA's linear solver: dense (SUNLinSol_Dense), band (SUNLinSol_Band with bandwidths
+/// lower/upper) or sparse (SUNLinSol_KLU on a CSC SUNSparseMatrix with the pattern of
+/// dae.jacobian_sparsity).
+struct IdaSettings {
+  enum class Solver { Dense, Band, Klu };
+  Solver solver = Solver::Dense;
+  int lower = 0, upper = 0;       ///< Band: the bandwidths
+  double h0 = 0;                  ///< initial step (0: IDA's choice)
+  bool analytic_jacobian = true;  ///< Band/Klu need the sparse callbacks sparse_dF_dy/dF_dyp
+  bool suppress_alg = false;      ///< IDASetSuppressAlg: algebraic components out of the test
+  long max_steps = 500000;
+  bool calc_ic = false;
+};
+
+/// The same with a choice of linear solver. Band and Klu take the Jacobian dF/dy + cj dF/dy'
+/// from dae.sparse_dF_dy and dae.sparse_dF_dyp (values on dae.jacobian_sparsity's pattern,
+/// copied into IDA's band or CSC matrix); Band also accepts difference quotients
+/// (analytic_jacobian = false: IDA's banded DQ Jacobian). Klu without the sparse callbacks
+/// throws InvalidArgument.
+IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
+               double rtol, double atol, const IdaSettings& settings);
 
 }  // namespace daekit

@@ -1,5 +1,6 @@
 #include "linalg/dense_lu.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -83,6 +84,177 @@ void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* in
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Large matrices: recursive blocked LU (Toledo 1997; LAPACK's dgetrf2), n >= the size of
+// dense_lu_blocked_min_size() (dense_lu.hpp).
+// The right-looking kernel above streams the whole trailing matrix through the cache once per
+// column (2/3 n^3 flops at memory speed); the recursion splits the columns [A1 A2] in halves,
+//     factor [A11; A21] = P1 [L11; L21] U11            (recursively)
+//     apply P1 to [A12; A22];  U12 = L11^{-1} A12       (recursive triangular solve)
+//     A22 <- A22 - L21 U12                              (matrix product)
+//     factor A22 = P2 L22 U22                           (recursively), apply P2 to L21,
+// so that almost all flops are in matrix products, done by Eigen's cache-blocked GEMM kernel
+// (general_matrix_matrix_product, the kernel of Eigen's own PartialPivLU) with packing buffers
+// owned by the caller (BlockedWorkspace): no allocation in factor(). Panels of at most kLeaf
+// columns use a right-looking kernel (the one above, on a rows x cols panel with leading
+// dimension lda), with the same pivot rule (largest |x|, |Re| + |Im| for complex numbers) and
+// the same checks: each column's pivot candidates are the entries of that column on and below
+// the diagonal after every update from the columns before it, and an entry above the diagonal
+// reaches them through the product (a NaN or Inf times anything, zero included, is NaN), so a
+// zero or non-finite pivot and any non-finite entry make factor() return false. The factors
+// are those of the right-looking kernel up to round-off (the same pivots unless two
+// candidates tie to round-off).
+constexpr int kLeaf = 16;
+
+// Unblocked right-looking LU of a rows x cols panel (rows >= cols) with leading dimension lda;
+// row interchanges within the panel's columns only (the caller applies them elsewhere); perm
+// relative to the panel's first row.
+template <typename Scalar>
+bool panel_kernel(Scalar* a, long lda, int rows, int cols, int* perm, Scalar* inv_diag) {
+  for (int k = 0; k < cols; ++k) {
+    Scalar* col_k = a + lda * k;
+    int p = k;
+    double best = magnitude(col_k[k]);
+    double sum = best;
+    for (int i = k + 1; i < rows; ++i) {
+      const double m = magnitude(col_k[i]);
+      sum += m;
+      if (m > best) {
+        best = m;
+        p = i;
+      }
+    }
+    if (!std::isfinite(sum)) return false;
+    perm[k] = p;
+    if (p != k)
+      for (int j = 0; j < cols; ++j) std::swap(a[k + lda * j], a[p + lda * j]);
+    const Scalar pivot = col_k[k];
+    if (!finite_nonzero(pivot)) return false;
+    const Scalar inv = Scalar(1) / pivot;
+    inv_diag[k] = inv;
+    for (int i = k + 1; i < rows; ++i) col_k[i] *= inv;
+    for (int j = k + 1; j < cols; ++j) {
+      Scalar* col_j = a + lda * j;
+      const Scalar a_kj = col_j[k];
+      if (a_kj == Scalar(0)) continue;
+      for (int i = k + 1; i < rows; ++i) col_j[i] -= col_k[i] * a_kj;
+    }
+  }
+  return true;
+}
+
+// The packing buffers of Eigen's GEMM kernel for products up to n x n, allocated once.
+template <typename Scalar>
+class BlockedWorkspace {
+ public:
+  BlockedWorkspace() = default;
+  explicit BlockedWorkspace(int n) { resize(n); }
+  void resize(int n) {
+    // Eigen's depth blocking for the largest product: a bound on every later kc
+    Eigen::Index k = n, m = n, c = n;
+    Eigen::internal::computeProductBlockingSizes<Scalar, Scalar, 1, Eigen::Index>(k, m, c,
+                                                                                  Eigen::Index(1));
+    kc_cap_ = k;
+    block_a_.resize(kc_cap_ * n);
+    block_b_.resize(kc_cap_ * n);
+    n_ = n;
+  }
+  /// C (rows x cols, ldc) -= A (rows x depth, lda) B (depth x cols, ldb), column-major.
+  void subtract_product(Eigen::Index rows, Eigen::Index cols, Eigen::Index depth, const Scalar* A,
+                        long lda, const Scalar* B, long ldb, Scalar* C, long ldc) {
+    if (rows == 0 || cols == 0 || depth == 0) return;
+    Eigen::Index kc = depth, mc = rows, nc = cols;  // Eigen's blocking for this shape
+    Eigen::internal::computeProductBlockingSizes<Scalar, Scalar, 1, Eigen::Index>(kc, mc, nc,
+                                                                                  Eigen::Index(1));
+    kc = std::min<Eigen::Index>(kc, kc_cap_);
+    mc = std::min<Eigen::Index>(mc, n_);
+    nc = std::min<Eigen::Index>(nc, n_);
+    Blocking blocking(block_a_.data(), block_b_.data(), mc, nc, kc);
+    Eigen::internal::general_matrix_matrix_product<Eigen::Index, Scalar, Eigen::ColMajor, false,
+                                                   Scalar, Eigen::ColMajor, false, Eigen::ColMajor,
+                                                   1>::run(rows, cols, depth, A, lda, B, ldb, C, 1,
+                                                           ldc, Scalar(-1), blocking, nullptr);
+  }
+
+ private:
+  // Eigen's blocking descriptor pointing at our buffers (level3_blocking's members are
+  // protected: Eigen's own gemm_blocking_space sets them the same way)
+  struct Blocking : Eigen::internal::level3_blocking<Scalar, Scalar> {
+    Blocking(Scalar* a, Scalar* b, Eigen::Index mc, Eigen::Index nc, Eigen::Index kc) {
+      this->m_blockA = a;
+      this->m_blockB = b;
+      this->m_mc = mc;
+      this->m_nc = nc;
+      this->m_kc = kc;
+    }
+  };
+  Eigen::Matrix<Scalar, Eigen::Dynamic, 1> block_a_, block_b_;
+  Eigen::Index kc_cap_ = 0, n_ = 0;
+};
+
+// B (m x cols, ldb) <- L^{-1} B for the unit lower triangle L (m x m, lda): recursive halves,
+// the coupling block by a product.
+template <typename Scalar>
+void unit_lower_solve(const Scalar* L, long lda, int m, Scalar* B, long ldb, int cols,
+                      BlockedWorkspace<Scalar>& ws) {
+  if (m <= kLeaf) {  // forward substitution, four columns of B at a time (each L column once)
+    int j = 0;
+    for (; j + 4 <= cols; j += 4) {
+      Scalar* b0 = B + ldb * j;
+      Scalar* b1 = b0 + ldb;
+      Scalar* b2 = b1 + ldb;
+      Scalar* b3 = b2 + ldb;
+      for (int k = 0; k < m - 1; ++k) {
+        const Scalar* l = L + lda * k;
+        const Scalar x0 = b0[k], x1 = b1[k], x2 = b2[k], x3 = b3[k];
+        for (int i = k + 1; i < m; ++i) {
+          const Scalar li = l[i];
+          b0[i] -= li * x0;
+          b1[i] -= li * x1;
+          b2[i] -= li * x2;
+          b3[i] -= li * x3;
+        }
+      }
+    }
+    for (; j < cols; ++j) {
+      Scalar* b = B + ldb * j;
+      for (int k = 0; k < m - 1; ++k) {
+        const Scalar bk = b[k];
+        const Scalar* l = L + lda * k;
+        for (int i = k + 1; i < m; ++i) b[i] -= l[i] * bk;
+      }
+    }
+    return;
+  }
+  const int m1 = m / 2;
+  unit_lower_solve(L, lda, m1, B, ldb, cols, ws);
+  ws.subtract_product(m - m1, cols, m1, L + m1, lda, B, ldb, B + m1, ldb);
+  unit_lower_solve(L + m1 + lda * m1, lda, m - m1, B + m1, ldb, cols, ws);
+}
+
+// Recursive LU of the rows x cols panel a (rows >= cols, leading dimension lda); perm relative
+// to the panel's first row, interchanges applied to the panel's columns.
+template <typename Scalar>
+bool recursive_factor(Scalar* a, long lda, int rows, int cols, int* perm, Scalar* inv_diag,
+                      BlockedWorkspace<Scalar>& ws) {
+  if (cols <= kLeaf) return panel_kernel(a, lda, rows, cols, perm, inv_diag);
+  const int n1 = cols / 2, n2 = cols - n1;
+  Scalar* right = a + lda * n1;
+  if (!recursive_factor(a, lda, rows, n1, perm, inv_diag, ws)) return false;
+  for (int i = 0; i < n1; ++i)
+    if (perm[i] != i)
+      for (int j = 0; j < n2; ++j) std::swap(right[i + lda * j], right[perm[i] + lda * j]);
+  unit_lower_solve(a, lda, n1, right, lda, n2, ws);                                  // U12
+  ws.subtract_product(rows - n1, n2, n1, a + n1, lda, right, lda, right + n1, lda);  // A22
+  if (!recursive_factor(right + n1, lda, rows - n1, n2, perm + n1, inv_diag + n1, ws)) return false;
+  for (int i = n1; i < cols; ++i) {
+    perm[i] += n1;
+    if (perm[i] != i)
+      for (int j = 0; j < n1; ++j) std::swap(a[i + lda * j], a[perm[i] + lda * j]);
+  }
+  return true;
+}
+
 // The kernels of one size: run-time size for N = 0.
 template <typename Scalar>
 struct LuKernels {
@@ -112,6 +284,10 @@ bool dense_lu_factor(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& lu,
   const int n = static_cast<int>(lu.rows());
   if (perm.size() != n) perm.resize(n);
   if (inv_diag.size() != n) inv_diag.resize(n);
+  if (n >= dense_lu_blocked_min_size<Scalar>()) {
+    BlockedWorkspace<Scalar> ws(n);
+    return recursive_factor(lu.data(), n, n, n, perm.data(), inv_diag.data(), ws);
+  }
   return factor_kernel<Scalar, 0>(lu.data(), n, perm.data(), inv_diag.data());
 }
 
@@ -126,24 +302,74 @@ template <typename Scalar>
 class DenseSolver final : public LinearSolver<Scalar> {
  public:
   using typename LinearSolver<Scalar>::VectorType;
-  explicit DenseSolver(int n) : kernels_(lu_kernels<Scalar>(n)) {
+  DenseSolver(int n, int blocked_min_size)
+      : kernels_(lu_kernels<Scalar>(n)), blocked_(n >= blocked_min_size) {
     this->matrix_.resize(n, Sparsity::dense());
     perm_.resize(n);
     inv_diag_.resize(n);
+    if (blocked_) workspace_.resize(n);
   }
   const char* name() const override { return "dense LU"; }
   LinearSolverKind kind() const override { return LinearSolverKind::Dense; }
   bool factor() override {
     auto& a = this->matrix_.dense();
-    return kernels_.factor(a.data(), static_cast<int>(a.rows()), perm_.data(), inv_diag_.data());
+    const int n = static_cast<int>(a.rows());
+    if (blocked_)
+      return recursive_factor(a.data(), n, n, n, perm_.data(), inv_diag_.data(), workspace_);
+    return kernels_.factor(a.data(), n, perm_.data(), inv_diag_.data());
   }
   void solve_in_place(Eigen::Ref<VectorType> b) const override {
     const auto& a = this->matrix_.dense();
     kernels_.solve(a.data(), static_cast<int>(a.rows()), perm_.data(), inv_diag_.data(), b.data());
   }
+  // A^T X = B with P A = L U (P the row swaps): U^T Z = B (forward), L^T W = Z (backward),
+  // then X = P^T W (the swaps in reverse order); dot products along the columns of the
+  // factors, up to four right-hand sides in one sweep.
+  using typename LinearSolver<Scalar>::BlockType;
+  bool supports_transposed_solve() const override { return true; }
+  bool solve_transposed_in_place(Eigen::Ref<BlockType> B) const override {
+    const int r = static_cast<int>(B.cols());
+    int c = 0;
+    for (; c + 4 <= r; c += 4) transposed_sweep<4>(B, c);
+    if (r - c == 3) transposed_sweep<3>(B, c);
+    if (r - c == 2) transposed_sweep<2>(B, c);
+    if (r - c == 1) transposed_sweep<1>(B, c);
+    return true;
+  }
 
  private:
+  template <int R>  // columns c .. c + R - 1 of B
+  void transposed_sweep(Eigen::Ref<BlockType>& B, int c0) const {
+    const auto& lu = this->matrix_.dense();
+    const int n = static_cast<int>(lu.rows());
+    const long ld = B.outerStride();
+    const Scalar* a = lu.data();
+    Scalar* x[R];
+    for (int c = 0; c < R; ++c) x[c] = B.data() + (c0 + c) * ld;
+    for (int k = 0; k < n; ++k) {  // U^T z = b
+      const Scalar* col = a + static_cast<long>(k) * n;
+      Scalar s[R];
+      for (int c = 0; c < R; ++c) s[c] = x[c][k];
+      for (int i = 0; i < k; ++i)
+        for (int c = 0; c < R; ++c) s[c] -= col[i] * x[c][i];
+      for (int c = 0; c < R; ++c) x[c][k] = s[c] * inv_diag_[k];
+    }
+    for (int k = n - 2; k >= 0; --k) {  // L^T w = z
+      const Scalar* col = a + static_cast<long>(k) * n;
+      Scalar s[R];
+      for (int c = 0; c < R; ++c) s[c] = x[c][k];
+      for (int i = k + 1; i < n; ++i)
+        for (int c = 0; c < R; ++c) s[c] -= col[i] * x[c][i];
+      for (int c = 0; c < R; ++c) x[c][k] = s[c];
+    }
+    for (int k = n - 1; k >= 0; --k)  // x = P^T w
+      if (perm_[k] != k)
+        for (int c = 0; c < R; ++c) std::swap(x[c][k], x[c][perm_[k]]);
+  }
+
   LuKernels<Scalar> kernels_;
+  bool blocked_;
+  BlockedWorkspace<Scalar> workspace_;
   Eigen::VectorXi perm_;
   VectorType inv_diag_;
 };
@@ -151,12 +377,13 @@ class DenseSolver final : public LinearSolver<Scalar> {
 }  // namespace
 
 template <typename Scalar>
-std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n) {
-  return std::make_unique<DenseSolver<Scalar>>(n);
+std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n, int blocked_min_size) {
+  if (blocked_min_size < 0) blocked_min_size = dense_lu_blocked_min_size<Scalar>();
+  return std::make_unique<DenseSolver<Scalar>>(n, blocked_min_size);
 }
 
-template std::unique_ptr<LinearSolver<double>> make_dense_solver<double>(int);
+template std::unique_ptr<LinearSolver<double>> make_dense_solver<double>(int, int);
 template std::unique_ptr<LinearSolver<std::complex<double>>>
-make_dense_solver<std::complex<double>>(int);
+make_dense_solver<std::complex<double>>(int, int);
 
 }  // namespace daekit

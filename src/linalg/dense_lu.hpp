@@ -7,14 +7,25 @@
 #pragma once
 
 #include <complex>
+#include <type_traits>
 
 #include "daekit/core/types.hpp"
 
 namespace daekit {
 
+/// From this size on, factorisations use the recursive blocked LU (dense_lu.cpp) instead of the
+/// right-looking kernel: where the two cross over, measured by bench/dense_lu.cpp
+/// (docs/benchmarks.md). make_dense_solver(n, blocked_min_size) forces either path.
+template <typename Scalar>
+constexpr int dense_lu_blocked_min_size() {
+  return std::is_same_v<Scalar, double> ? 64 : 600;
+}
+
 /// Factors a (n x n, column-major) in place: unit lower triangle L below the diagonal, U on and
 /// above it (the diagonal of U also in inv_diag as 1/U(k, k)); perm[k] = the row swapped with
-/// row k at step k. Returns false at a zero or non-finite pivot.
+/// row k at step k. Returns false at a zero or non-finite pivot. From
+/// dense_lu_blocked_min_size() on by the blocked LU, whose product buffers it then allocates
+/// per call (the linear-solver backend, make_dense_solver, allocates them once).
 template <typename Scalar>
 bool dense_lu_factor(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& a,
                      Eigen::VectorXi& perm, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& inv_diag);
@@ -91,5 +102,4 @@ using ComplexLU = DenseLU<std::complex<double>>;
 extern template bool dense_lu_factor<double>(Eigen::MatrixXd&, Eigen::VectorXi&, Eigen::VectorXd&);
 extern template bool dense_lu_factor<std::complex<double>>(Eigen::MatrixXcd&, Eigen::VectorXi&,
                                                            Eigen::VectorXcd&);
-
 }  // namespace daekit

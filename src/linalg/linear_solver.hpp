@@ -48,6 +48,12 @@ class LinearSolver {
   virtual bool factor() = 0;
   /// Solves A x = b in place with the last successful factorisation (b is overwritten by x).
   virtual void solve_in_place(Eigen::Ref<VectorType> b) const = 0;
+  using BlockType = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  /// True if the backend solves with A^T (the dense one).
+  virtual bool supports_transposed_solve() const { return false; }
+  /// Solves A^T X = B (transpose, not conjugate; B n x r) in place with the last successful
+  /// factorisation, if supports_transposed_solve(): false, B untouched, otherwise.
+  virtual bool solve_transposed_in_place(Eigen::Ref<BlockType> /*B*/) const { return false; }
 
  protected:
   StructuredMatrix<Scalar> matrix_;
@@ -63,9 +69,10 @@ template <typename Scalar>
 std::unique_ptr<LinearSolver<Scalar>> make_linear_solver(int n, const Sparsity& s,
                                                          LinearSolverKind kind);
 
-// The backends (dense_lu.cpp, banded_lu.cpp, klu_solver.cpp).
+// The backends (dense_lu.cpp, banded_lu.cpp, klu_solver.cpp). The dense one factors by the
+// recursive blocked LU from n = blocked_min_size on (negative: dense_lu_blocked_min_size()).
 template <typename Scalar>
-std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n);
+std::unique_ptr<LinearSolver<Scalar>> make_dense_solver(int n, int blocked_min_size = -1);
 template <typename Scalar>
 std::unique_ptr<LinearSolver<Scalar>> make_banded_solver(int n, int lower, int upper);
 template <typename Scalar>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace daekit {
 
@@ -125,6 +126,24 @@ double MassOperator::at(int i, int j) const {
 Matrix MassOperator::to_dense() const {
   if (kind_ != Kind::Structured) return Matrix(diag_.asDiagonal());
   return matrix_.to_dense();
+}
+
+SparseMatrix MassOperator::to_sparse() const {
+  std::vector<Eigen::Triplet<double, int>> entries;
+  if (kind_ != Kind::Structured) {
+    for (int i = 0; i < n_; ++i)
+      if (diag_[i] != 0.0) entries.emplace_back(i, i, diag_[i]);
+  } else {
+    auto& m = const_cast<StructuredMatrix<double>&>(matrix_);  // read-only visit
+    for (int j = 0; j < n_; ++j)
+      m.for_each_in_column(j, [&](int i, double& v) {
+        if (v != 0.0) entries.emplace_back(i, j, v);
+      });
+  }
+  SparseMatrix out(n_, n_);
+  out.setFromTriplets(entries.begin(), entries.end());
+  out.makeCompressed();
+  return out;
 }
 
 std::vector<int> MassOperator::zero_rows() const {

@@ -64,6 +64,8 @@ class MassOperator {
   double at(int i, int j) const;
   /// M as a dense matrix (tests, small problems).
   Matrix to_dense() const;
+  /// M as a sparse matrix of its non-zero entries (any n).
+  SparseMatrix to_sparse() const;
   /// Indices of the zero rows / zero columns of M (algebraic equations / variables).
   std::vector<int> zero_rows() const;
   std::vector<int> zero_columns() const;

@@ -8,6 +8,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "linalg/dense_kernels.hpp"
 #include "methods/factory.hpp"
@@ -41,8 +44,9 @@ constexpr int kMaxOrder = 5;
 // +0.2..0.9 per tolerance) and takes 15-25 % more steps on the transistor and 12557 instead of
 // 6500 on Robertson-DAE at 1e-10; 0.3 is the compromise.
 constexpr double kAlgebraicSmoothness = 0.3;
-// The general (non-diagonal dF/dy') algebraic filter needs a dense SVD and dense n x n
-// products: above this size the filter is left off (reported in the method's notes).
+// The algebraic directions are computed per connected block of dF/dy' (dense pivoted QR of
+// each block): a block larger than this, or a dF/dy' available only as a dense matrix (dense
+// callback or differences) of larger n, leaves the filter off.
 constexpr int kMaxDenseFilter = 1000;
 
 class Bdf final : public Method {
@@ -183,6 +187,8 @@ class Bdf final : public Method {
     hold_ = h_;
     for (int i = 0; i <= k + 1; ++i) psi_[i] = psi_new_[i];
     phi_.leftCols(k + 2) = phi_star_.leftCols(k + 2);
+    if (filter_ != FilterMode::Off)  // A_j, scaled as phi_star_
+      for (int j = 1; j <= k; ++j) aphi_.col(j) *= beta_[j];
     t_ += h_;
     y_ = y_new_;
     yp_ = yp_new_;
@@ -194,6 +200,17 @@ class Bdf final : public Method {
     if (k < maxord_) phi_.col(k + 1) = e_;
     phi_.col(k) += e_;
     for (int j = k - 1; j >= 0; --j) phi_.col(j) += phi_.col(j + 1);
+    if (filter_ != FilterMode::Off) {  // the same recurrence for A_j (not column 0, y)
+      if (k < maxord_) {
+        aphi_.col(k + 1) = ae_;
+        aphi_valid_[k + 1] = true;
+      }
+      aphi_.col(k) += ae_;
+      for (int j = k - 1; j >= 1; --j) {
+        aphi_.col(j) += aphi_.col(j + 1);
+        aphi_valid_[j] = aphi_valid_[j] && aphi_valid_[j + 1];
+      }
+    }
     return true;
   }
 
@@ -335,6 +352,7 @@ class Bdf final : public Method {
   // First step: phi_1 = y0, phi_2 = h y'0 (order 1), or exact back values (fixed order).
   void start_history(double h) {
     phi_.setZero();
+    aphi_valid_.fill(false);
     psi_.fill(0.0);
     if (opt_.exact_history) {
       // Newton divided differences of y at t0, t0 - h, ..., t0 - k h, scaled to DASSL's phi
@@ -444,6 +462,7 @@ class Bdf final : public Method {
     }
     ++stats_.nlu;
     matrix_valid_ = lu_->factor();
+    if (matrix_valid_ && filter_ != FilterMode::Off) filter_after_factorisation();
     return true;
   }
 
@@ -493,94 +512,381 @@ class Bdf final : public Method {
     }
   }
 
-  // The algebraic directions: Q = orthogonal projector onto ker dF/dy' at (t0, y0, yp0). A
-  // diagonal dF/dy' (semi-explicit problems, zero rows and columns, every mass-matrix problem
-  // with a diagonal M) gives a diagonal Q (a mask); otherwise Q = N N^T from the SVD (n up to
-  // kMaxDenseFilter). No algebraic directions (an ODE): no filter.
+  // The algebraic directions: Q = orthogonal projector onto ker D, D = dF/dy' at (t0, y0, yp0)
+  // (M for mass-matrix problems). D is block diagonal after a symmetric permutation: its
+  // connected blocks (components of the graph of D + D^T) are independent, so ker D is the
+  // direct sum of the blocks' kernels and Q = N N^T with N = blockdiag(N_c), N_c an
+  // orthonormal basis of ker D_c (pivoted QR, linalg/dense_kernels.hpp; rank decided against
+  // the largest column norm of the whole of D, as one QR of D would; a 1 x 1 block with
+  // D_ii = 0 -- semi-explicit problems, zero columns of M -- is a unit vector). N is kept row
+  // by row on the components it touches (alg_), so that Q costs O(nnz(N)) and nothing where D
+  // is nonsingular. Set-up O(nnz(D) + sum s_c^3). No algebraic directions (an ODE) or only
+  // algebraic ones: no filter.
   bool setup_algebraic_filter(double t0, const Vector& y0) {
-    filter_ = Filter::None;
-    if (std::optional<Vector> d = sys_->constant_diagonal_dF_dyp()) {
-      return setup_diagonal_filter(*d);
+    filter_ = FilterMode::Off;
+    alg_.clear();
+    n_start_.assign(1, 0);
+    n_col_.clear();
+    n_val_.clear();
+    bool available = true;
+    SparseMatrix D;
+    if (!sys_->dF_dyp_sparse(t0, y0, yp0_, kMaxDenseFilter, D, available)) return false;
+    if (!available) return true;
+    const int n = n_;
+    double scale = 0.0;  // largest column norm of D
+    for (int j = 0; j < n; ++j) {
+      double sq = 0.0;
+      for (SparseMatrix::InnerIterator it(D, j); it; ++it) sq += it.value() * it.value();
+      scale = std::max(scale, std::sqrt(sq));
     }
-    if (n_ > kMaxDenseFilter) return true;
-    if (!sys_->dF_dyp_dense(t0, y0, yp0_, dFdyp0_)) return false;
-    if (!dFdyp0_.allFinite()) return true;
-    const bool diagonal = (dFdyp0_ - Matrix(dFdyp0_.diagonal().asDiagonal())).isZero(0.0);
-    if (diagonal) return setup_diagonal_filter(dFdyp0_.diagonal());
-    Matrix N, L;
-    const int m = null_spaces(dFdyp0_, 1e3 * kEps * n_, N, L);
-    if (m == n_ || m == 0) return true;
-    Q_ = N * N.transpose();
-    filter_ = Filter::Dense;
+    const std::vector<std::vector<int>> members = connected_blocks(D);
+    int m = 0;  // dim ker D: the columns of N
+    for (const std::vector<int>& c : members) {
+      const int size = static_cast<int>(c.size());
+      if (size == 0) continue;
+      if (size == 1) {
+        if (D.coeff(c[0], c[0]) != 0.0) continue;
+        alg_.push_back(c[0]);
+        n_col_.push_back(m++);
+        n_val_.push_back(1.0);
+        n_start_.push_back(static_cast<int>(n_col_.size()));
+        continue;
+      }
+      if (size > kMaxDenseFilter) return true;  // too large a block for a dense QR: no filter
+      const Matrix block = dense_block(D, c);
+      double block_scale = 0.0;
+      for (int a = 0; a < size; ++a) block_scale = std::max(block_scale, block.col(a).norm());
+      Matrix N, L;
+      const int mc = null_spaces(block, 1e3 * kEps * n * scale / block_scale, N, L);
+      if (mc == 0) continue;
+      for (int a = 0; a < size; ++a) {
+        alg_.push_back(c[a]);
+        for (int k = 0; k < mc; ++k)
+          if (N(a, k) != 0.0) {
+            n_col_.push_back(m + k);
+            n_val_.push_back(N(a, k));
+          }
+        n_start_.push_back(static_cast<int>(n_col_.size()));
+      }
+      m += mc;
+    }
+    if (m == 0 || m == n) {
+      alg_.clear();
+      return true;
+    }
+    m_ = m;
+    D_ = std::move(D);
+    nt_start_.assign(static_cast<size_t>(m) + 1, 0);  // N by columns
+    for (int c : n_col_) ++nt_start_[c + 1];
+    for (int c = 0; c < m; ++c) nt_start_[c + 1] += nt_start_[c];
+    nt_row_.assign(n_col_.size(), 0);
+    nt_val_.assign(n_col_.size(), 0.0);
+    {
+      std::vector<int> next(nt_start_.begin(), nt_start_.end() - 1);
+      for (size_t p = 0; p + 1 < n_start_.size(); ++p)
+        for (int k = n_start_[p]; k < n_start_[p + 1]; ++k) {
+          const int slot = next[n_col_[k]]++;
+          nt_row_[slot] = static_cast<int>(p);
+          nt_val_[slot] = n_val_[k];
+        }
+    }
+    for (Vector* v : {&ae_, &za_, &zb_, &z1_}) v->setZero(m);
+    xy_.setZero(static_cast<Eigen::Index>(alg_.size()));
+    column_ranges_ = n_col_.size() == alg_.size();  // one entry a row, rows of c contiguous
+    for (int c = 0; c < m && column_ranges_; ++c)
+      for (int k = nt_start_[c]; k < nt_start_[c + 1]; ++k)
+        column_ranges_ = column_ranges_ && nt_row_[k] == k;
+    aphi_.setZero(m, kMaxOrder + 2);
+    aphi_valid_.fill(false);
+    // H = N^T E^{-1} D after every factorisation if the backend solves with E^T and m n is
+    // well below the n^2 of a dense solve; else one solve per attempt (see below)
+    filter_ = lu_->supports_transposed_solve() && 5 * m <= 2 * n ? FilterMode::Transposed
+                                                                 : FilterMode::Recurrence;
+    if (filter_ == FilterMode::Transposed) {
+      h_cols_.clear();
+      for (int j = 0; j < n; ++j)
+        if (D_.outerIndexPtr()[j + 1] > D_.outerIndexPtr()[j]) h_cols_.push_back(j);
+      H_.setZero(static_cast<Eigen::Index>(h_cols_.size()), m);  // H^T
+      W_.setZero(n, m);
+      xh_.setZero(static_cast<Eigen::Index>(h_cols_.size()));
+    }
     return true;
   }
 
-  bool setup_diagonal_filter(const Vector& d) {
-    const int zeros = static_cast<int>((d.array() == 0.0).count());
-    if (zeros == 0 || zeros == n_) return true;
-    q_ = (d.array() == 0.0).cast<double>().matrix();
-    filter_ = Filter::Diagonal;
-    return true;
+  // The filter needs the algebraic coordinates of P v = E^{-1} cj D v (E the factored
+  // iteration matrix), N^T P v = cj N^T R v with R = E^{-1} D, for the step's error e and the
+  // differences of orders k - 1, k - 2 and k + 1: e plus multiples of the back differences
+  // phi_j. Round 1 solved with E for each of them (up to four solves a step). By linearity,
+  // a_e = N^T R e and A_j = N^T R phi_j (m numbers each) give them all: the A_j follow the
+  // recurrences of phi_ at every accepted step while E is kept and are recomputed (only the
+  // columns a norm asks for) after E is refactored. Where the backend solves with E^T (dense)
+  // and m <= 0.4 n, H = N^T R = (E^{-T} N)^T D is formed after each factorisation (m solves
+  // with E^T) and then N^T R v = H v costs O(m n), no solve (Transposed); otherwise one solve
+  // for R e per attempt and one per recomputed A_j (Recurrence). Either way the same P v as
+  // round 1 up to round-off.
+  [[gnu::noinline]] void filter_after_factorisation() {
+    aphi_valid_.fill(false);
+    if (filter_ != FilterMode::Transposed) return;
+    const int* col_start = D_.outerIndexPtr();
+    const int* row = D_.innerIndexPtr();
+    const double* val = D_.valuePtr();
+    const Eigen::Index nh = H_.rows();
+    W_.setZero();  // W = E^{-T} N, then row c of H = (W e_c)^T D, stored as column c of H_
+    for (int c = 0; c < m_; ++c)
+      for (int k = nt_start_[c]; k < nt_start_[c + 1]; ++k) W_(alg_[nt_row_[k]], c) = nt_val_[k];
+    lu_->solve_transposed_in_place(W_);
+    stats_.nsol += m_;
+    for (int c = 0; c < m_; ++c) {
+      const double* w = W_.col(c).data();
+      double* h = H_.col(c).data();
+      for (Eigen::Index jj = 0; jj < nh; ++jj) {
+        const int j = h_cols_[static_cast<size_t>(jj)];
+        double sum = 0.0;
+        for (int k = col_start[j]; k < col_start[j + 1]; ++k) sum += w[row[k]] * val[k];
+        h[jj] = sum;
+      }
+    }
   }
 
-  // Error norm of a difference v (weighted RMS over the error-test components). With the
-  // algebraic filter, the algebraic directions of v are replaced by those of P v,
-  // P = E^{-1} cj dF/dy' (E the iteration matrix): the algebraic components' response to the
-  // error of the differential ones, the quantity a local error estimate of an index-1 algebraic
-  // variable has to see; a share kAlgebraicSmoothness of the direct difference Q v is kept
-  // (root sum of squares): it measures how well the interpolant follows the algebraic
-  // variables (dense output, predictor, explicit time dependence of the algebraic equations,
-  // invisible to P v).
+  // out = N^T R x (m numbers).
+  [[gnu::noinline]] void filter_coordinates(const double* x, double* out) {
+    if (filter_ == FilterMode::Transposed) {  // H x
+      const int nh = static_cast<int>(h_cols_.size());
+      const double* xh = x;  // all columns of D non-zero: no gather
+      if (nh < n_) {
+        for (int j = 0; j < nh; ++j) xh_[j] = x[h_cols_[j]];
+        xh = xh_.data();
+      }
+      int c = 0;  // up to four rows of H in one sweep over x
+      for (; c + 4 <= m_; c += 4) h_times<4>(xh, nh, c, out);
+      if (m_ - c == 3) h_times<3>(xh, nh, c, out);
+      if (m_ - c == 2) h_times<2>(xh, nh, c, out);
+      if (m_ - c == 1) h_times<1>(xh, nh, c, out);
+      return;
+    }
+    ef_.setZero();  // Recurrence: solve E (R x) = D x, then N^T on alg_
+    bool zero = true;
+    for (int j = 0; j < n_; ++j) {
+      const double xj = x[j];
+      if (xj == 0.0) continue;
+      zero = false;
+      for (SparseMatrix::InnerIterator it(D_, j); it; ++it) ef_[it.row()] += it.value() * xj;
+    }
+    if (!zero) {
+      lu_->solve_in_place(ef_);
+      ++stats_.nsol;
+    }
+    for (int c = 0; c < m_; ++c) {
+      double sum = 0.0;
+      for (int k = nt_start_[c]; k < nt_start_[c + 1]; ++k)
+        sum += nt_val_[k] * ef_[alg_[nt_row_[k]]];
+      out[c] = sum;
+    }
+  }
+
+  // out[c0 .. c0 + R) = rows c0 .. c0 + R of H times xh (H_ holds H^T: row c = column c).
+  template <int R>
+  void h_times(const double* xh, int nh, int c0, double* out) const {
+    const double* h[R];
+    double acc[R];
+    for (int c = 0; c < R; ++c) {
+      h[c] = H_.data() + static_cast<long>(c0 + c) * nh;
+      acc[c] = 0.0;
+    }
+    for (int j = 0; j < nh; ++j) {
+      const double xj = xh[j];
+      for (int c = 0; c < R; ++c) acc[c] += h[c][j] * xj;
+    }
+    for (int c = 0; c < R; ++c) out[c0 + c] = acc[c];
+  }
+
+  // A_j for the current E (phi_ as stored: before the scaling by beta of an attempt, after it
+  // once the step is accepted).
+  const double* aphi(int j) {
+    if (!aphi_valid_[j]) {
+      filter_coordinates(phi_.col(j).data(), aphi_.col(j).data());
+      aphi_valid_[j] = true;
+    }
+    return aphi_.col(j).data();
+  }
+
+  // Error norm of a difference v: weighted RMS over the error-test components. With the
+  // algebraic filter, of v + Q (P v - v), whose algebraic directions are those of P v (the
+  // algebraic equations' response to the error of the differential ones; Q P v depends on the
+  // differential directions of v only), combined (root sum of squares) with
+  // kAlgebraicSmoothness Q v, the direct difference in the algebraic directions: it measures
+  // how well the interpolant follows the algebraic variables (dense output, predictor,
+  // explicit time dependence of the algebraic equations, invisible to P v). With the filter,
+  // za_ holds N^T R v.
   double error_norm(const Vector& v) {
-    if (filter_ == Filter::None) return weights_->norm(v);
-    if (MassMatrixSystem* m = sys_->mass_form()) {
-      m->mass().apply(v, ef_);
-      ef_ *= cj_;
-    } else {
-      ef_.noalias() = cj_ * (dFdyp0_ * v);
-    }
-    lu_->solve_in_place(ef_);
-    ++stats_.nsol;
-    ftmp_ = ef_ - v;
-    if (filter_ == Filter::Diagonal) {
-      ef_ = v + q_.cwiseProduct(ftmp_);  // (I - Q) v + Q P v
-      ftmp_ = q_.cwiseProduct(v);
-    } else {
-      ef_ = v;
-      ef_.noalias() += Q_ * ftmp_;
-      ftmp_.noalias() = Q_ * v;
-    }
+    if (filter_ == FilterMode::Off) return weights_->norm(v);
+    const double* x = v.data();
     const double* wt = weights_->w().data();
-    double sum = 0.0;
     const bool all = weights_->test_count() == n_;
+    double sum = 0.0;
     for (int i = 0; i < n_; ++i) {
       if (!all && !weights_->in_test(i)) continue;
-      const double a = ef_[i] / wt[i], b = kAlgebraicSmoothness * ftmp_[i] / wt[i];
-      sum += a * a + b * b;
+      const double r = x[i] / wt[i];
+      sum += r * r;
     }
+    sum += filter_terms(x, wt, all);
     return std::sqrt(sum / std::max(1, weights_->test_count()));
   }
 
-  // DASSL block 4: error test quantities, candidate lower order (norms by error_norm).
+  // error_norm() of x and of x + y in one pass (with the filter: coordinates za_, z1_).
+  std::pair<double, double> error_norms(const Vector& xv, const Eigen::Ref<const Vector>& yv) {
+    const double* x = xv.data();
+    const double* y = yv.data();
+    const double* wt = weights_->w().data();
+    const bool all = weights_->test_count() == n_;
+    double sum0 = 0.0, sum1 = 0.0;
+    for (int i = 0; i < n_; ++i) {
+      if (!all && !weights_->in_test(i)) continue;
+      const double r0 = x[i] / wt[i], r1 = (x[i] + y[i]) / wt[i];
+      sum0 += r0 * r0;
+      sum1 += r1 * r1;
+    }
+    if (filter_ != FilterMode::Off) {
+      const auto [f0, f1] = filter_terms2<2>(x, y, za_.data(), z1_.data(), wt, all);
+      sum0 += f0;
+      sum1 += f1;
+    }
+    const double count = std::max(1, weights_->test_count());
+    return {std::sqrt(sum0 / count), std::sqrt(sum1 / count)};
+  }
+
+  // The filter's part of error_norm(): on alg_, v_i^2 replaced by (v - Q v + Q P v)_i^2 +
+  // (kAlgebraicSmoothness (Q v)_i)^2, all over w_i^2, with Q v = N (N^T v) and
+  // Q P v = N (cj za_). Not inlined: its cost is the filter's (callgrind, docs/benchmarks.md).
+  double filter_terms(const double* x, const double* wt, bool all) {
+    return filter_terms2<1>(x, nullptr, za_.data(), nullptr, wt, all).first;
+  }
+
+  // The filter terms of one difference x (P-coordinates z0) or, with Two, also of x + y
+  // (coordinates z1), in one pass.
+  template <int Count>
+  [[gnu::noinline]] std::pair<double, double> filter_terms2(const double* x, const double* y,
+                                                            const double* z0, const double* z1,
+                                                            const double* wt, bool all) {
+    const int na = static_cast<int>(alg_.size());
+    const int* alg = alg_.data();
+    constexpr double s2 = kAlgebraicSmoothness * kAlgebraicSmoothness;
+    if (column_ranges_) {  // each column of N on its own contiguous rows, one entry a row
+      const double* val = n_val_.data();  // (1 x 1 blocks, blocks with a 1-dim null space)
+      const int* range = nt_start_.data();
+      double sum0 = 0.0, sum1 = 0.0;
+      for (int c = 0; c < m_; ++c) {
+        double b0 = 0.0, b1 = 0.0;  // (N^T x)_c, (N^T (x + y))_c
+        for (int p = range[c]; p < range[c + 1]; ++p) {
+          b0 += val[p] * x[alg[p]];
+          if constexpr (Count == 2) b1 += val[p] * (x[alg[p]] + y[alg[p]]);
+        }
+        const double r0 = cj_ * z0[c], r1 = Count == 2 ? cj_ * z1[c] : 0.0;
+        for (int p = range[c]; p < range[c + 1]; ++p) {
+          const int i = alg[p];
+          if (!all && !weights_->in_test(i)) continue;
+          const double iw2 = 1.0 / (wt[i] * wt[i]);
+          const double qv = val[p] * b0, xi = x[i], f = xi - qv + val[p] * r0;
+          sum0 += (f * f - xi * xi + s2 * qv * qv) * iw2;
+          if constexpr (Count == 2) {
+            const double qv1 = val[p] * b1, x1 = xi + y[i], f1 = x1 - qv1 + val[p] * r1;
+            sum1 += (f1 * f1 - x1 * x1 + s2 * qv1 * qv1) * iw2;
+          }
+        }
+      }
+      return {sum0, sum1};
+    }
+    if constexpr (Count == 2) {  // general N: one difference at a time
+      for (int p = 0; p < na; ++p) xy_[p] = x[alg[p]] + y[alg[p]];
+      double* xy = ef_.data();  // x + y on alg_ scattered to full length (scratch)
+      for (int p = 0; p < na; ++p) xy[alg[p]] = xy_[p];
+      const double first = filter_terms2<1>(x, nullptr, z0, nullptr, wt, all).first;
+      return {first, filter_terms2<1>(xy, nullptr, z1, nullptr, wt, all).first};
+    }
+    double* b = zb_.data();  // N^T v
+    const int* cstart = nt_start_.data();
+    const int* crow = nt_row_.data();
+    const double* cval = nt_val_.data();
+    for (int c = 0; c < m_; ++c) {
+      double sum = 0.0;
+      for (int k = cstart[c]; k < cstart[c + 1]; ++k) sum += cval[k] * x[alg[crow[k]]];
+      b[c] = sum;
+    }
+    const double* a = z0;
+    const int* start = n_start_.data();
+    const int* col = n_col_.data();
+    const double* val = n_val_.data();
+    double sum = 0.0;
+    for (int p = 0; p < na; ++p) {
+      const int i = alg[p];
+      if (!all && !weights_->in_test(i)) continue;
+      double qrv = 0.0, qv = 0.0;  // (Q R v)_i, (Q v)_i
+      for (int k = start[p]; k < start[p + 1]; ++k) {
+        qrv += val[k] * a[col[k]];
+        qv += val[k] * b[col[k]];
+      }
+      const double xi = x[i], f = xi - qv + cj_ * qrv;
+      sum += (f * f - xi * xi + s2 * qv * qv) / (wt[i] * wt[i]);
+    }
+    return {sum, 0.0};
+  }
+
+  // target = a_e + c1 A_j1 (+ c2 A_j2): the coordinates of the difference e + c1 phi_j1 (+ c2
+  // phi_j2).
+  void filter_difference(Vector& target, int j1 = 0, double c1 = 0.0, int j2 = 0, double c2 = 0.0) {
+    double* z = target.data();
+    const double* ae = ae_.data();
+    if (c1 == 0.0) {
+      for (int c = 0; c < m_; ++c) z[c] = ae[c];
+      return;
+    }
+    const double* A1 = aphi(j1);
+    if (c2 == 0.0) {
+      for (int c = 0; c < m_; ++c) z[c] = ae[c] + c1 * A1[c];
+      return;
+    }
+    const double* A2 = aphi(j2);
+    for (int c = 0; c < m_; ++c) z[c] = ae[c] + c1 * A1[c] + c2 * A2[c];
+  }
+
+  // DASSL block 4: error test quantities, candidate lower order (norms by error_norm). The
+  // order k - 2 term is only formed when it can change the decision.
   double error_estimate(int k) {
     const int kp1 = k + 1;
-    const double enorm = error_norm(e_);
+    const bool filter = filter_ != FilterMode::Off;
+    if (filter) {
+      filter_coordinates(e_.data(), ae_.data());
+      filter_difference(za_);
+    }
+    // the norms of e and (order k - 1) e + phi*_k together (one pass)
+    const bool lower_order = k > 1 && opt_.fixed_order == 0;
+    double enorm, enorm1 = 0.0;
+    if (lower_order) {
+      if (filter) filter_difference(z1_, kp1 - 1, beta_[kp1 - 1]);
+      std::tie(enorm, enorm1) = error_norms(e_, phi_star_.col(kp1 - 1));
+    } else {
+      enorm = error_norm(e_);
+    }
     const double erk = sigma_[kp1 - 1] * enorm;
     terk_ = (k + 1) * erk;
     est_ = erk;
     knew_ = k;
     terkm1_ = 0.0;
     erkm1_ = 0.0;
-    if (k > 1 && opt_.fixed_order == 0) {
-      delta_ = phi_star_.col(kp1 - 1) + e_;
-      erkm1_ = sigma_[k - 1] * error_norm(delta_);
+    if (lower_order) {
+      erkm1_ = sigma_[k - 1] * enorm1;
       terkm1_ = k * erkm1_;
       bool lower;
       if (k > 2) {
-        delta_ += phi_star_.col(k - 1);
-        const double erkm2 = sigma_[k - 2] * error_norm(delta_);
-        const double terkm2 = (k - 1) * erkm2;
-        lower = std::max(terkm1_, terkm2) <= terk_;
+        lower = terkm1_ <= terk_;
+        if (lower) {  // else max(terkm1, terkm2) <= terk fails whatever terkm2 is
+          delta_ = phi_star_.col(kp1 - 1) + e_;
+          delta_ += phi_star_.col(k - 1);
+          if (filter) filter_difference(za_, kp1 - 1, beta_[kp1 - 1], k - 1, beta_[k - 1]);
+          const double erkm2 = sigma_[k - 2] * error_norm(delta_);
+          const double terkm2 = (k - 1) * erkm2;
+          lower = terkm2 <= terk_;
+        }
       } else {
         lower = terkm1_ <= 0.5 * terk_;
       }
@@ -611,6 +917,7 @@ class Bdf final : public Method {
         est = erkm1_;
       } else if (!(k == maxord_ || kp1 >= ns_ || kdiff == 1)) {
         delta_ = e_ - phi_.col(k + 1);
+        if (filter_ != FilterMode::Off) filter_difference(za_, k + 1, -1.0);
         const double terkp1 = error_norm(delta_);
         const double erkp1 = terkp1 / (k + 2);
         if (k == 1) {
@@ -639,8 +946,11 @@ class Bdf final : public Method {
       h_next_ = h;
   }
 
-  enum class Filter { None, Diagonal, Dense };
-
+  enum class FilterMode { Off, Transposed, Recurrence };
+  // the algebraic error filter (see setup_algebraic_filter() and filter_after_factorisation()):
+  // dF/dy' at t0, the components the algebraic directions touch, N row by row on them (columns
+  // 0 .. m_ - 1), H = N^T E^{-1} D on the non-zero columns h_cols_ of D (Transposed), or
+  // R e and R phi_j on alg_ (Recurrence); scratch
   std::optional<ImplicitSystem> sys_;
   BdfOptions opt_;
   Stats& stats_;
@@ -654,12 +964,20 @@ class Bdf final : public Method {
   double t_ = 0, h_ = 0, hold_ = 0, h_next_ = 0;
   double cj_ = 0, cjold_ = 0, ck_ = 0;
   double est_ = 0, terk_ = 0, terkm1_ = 0, erkm1_ = 0;
-  Filter filter_ = Filter::None;
   bool rejected_ = false, matrix_valid_ = false, matrix_failed_ = false;
   int jacobian_failures_ = 0;
   std::array<double, kMaxOrder + 2> psi_{}, psi_new_{}, alpha_{}, beta_{}, gamma_{}, sigma_{};
-  Matrix Q_, dFdyp0_, phi_, phi_star_;
-  Vector q_, ef_, ftmp_, y_, yp_, y_new_, yp_new_, y_pred_, e_, delta_, res0_;
+  Matrix phi_, phi_star_;
+  FilterMode filter_ = FilterMode::Off;
+  SparseMatrix D_;
+  std::vector<int> alg_, n_start_, n_col_, nt_start_, nt_row_, h_cols_;
+  std::vector<double> n_val_, nt_val_;
+  int m_ = 0;
+  bool column_ranges_ = false;
+  Matrix H_, W_, aphi_;
+  std::array<bool, kMaxOrder + 2> aphi_valid_{};
+  Vector ae_, za_, zb_, z1_, xh_, xy_;
+  Vector ef_, ftmp_, y_, yp_, y_new_, yp_new_, y_pred_, e_, delta_, res0_;
   std::unique_ptr<RealLinearSolver> lu_;
   StructuredMatrix<double>* E_ = nullptr;
 };

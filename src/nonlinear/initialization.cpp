@@ -216,23 +216,27 @@ bool initial_derivative(MassMatrixSystem& sys, double t0, const Vector& y0, Vect
       if (M.diagonal()[i] != 0.0) yp[i] = f[i] / M.diagonal()[i];
   } else {
     // differential part: least squares on M y' = f (exact where M is invertible on its range)
-    std::vector<int> diff_rows, diff_cols;
     std::vector<char> zr(n, 0), zc(n, 0);
     for (int i : alg_rows) zr[i] = 1;
     for (int j : alg_cols) zc[j] = 1;
-    for (int i = 0; i < n; ++i) {
-      if (!zr[i]) diff_rows.push_back(i);
-      if (!zc[i]) diff_cols.push_back(i);
-    }
-    if (!diff_rows.empty() && !diff_cols.empty()) {
-      Matrix Mdd(diff_rows.size(), diff_cols.size());
-      Vector fd(diff_rows.size());
-      for (size_t a = 0; a < diff_rows.size(); ++a) {
-        fd[a] = f[diff_rows[a]];
-        for (size_t b = 0; b < diff_cols.size(); ++b) Mdd(a, b) = M.at(diff_rows[a], diff_cols[b]);
+    // M is block diagonal after a symmetric permutation (its connected blocks): the
+    // minimum-norm least-squares solution is that of each block's differential rows and columns
+    const SparseMatrix Ms = M.to_sparse();
+    for (const std::vector<int>& block : connected_blocks(Ms)) {
+      std::vector<int> rows_b, cols_b;
+      for (int i : block) {
+        if (!zr[i]) rows_b.push_back(i);
+        if (!zc[i]) cols_b.push_back(i);
+      }
+      if (rows_b.empty() || cols_b.empty()) continue;
+      Matrix Mdd(rows_b.size(), cols_b.size());
+      Vector fd(rows_b.size());
+      for (size_t a = 0; a < rows_b.size(); ++a) {
+        fd[a] = f[rows_b[a]];
+        for (size_t b = 0; b < cols_b.size(); ++b) Mdd(a, b) = Ms.coeff(rows_b[a], cols_b[b]);
       }
       const Vector ypd = Mdd.completeOrthogonalDecomposition().solve(fd);
-      for (size_t b = 0; b < diff_cols.size(); ++b) yp[diff_cols[b]] = ypd[b];
+      for (size_t b = 0; b < cols_b.size(); ++b) yp[cols_b[b]] = ypd[b];
     }
   }
   if (alg_rows.empty() || alg_rows.size() != alg_cols.size()) return true;
@@ -430,10 +434,24 @@ std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0
                " (zero row of M) is violated at t0: " + "|f_" + std::to_string(i) +
                "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " + fmt(tol) +
                " (consistent values: daekit::initialize(dae, t0, y0))";
-    if (rows.empty() && M.kind() == MassOperator::Kind::Structured && n <= 2000) {
-      Matrix N, L;
-      if (kernels(M.to_dense(), N, L) > 0) {
-        const Vector g = L.transpose() * f;
+    if (rows.empty() && M.kind() == MassOperator::Kind::Structured) {
+      // ker M^T block by block (connected blocks of M, linalg/dense_kernels.hpp): the rank
+      // decided against the largest column norm of the whole of M, as one QR of M would
+      const SparseMatrix Ms = M.to_sparse();
+      double scale = 0.0;
+      for (int j = 0; j < n; ++j) scale = std::max(scale, Ms.col(j).norm());
+      for (const std::vector<int>& block : connected_blocks(Ms)) {
+        if (block.size() < 2 || block.size() > 2000) continue;  // 1 x 1: no zero rows here
+        const Matrix B = dense_block(Ms, block);
+        double block_scale = 0.0;
+        for (int a = 0; a < B.cols(); ++a) block_scale = std::max(block_scale, B.col(a).norm());
+        Matrix N, L;
+        if (null_spaces(B, n * std::numeric_limits<double>::epsilon() * scale / block_scale, N,
+                        L) == 0)
+          continue;
+        Vector fb(static_cast<Eigen::Index>(block.size()));
+        for (size_t a = 0; a < block.size(); ++a) fb[static_cast<Eigen::Index>(a)] = f[block[a]];
+        const Vector g = L.transpose() * fb;
         int worst = 0;
         g.cwiseAbs().maxCoeff(&worst);
         if (!(std::abs(g[worst]) <= tol))
@@ -492,7 +510,8 @@ Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0)
                           ", expected n = " + std::to_string(dae.n));
   CallGuard guard;
   Stats stats;
-  MassMatrixSystem sys(dae, LinearSolverKind::Dense, guard, stats);
+  // the automatic backend: a large sparse problem keeps its Jacobian sparse (no n x n matrix)
+  MassMatrixSystem sys(dae, LinearSolverKind::Automatic, guard, stats);
   Vector yp;
   if (!initial_derivative(sys, t0, y0, yp))
     throw InvalidArgument("initial_derivative: " + guard_message(guard));

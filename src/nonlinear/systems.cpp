@@ -1,7 +1,9 @@
 #include "nonlinear/systems.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace daekit {
 
@@ -62,6 +64,35 @@ MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind so
   if (!dae_.jacobian && !dae_.sparse_jacobian) fd_ = FiniteDifferenceJacobian(n, js);
   if (dae_.sparse_jacobian) sparse_work_ = zero_pattern(js, n);
   if (dae_.jacobian && backend_ != LinearSolverKind::Dense) dense_work_.setZero(n, n);
+  if (iteration_structure_.kind == Sparsity::Kind::Sparse) {
+    const SparseMatrix& P = iteration_structure_.pattern;
+    auto position = [&](int i, int j) {  // in P's value array (the entry lies in P)
+      const int* begin = P.innerIndexPtr() + P.outerIndexPtr()[j];
+      const int* end = P.innerIndexPtr() + P.outerIndexPtr()[j + 1];
+      const int* it = std::lower_bound(begin, end, i);
+      return it != end && *it == i ? static_cast<int>(it - P.innerIndexPtr()) : -1;
+    };
+    bool ok = P.isCompressed();
+    const SparseMatrix M = mass_.to_sparse();
+    for (int j = 0; j < n && ok; ++j)
+      for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
+        mass_positions_.push_back(position(static_cast<int>(it.row()), j));
+        mass_values_.push_back(it.value());
+        ok = ok && mass_positions_.back() >= 0;
+      }
+    for (int j = 0; j < sparse_work_.outerSize() && ok; ++j)
+      for (SparseMatrix::InnerIterator it(sparse_work_, j); it; ++it) {
+        jacobian_positions_.push_back(position(static_cast<int>(it.row()), j));
+        ok = ok && jacobian_positions_.back() >= 0;
+      }
+    if (ok) {
+      pattern_nnz_ = P.nonZeros();
+    } else {
+      mass_positions_.clear();
+      mass_values_.clear();
+      jacobian_positions_.clear();
+    }
+  }
   if (eliminates_second_order()) chain_m1_ = dae_.second_order.m1;
 }
 
@@ -120,6 +151,14 @@ bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
         guard_->non_finite("the sparse Jacobian", t, sparse_work_.innerIndexPtr()[k]);
         return false;
       }
+    if (J.kind() == Sparsity::Kind::Sparse && J.sparse().nonZeros() == pattern_nnz_ &&
+        !jacobian_positions_.empty()) {  // into the iteration pattern, positions found once
+      double* v = J.sparse().valuePtr();
+      std::fill(v, v + pattern_nnz_, 0.0);
+      const double* a = sparse_work_.valuePtr();
+      for (long k = 0; k < nnz; ++k) v[jacobian_positions_[k]] = a[k];
+      return true;
+    }
     copy_sparse(sparse_work_, J);
     return true;
   }
@@ -309,6 +348,44 @@ bool ImplicitSystem::dF_dyp_dense(double t, const Vector& y, const Vector& yp, M
     D.col(j) = (F1 - F0) / delta;
     yp_work_[j] = yp[j];
   }
+  return true;
+}
+
+bool ImplicitSystem::dF_dyp_sparse(double t, const Vector& y, const Vector& yp, int max_dense,
+                                   SparseMatrix& D, bool& available) {
+  const int n = n_;
+  available = true;
+  std::vector<Eigen::Triplet<double, int>> entries;
+  if (mass_form_) {
+    D = mass_form_->mass().to_sparse();
+    return true;
+  } else if (implicit_->sparse_dF_dyp) {
+    sparse_b_.coeffs().setZero();
+    if (!(*guard_)("dF/dy'", t, [&] { implicit_->sparse_dF_dyp(t, y, yp, sparse_b_, p_); }))
+      return false;
+    for (int j = 0; j < sparse_b_.outerSize(); ++j)
+      for (SparseMatrix::InnerIterator it(sparse_b_, j); it; ++it) {
+        if (!std::isfinite(it.value())) return false;
+        if (it.value() != 0.0) entries.emplace_back(static_cast<int>(it.row()), j, it.value());
+      }
+  } else {
+    if (n > max_dense) {
+      available = false;
+      return true;
+    }
+    Matrix dense;
+    if (!dF_dyp_dense(t, y, yp, dense)) return false;
+    if (!dense.allFinite()) {  // differences through a non-finite F: no usable D
+      available = false;
+      return true;
+    }
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        if (dense(i, j) != 0.0) entries.emplace_back(i, j, dense(i, j));
+  }
+  D.resize(n, n);
+  D.setFromTriplets(entries.begin(), entries.end());
+  D.makeCompressed();
   return true;
 }
 

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/guard.hpp"
 #include "daekit/problem/implicit_dae.hpp"
@@ -78,6 +79,13 @@ class MassMatrixSystem {
   template <typename Scalar>
   void assemble(Scalar s, const StructuredMatrix<double>& J, StructuredMatrix<Scalar>& E) const {
     E.assign_scaled(J, -1.0);
+    if (E.kind() == Sparsity::Kind::Sparse && E.sparse().nonZeros() == pattern_nnz_) {
+      // M's entries at their positions in the iteration pattern (found once): O(nnz(M))
+      Scalar* v = E.sparse().valuePtr();
+      for (size_t k = 0; k < mass_positions_.size(); ++k)
+        v[mass_positions_[k]] += s * mass_values_[k];
+      return;
+    }
     mass_.add_to(E, s);
   }
   /// Colours of the finite-difference Jacobian (n for dense).
@@ -106,6 +114,12 @@ class MassMatrixSystem {
   FiniteDifferenceJacobian fd_;
   Matrix dense_work_;
   SparseMatrix sparse_work_;
+  // sparse iteration pattern (KLU): where M's non-zero entries (values mass_values_) and the
+  // entries of the declared sparse Jacobian (sparse_work_'s storage order) lie in its value
+  // array, so that E = s M - J is assembled without searching the pattern
+  long pattern_nnz_ = -1;
+  std::vector<int> mass_positions_, jacobian_positions_;
+  std::vector<double> mass_values_;
 };
 
 class ImplicitSystem {
@@ -151,6 +165,12 @@ class ImplicitSystem {
                         const Vector* typical, StructuredMatrix<double>& E);
   /// D = dF/dy' at (t, y, yp) as a dense matrix (the BDF's algebraic error filter; n small).
   bool dF_dyp_dense(double t, const Vector& y, const Vector& yp, Matrix& D);
+  /// D = dF/dy' at (t, y, yp) as a sparse matrix of its non-zero entries: M (mass-matrix
+  /// problems, in its structure), the sparse callback, or, for n <= max_dense only, the dense
+  /// callback or differences in y'. False on a callback failure or a non-finite entry;
+  /// `available` false (and true returned) when only a dense evaluation exists and n > max_dense.
+  bool dF_dyp_sparse(double t, const Vector& y, const Vector& yp, int max_dense, SparseMatrix& D,
+                     bool& available);
   /// True if dF/dy' is a constant diagonal (identity or diagonal mass matrix): its diagonal.
   std::optional<Vector> constant_diagonal_dF_dyp() const;
 

@@ -31,9 +31,10 @@ void ImplicitDae::validate() const {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(who() + e.what());
   }
-  if (sparse_dF_dy && jacobian_sparsity.kind != Sparsity::Kind::Sparse)
+  if (sparse_dF_dy && jacobian_sparsity.kind == Sparsity::Kind::Dense)
     throw InvalidArgument(who() +
-                          "sparse_dF_dy needs jacobian_sparsity = Sparsity::sparse(pattern)");
+                          "sparse_dF_dy needs jacobian_sparsity = Sparsity::sparse(pattern) or "
+                          "Sparsity::banded(l, u)");
   if (!component_names.empty() && static_cast<int>(component_names.size()) != n)
     throw InvalidArgument(who() + "component_names has size " +
                           std::to_string(component_names.size()) +

@@ -32,9 +32,10 @@ void MassMatrixDae::validate() const {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(who() + e.what());
   }
-  if (sparse_jacobian && jacobian_sparsity.kind != Sparsity::Kind::Sparse)
+  if (sparse_jacobian && jacobian_sparsity.kind == Sparsity::Kind::Dense)
     throw InvalidArgument(who() +
-                          "sparse_jacobian needs jacobian_sparsity = Sparsity::sparse(pattern)");
+                          "sparse_jacobian needs jacobian_sparsity = Sparsity::sparse(pattern) or "
+                          "Sparsity::banded(l, u)");
   if (!index.empty()) {
     if (static_cast<int>(index.size()) != n)
       throw InvalidArgument(who() + "index tags have size " + std::to_string(index.size()) +

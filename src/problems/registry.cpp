@@ -30,6 +30,7 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"moon", [] { return moon_flight(); }},
       {"heat2d", [] { return heat2d(10); }},
       {"circuit-chain", [] { return circuit_chain(40); }},
+      {"food-web", [] { return food_web(20); }},
       {"el-manufactured", euler_lagrange_manufactured},
       {"pendulum-el", pendulum_euler_lagrange},
       {"andrews-el", andrews_euler_lagrange},

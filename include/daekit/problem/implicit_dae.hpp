@@ -21,15 +21,16 @@ struct ImplicitDae {
   using Residual = Callback<void(double t, VecIn y, VecIn yp, VecOut out)>;
   /// Writes an n x n matrix into `out` (zeroed by the caller; callbacks taking MatOut work too).
   using Jacobian = Callback<void(double t, VecIn y, VecIn yp, Matrix& out)>;
-  /// Sparse Jacobian: `out` has the pattern of jacobian_sparsity; write values only.
+  /// Sparse Jacobian: `out` has the pattern of jacobian_sparsity (a sparse pattern, or every
+  /// entry of a banded structure's band); write values only.
   using SparseJacobian = Callback<void(double t, VecIn y, VecIn yp, SparseMatrix& out)>;
 
   int n = 0;
-  Residual F;                      ///< residual F(t, y, y') (required)
-  Jacobian dF_dy;                  ///< optional analytic dF/dy (dense; with dF_dyp)
-  Jacobian dF_dyp;                 ///< optional analytic dF/dy'
-  SparseJacobian sparse_dF_dy;     ///< optional analytic dF/dy (sparse; with sparse_dF_dyp)
-  SparseJacobian sparse_dF_dyp;    ///< optional analytic dF/dy'
+  Residual F;                    ///< residual F(t, y, y') (required)
+  Jacobian dF_dy;                ///< optional analytic dF/dy (dense; with dF_dyp)
+  Jacobian dF_dyp;               ///< optional analytic dF/dy'
+  SparseJacobian sparse_dF_dy;   ///< optional analytic dF/dy (sparse; with sparse_dF_dyp)
+  SparseJacobian sparse_dF_dyp;  ///< optional analytic dF/dy'
   /// Structure of dF/dy + c dF/dy' (dense by default; banded or a pattern for large problems).
   Sparsity jacobian_sparsity;
   std::vector<bool> differential;  ///< true for differential components; empty = all true

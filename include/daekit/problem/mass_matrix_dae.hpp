@@ -51,10 +51,12 @@ struct MassMatrixDae {
   /// formulate(MechanicalSystem).
   using Projector = Callback<bool(double t, VecOut y, Projection level)>;
 
-  int n = 0;                       ///< number of components
-  Rhs f;                           ///< right-hand side (required)
-  Jacobian jacobian;               ///< analytic df/dy, dense (optional)
-  SparseJacobian sparse_jacobian;  ///< analytic df/dy, sparse (optional; needs a sparse pattern)
+  int n = 0;          ///< number of components
+  Rhs f;              ///< right-hand side (required)
+  Jacobian jacobian;  ///< analytic df/dy, dense (optional)
+  /// analytic df/dy, sparse (optional): `out` has the pattern of jacobian_sparsity (a sparse
+  /// pattern, or every entry of a banded structure's band)
+  SparseJacobian sparse_jacobian;
   /// Structure of df/dy: dense (default), banded or a sparse pattern. It selects the linear
   /// solver (Options::linear_solver = auto) and groups finite-difference columns.
   Sparsity jacobian_sparsity;

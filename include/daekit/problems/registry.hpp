@@ -120,6 +120,9 @@ BuiltinProblem heat2d(int m);
 Vector heat2d_reference(int m, double t);
 /// N coupled TRANSAMP stages, n = 8N, index 1; registered as "circuit-chain" with N = 40.
 BuiltinProblem circuit_chain(int stages);
+/// SUNDIALS' idaFoodWeb predator-prey web on an m x m grid (n = 2 m^2, predators algebraic),
+/// banded analytic Jacobian (half-bandwidth 2m); registered as "food-web" with m = 20.
+BuiltinProblem food_web(int m);
 
 // Index-2 Euler-Lagrange problems (problem/euler_lagrange_dae.hpp) for the beta-blocked
 // multistep methods (src/problems/euler_lagrange_problems.cpp, truck_multibody.cpp).
