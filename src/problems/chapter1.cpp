@@ -50,6 +50,7 @@ Vector singular_perturbation_solution(double x) {
 BuiltinProblem singular_perturbation() {
   BuiltinProblem p;
   p.name = "singular-perturbation";
+  p.stiff = true;  // eps = 1e-6: explicit steps are bounded by stability (erk: 0/25 in the sweep)
   p.title = "singular perturbation with z0 = g/eps (notes §1.2.1), limit index 2";
   p.description =
       "y' = -z, eps z' = -z - cos x, eps = 1e-6, y(0) = 1, z(0) = g(0, y0)/eps = 1e6 with\n"
@@ -87,6 +88,7 @@ BuiltinProblem singular_perturbation() {
 BuiltinProblem van_der_pol_form_a() {
   BuiltinProblem p;
   p.name = "vanderpol-a";
+  p.stiff = true;  // mu = 1000 (eps = 1e-6): erk hits max_steps at every tolerance of the sweep
   p.title = "Van der Pol, form (a) of notes §1.3: y2' = mu (1 - y1^2) y2 - y1, mu = 1000";
   p.description =
       "y1' = y2, y2' = mu (1 - y1^2) y2 - y1, mu = 1000, y(0) = (2, 0), x in [0, 2000];\n"
@@ -123,6 +125,7 @@ BuiltinProblem van_der_pol_form_a() {
 BuiltinProblem van_der_pol_form_b() {
   BuiltinProblem p;
   p.name = "vanderpol-b";
+  p.stiff = true;  // mu = 1000 (eps = 1e-6): erk hits max_steps at every tolerance of the sweep
   p.title = "Van der Pol, form (b) of notes §1.3: y2' = mu^2 ((1 - y1^2) y2 - y1), mu = 1000";
   p.description =
       "y1' = y2, y2' = mu^2 ((1 - y1^2) y2 - y1), mu = 1000, y(0) = (2, 0), t in [0, 2];\n"

@@ -184,6 +184,7 @@ BuiltinProblem air_pipe(int volumes) {
   const int n = volumes;
   BuiltinProblem p;
   p.name = n == 10 ? "air-pipe" : "air-pipe-" + std::to_string(n);
+  p.stiff = true;  // erk hits max_steps at every tolerance of the sweep (stability-bounded)
   p.title = "hot air through a cold pipe, " + std::to_string(n) +
             " control volumes (notes ch. 10, (10.12a-e))";
   p.description =

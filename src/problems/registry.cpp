@@ -78,6 +78,11 @@ std::string method_not_applicable(const MethodInfo& m, const BuiltinProblem& p) 
   if (m.name == BetaMultistepOptions::method_name && !p.euler_lagrange)
     return "index-2 Euler-Lagrange problems only";
   if (c.index2_form && p.dae.max_index() != 2) return "solves Hessenberg index-2 problems only";
+  if (c.index2_form)  // Hessenberg: every algebraic variable is a multiplier (tag 2)
+    for (int j : p.dae.algebraic_columns())
+      if (p.dae.index.empty() || p.dae.index[j] != 2)
+        return "solves Hessenberg index-2 problems only (algebraic variable " + std::to_string(j) +
+               " is tagged index 1)";
   if (c.explicit_method && p.stiff)
     return "explicit method on a stiff problem (its step is bounded by stability)";
   return "";
