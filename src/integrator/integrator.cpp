@@ -284,6 +284,7 @@ struct Integrator::Impl : public DenseSource {
           "smallest step t can resolve: the solution made very slow progress in t (a wrong "
           "Jacobian, a non-smooth model, or an index higher than the method handles?)");
     tiny_steps = 0;
+    warn_about_drift();
     result.status = status;
     result.message = std::move(message);
     if (method && started) {
@@ -296,6 +297,20 @@ struct Integrator::Impl : public DenseSource {
     result.h_next = h;
     result.cpu_seconds = cpu_seconds();
     finished = true;
+  }
+  // A solution that left its constraint manifold (an index-1 or index-0 formulation without
+  // projection, notes ch. 3 and 8) can be far off while every step passed its error test.
+  void warn_about_drift() {
+    if (!result.has_constraints) return;
+    const double limit = 100.0 * (opt.atol + opt.rtol);
+    const ConstraintResiduals& r = result.max_residual;
+    if (r.position > limit || r.velocity > limit)
+      result.warnings.push_back(
+          "the constraint residuals grew to " + fmt(r.position) + " (position) and " +
+          fmt(r.velocity) +
+          " (velocity), more than 100 (atol + rtol): the solution drifted off "
+          "its constraints (a projection, Options::projection, or a formulation that keeps them, "
+          "index 2 or GGL, stops the drift)");
   }
   void finish_callback_error() { finish(Status::CallbackError, guard.failure().describe()); }
 
