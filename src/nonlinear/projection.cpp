@@ -15,7 +15,9 @@ namespace {
 struct CoordinateProjectionStorage {
   Vector c, c1, yy, w;
   Matrix C, CCt;
-  Eigen::LDLT<Matrix> ldlt;
+  // computed on I from the start: Eigen's LDLT leaves its info field unset until compute(), and
+  // copying or moving the storage read it (UBSan: invalid ComputationInfo)
+  Eigen::LDLT<Matrix> ldlt{Matrix::Identity(1, 1)};
   void resize(int k, int n) {
     if (c.size() == k && yy.size() == n) return;
     c.resize(k);
@@ -24,7 +26,7 @@ struct CoordinateProjectionStorage {
     yy.resize(n);
     C.resize(k, n);
     CCt.resize(k, k);
-    ldlt = Eigen::LDLT<Matrix>(k);
+    ldlt.compute(Matrix::Identity(k, k));  // sizes its storage
   }
 };
 
