@@ -57,6 +57,15 @@ class MassOperator {
     else
       matrix_.multiply_add(x, out);
   }
+  /// The differential part of M y' = f for an identity or diagonal M: out_i = f_i / m_ii where
+  /// m_ii != 0, 0 for the algebraic components; all 0 for a structured M. (The one-step methods'
+  /// y'(t0) before their first step.)
+  void solve_diagonal_part(const Vector& f, Eigen::Ref<Vector> out) const {
+    out.setZero();
+    if (kind_ == Kind::Structured) return;
+    for (int i = 0; i < n_; ++i)
+      if (diag_[i] != 0.0) out[i] = f[i] / diag_[i];
+  }
   /// E += s M for E whose structure contains M's.
   template <typename Scalar>
   void add_to(StructuredMatrix<Scalar>& E, Scalar s) const;

@@ -288,11 +288,7 @@ class Dirk final : public Method {
       dense_derivative(t_, out);
       return;
     }
-    const MassOperator& M = sys_.mass();
-    out.setZero();
-    if (M.kind() == MassOperator::Kind::Structured) return;
-    for (int i = 0; i < n_; ++i)
-      if (M.diagonal()[i] != 0.0) out[i] = f0_[i] / M.diagonal()[i];
+    sys_.mass().solve_diagonal_part(f0_, out);
   }
 
   void dense(double t, VecOut out) const override {

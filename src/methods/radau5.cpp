@@ -219,11 +219,7 @@ class Radau5 final : public Method {
       return;
     }
     // before the first step: y' from M y' = f where M is diagonal, zero elsewhere
-    const MassOperator& M = sys_.mass();
-    out.setZero();
-    if (M.kind() == MassOperator::Kind::Structured) return;
-    for (int i = 0; i < n_; ++i)
-      if (M.diagonal()[i] != 0.0) out[i] = f0_[i] / M.diagonal()[i];
+    sys_.mass().solve_diagonal_part(f0_, out);
   }
 
   void dense(double t, VecOut out) const override {
