@@ -123,6 +123,20 @@ struct Integrator::Impl : public DenseSource {
   }
 
   // ---------------------------------------------------------------------------------------
+  // The part of MethodInput every problem form shares, then setup().
+  void begin(const std::string& problem_name, MethodInput in, const MethodChoice& choice,
+             const Vector& y0, double t_start, double t_stop, const Options& options) {
+    opt = options;
+    t0 = t_start;
+    t_end = t_stop;
+    in.t0 = t_start;
+    in.options = &choice.options();
+    in.linear_solver = opt.linear_solver;
+    in.fixed_step = opt.fixed_step;
+    in.guard = &guard;
+    in.stats = &result.stats;
+    setup(problem_name, in, choice, y0);
+  }
   void setup(const std::string& problem_name, const MethodInput& input, const MethodChoice& choice,
              const Vector& y0) {
     const MethodRegistration& reg = method_registration(choice.name());
@@ -675,19 +689,9 @@ Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const 
   if (y0.size() != dae.n)
     throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
                           dae.name + "' has n = " + std::to_string(dae.n));
-  Impl& I = *impl_;
-  I.opt = options;
-  I.t0 = t0;
-  I.t_end = t_end;
   MethodInput in;
   in.mass_form = &dae;
-  in.t0 = t0;
-  in.options = &method.options();
-  in.linear_solver = I.opt.linear_solver;
-  in.fixed_step = I.opt.fixed_step;
-  in.guard = &I.guard;
-  in.stats = &I.result.stats;
-  I.setup(dae.name, in, method, y0);
+  impl_->begin(dae.name, in, method, y0, t0, t_end, options);
 }
 
 Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Vector& y0,
@@ -699,42 +703,23 @@ Integrator::Integrator(const ImplicitDae& dae, double t0, double t_end, const Ve
     throw InvalidArgument("solve: y0 and yp0 must have size n = " + std::to_string(dae.n) +
                           " for problem '" + dae.name + "'");
   if (!yp0.allFinite()) throw InvalidArgument("solve: yp0 contains NaN or Inf");
-  Impl& I = *impl_;
-  I.opt = options;
-  I.t0 = t0;
-  I.t_end = t_end;
   MethodInput in;
   in.implicit_form = &dae;
   in.yp0 = &yp0;
-  in.t0 = t0;
-  in.options = &method.options();
-  in.linear_solver = I.opt.linear_solver;
-  in.fixed_step = I.opt.fixed_step;
-  in.guard = &I.guard;
-  in.stats = &I.result.stats;
-  I.setup(dae.name, in, method, y0);
+  impl_->begin(dae.name, in, method, y0, t0, t_end, options);
 }
 
 Integrator::Integrator(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
                        const MethodChoice& method, const Options& options)
     : impl_(std::make_unique<Impl>()) {
+  const Impl::Call call(*impl_);
   dae.validate();
   if (x0.size() != dae.n + dae.m)
     throw InvalidArgument("solve: x0 = (y0, z0) must have size n + m = " +
                           std::to_string(dae.n + dae.m) + " for problem '" + dae.name + "'");
-  Impl& I = *impl_;
-  I.opt = options;
-  I.t0 = t0;
-  I.t_end = t_end;
   MethodInput in;
   in.index2_form = &dae;
-  in.t0 = t0;
-  in.options = &method.options();
-  in.linear_solver = I.opt.linear_solver;
-  in.fixed_step = I.opt.fixed_step;
-  in.guard = &I.guard;
-  in.stats = &I.result.stats;
-  I.setup(dae.name, in, method, x0);
+  impl_->begin(dae.name, in, method, x0, t0, t_end, options);
 }
 
 Integrator::~Integrator() = default;
