@@ -41,7 +41,7 @@ int residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector r, void* data) {
   try {
     ConstMap ym(N_VGetArrayPointer(y), u->n), ypm(N_VGetArrayPointer(yp), u->n);
     Eigen::Map<Vector> rm(N_VGetArrayPointer(r), u->n);
-    u->dae->F(t, ym, ypm, rm);
+    u->dae->F(t, ym, ypm, rm, u->dae->p);
     return rm.allFinite() ? 0 : 1;  // 1: recoverable, IDA retries with a smaller step
   } catch (const std::exception& e) {
     u->callback_error = std::string("residual threw: ") + e.what();
@@ -57,10 +57,10 @@ int jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector, S
     // dense SUNMatrix: column-major, leading dimension = number of rows
     Eigen::Map<Matrix> Jm(SUNDenseMatrix_Data(J), u->n, u->n);
     u->jac_y.setZero();
-    u->dae->dF_dy(t, ym, ypm, u->jac_y);
+    u->dae->dF_dy(t, ym, ypm, u->jac_y, u->dae->p);
     Jm = u->jac_y;
     u->jac_yp.setZero();
-    u->dae->dF_dyp(t, ym, ypm, u->jac_yp);
+    u->dae->dF_dyp(t, ym, ypm, u->jac_yp, u->dae->p);
     Jm += cj * u->jac_yp;
     return Jm.allFinite() ? 0 : 1;
   } catch (const std::exception& e) {
@@ -74,8 +74,8 @@ bool sparse_jacobian_values(UserData* u, sunrealtype t, sunrealtype cj, N_Vector
   ConstMap ym(N_VGetArrayPointer(y), u->n), ypm(N_VGetArrayPointer(yp), u->n);
   u->sjac_y.coeffs().setZero();
   u->sjac_yp.coeffs().setZero();
-  u->dae->sparse_dF_dy(t, ym, ypm, u->sjac_y);
-  u->dae->sparse_dF_dyp(t, ym, ypm, u->sjac_yp);
+  u->dae->sparse_dF_dy(t, ym, ypm, u->sjac_y, u->dae->p);
+  u->dae->sparse_dF_dyp(t, ym, ypm, u->sjac_yp, u->dae->p);
   u->sjac_y.coeffs() += cj * u->sjac_yp.coeffs();
   return u->sjac_y.coeffs().allFinite();
 }
