@@ -12,10 +12,13 @@
 //   0 = mdot_o - (p - p_next)/R_f,  p = (M/V) R (T_i + T_o)/2   ((10.3) linear friction, (10.12d))
 // with h = c_p T (ideal gas: T = f1(p, h) = h/c_p, rho = f2(p, h) = p c_p/(R h)). Unknowns per
 // volume (M, U, T_s, T_o, Q, mdot_o); p_next is the next volume's pressure, p_out = 1 bar after
-// the last. LMTD(a, b) = (a - b)/ln(a/b); guarded as the notes ask: the arithmetic mean where
-// a ~ b (|a - b| <= 1e-6 (a + b), its limit) and 0 where a b <= 0, where the log's argument
-// would be negative (Newton iterates get there): 0 is the limit of LMTD as a or b -> 0, so the
-// guarded function is continuous.
+// the last. LMTD(a, b) = (a - b)/ln(a/b); guarded as the notes ask: its limit a where a ~ b,
+// and 0 where a b <= 0, where the log's argument would be negative (Newton iterates get there):
+// 0 is the limit of LMTD as a or b -> 0, so the guarded function is continuous. The case a ~ b
+// is evaluated as (a - b)/log1p((a - b)/b), which has no cancellation (a few ulps relative
+// error for every a/b), instead of switching to the arithmetic mean below |a - b| <= 1e-6
+// (a + b): ln(a/b) there lost ~eps/1e-6 = 2e-10 of relative accuracy, and the switch made LMTD
+// jump by that much, which stalled the Newton iterations at tol 1e-10 (dirk, t = 2.3e-7).
 // Parameters (the notes give none; ours, physical): pipe length 10 m, diameter 0.1 m, steel
 // wall 3 mm (m_s = 73.5 kg in total, c_s = 500 J/(kg K)), k = 50 W/(m^2 K), air R = 287,
 // c_p = 1005, c_v = 718 J/(kg K), inlet 0.5 kg/s, friction R_f = 2e4/N Pa s/kg (10 kPa over
@@ -83,8 +86,9 @@ struct Geometry {
 // (10.12e) with the guards described above.
 double lmtd(double a, double b) {
   if (a * b <= 0) return 0.0;
-  if (std::abs(a - b) <= 1e-6 * std::abs(a + b)) return 0.5 * (a + b);
-  return (a - b) / std::log(a / b);
+  const double d = a - b;
+  if (d == 0.0) return a;
+  return d / std::log1p(d / b);
 }
 
 double pressure(double mass, double t_in, double t_out, const Geometry& g) {
