@@ -44,6 +44,30 @@ class MassOperator {
     else
       matrix_.multiply(x, out);
   }
+  /// OUT.col(c) = M X.col(c) for c < cols (OUT must not alias X): the compressed rows of a
+  /// small M read once for all columns (each entry summed as apply() sums it). C > 0: cols = C
+  /// known at compile time.
+  template <int C = 0>
+  void apply_columns(const Matrix& X, int ncols, Matrix& OUT) const {
+    const int cols = C > 0 ? C : ncols;
+    if (row_start_.empty() || cols > kMaxColumns) {
+      for (int c = 0; c < cols; ++c) apply(X.col(c), OUT.col(c));
+      return;
+    }
+    const double* x = X.data();
+    double* out = OUT.data();
+    const long ldx = X.rows(), ldo = OUT.rows();
+    for (int i = 0; i < n_; ++i) {
+      double sum[kMaxColumns];
+      for (int c = 0; c < cols; ++c) sum[c] = 0.0;
+      for (int k = row_start_[i]; k < row_start_[i + 1]; ++k) {
+        const double v = value_[k];
+        const long j = column_[k];
+        for (int c = 0; c < cols; ++c) sum[c] += v * x[c * ldx + j];
+      }
+      for (int c = 0; c < cols; ++c) out[c * ldo + i] = sum[c];
+    }
+  }
   /// out += M x (out must not alias x).
   void apply_add(const Eigen::Ref<const Vector>& x, Eigen::Ref<Vector> out) const {
     if (kind_ == Kind::Identity)
@@ -89,6 +113,7 @@ class MassOperator {
     }
   }
 
+  static constexpr int kMaxColumns = 8;
   Kind kind_ = Kind::Identity;
   int n_ = 0;
   Sparsity sparsity_;

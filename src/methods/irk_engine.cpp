@@ -85,7 +85,10 @@ IrkEngine::IrkEngine(MassMatrixSystem& sys, int max_stages, int max_real, int ma
   tmp_.setZero(n_);
   tmp2_.setZero(n_);
   err_.setZero(n_);
+  ynew_.setZero(n_);
   ctmp_.setZero(n_);
+  if (sys.mass().kind() == MassOperator::Kind::Structured) MW_.setZero(n_, max_stages);
+  cpairs_.assign(static_cast<size_t>(max_pairs), Eigen::VectorXcd::Zero(n_));
 }
 
 void IrkEngine::use(const IrkConstants& k) {
@@ -94,6 +97,18 @@ void IrkEngine::use(const IrkConstants& k) {
     throw InvalidArgument("IrkEngine: tableau '" + k.tableau.name + "' exceeds the engine's size");
   k_ = &k;
   lu_valid_ = false;
+  const BlockDiagonalInverse& b = k.blocks;
+  rows_ = k.s <= kMaxRowStages && b.real_blocks() + 2 * b.complex_blocks() == k.s;
+  // Radau IIA(3)'s layout: stiffly accurate, nodes 0, c2 - 1, c1 - 1, -1 from Z3, Z2, Z1, y_n
+  radau3_ = k.s == 3 && k.stiffly_accurate && b.real_blocks() == 1 && k.node_source.size() == 4 &&
+            k.node_source[0] == -1 && k.node_source[1] == 1 && k.node_source[2] == 0 &&
+            k.node_source[3] == -2 && k.c[0] > 0.0 && k.c[1] > k.c[0] && k.c[1] < 1.0;
+  if (rows_)
+    for (int r = 0; r < k.s; ++r)
+      for (int c = 0; c < k.s; ++c) {
+        t_rows_[r * k.s + c] = b.T(r, c);
+        ti_rows_[r * k.s + c] = b.T_inverse(r, c);
+      }
 }
 
 bool IrkEngine::factor(double h, const StructuredMatrix<double>& J) {
@@ -128,14 +143,190 @@ void IrkEngine::start_zero() {
 }
 
 void IrkEngine::start_from(const IrkDense& previous, double h) {
+  if (rows_ && previous.m <= kMaxRowStages) {
+    if (k_->s == 3 && previous.m == 3) return start_rows<3, 3>(previous, h);
+    switch (k_->s) {
+      case 1:
+        return start_rows<1, 0>(previous, h);
+      case 3:
+        return start_rows<3, 0>(previous, h);
+      case 5:
+        return start_rows<5, 0>(previous, h);
+      case 7:
+        return start_rows<7, 0>(previous, h);
+      default:
+        return start_rows<0, 0>(previous, h);
+    }
+  }
   const int s = k_->s;
   const double q = h / previous.h;
   for (int i = 0; i < s; ++i) previous.increment(k_->c[i] * q, Z_.col(i));
   transform(k_->blocks.T_inverse, Z_, W_);
 }
 
+// Z_k(t_n + c_k h) from the previous interpolant, p(theta) - p(0) by Horner in theta = c_k q,
+// then W = (T^{-1} (x) I) Z, in one pass over the components.
+template <int S, int M>
+void IrkEngine::start_rows(const IrkDense& previous, double h) {
+  const long n = n_;
+  const int s = S > 0 ? S : k_->s;
+  const int m = M > 0 ? M : previous.m;
+  const double q = h / previous.h;
+  double theta[kMaxRowStages], z[kMaxRowStages], shift[kMaxRowStages][kMaxRowStages + 1];
+  for (int k = 0; k < s; ++k) {
+    theta[k] = k_->c[k] * q;
+    for (int j = 1; j < m; ++j) shift[k][j] = theta[k] - previous.nodes[static_cast<size_t>(j)];
+  }
+  const double* coeffs = previous.coeffs.data();
+  const long ld = previous.coeffs.rows();
+  double* zc = Z_.data();
+  double* wc = W_.data();
+  for (long i = 0; i < n; ++i) {
+    for (int k = 0; k < s; ++k) {
+      if (m == 0) {
+        z[k] = 0.0;
+        continue;
+      }
+      double p = coeffs[m * ld + i];
+      for (int j = m - 1; j >= 1; --j) p = coeffs[j * ld + i] + shift[k][j] * p;
+      z[k] = p * theta[k];
+      zc[k * n + i] = z[k];
+    }
+    if (m == 0)
+      for (int k = 0; k < s; ++k) zc[k * n + i] = 0.0;
+    for (int k = 0; k < s; ++k) {
+      double acc = ti_rows_[k * s] * z[0];
+      for (int j = 1; j < s; ++j) acc += ti_rows_[k * s + j] * z[j];
+      wc[k * n + i] = acc;
+    }
+  }
+}
+
+// One pass over the components per iteration for each of: the transformed residual and the
+// right-hand sides of the real and complex solves, the increment norm (column by column, as
+// the column form sums), the update of W and Z = (T (x) I) W.
+template <int S>
+IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, const Vector& scal,
+                                          NewtonMonitor& monitor) {
+  const IrkConstants& k = *k_;
+  // S > 0: Radau IIA's layout, one real block and (S - 1)/2 pairs (checked by the caller)
+  const int s = S > 0 ? S : k.s;
+  const int nr = S > 0 ? 1 : k.blocks.real_blocks();
+  const int np = S > 0 ? (S - 1) / 2 : k.blocks.complex_blocks();
+  std::complex<double>* cp[kMaxRowStages];
+  for (int p = 0; p < np; ++p) cp[p] = cpairs_[static_cast<size_t>(p)].data();
+  const long n = n_;
+  const MassOperator& M = sys_.mass();
+  Stats& stats = sys_.stats();
+  double g[kMaxRowStages], al[kMaxRowStages], be[kMaxRowStages];
+  for (int r = 0; r < nr; ++r) g[r] = k.blocks.gamma[r] / h;
+  for (int p = 0; p < np; ++p) {
+    al[p] = k.blocks.alpha[p] / h;
+    be[p] = k.blocks.beta[p] / h;
+  }
+  const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
+  for (;;) {
+    for (int i = 0; i < s; ++i) {
+      tmp_ = y + Z_.col(i);
+      if (!sys_.f(t + k.c[i] * h, tmp_, F_.col(i))) return Outcome::FunctionFailed;
+    }
+    const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
+    if (M.kind() == MassOperator::Kind::Structured) {
+      M.apply_columns<S>(W_, s, MW_);
+      mw = MW_.data();
+    }
+    const double* f = F_.data();
+    double* rr = R_.data();
+    for (long i = 0; i < n; ++i) {
+      double fv[kMaxRowStages], w[kMaxRowStages];
+      for (int c = 0; c < s; ++c) fv[c] = f[c * n + i];
+      const double m = diag ? diag[i] : 1.0;
+      for (int c = 0; c < s; ++c) w[c] = m * mw[c * n + i];  // m w = w exactly for m = 1
+      double r[kMaxRowStages];
+      for (int c = 0; c < s; ++c) {
+        double acc = ti_rows_[c * s] * fv[0];
+        for (int j = 1; j < s; ++j) acc += ti_rows_[c * s + j] * fv[j];
+        r[c] = acc;
+      }
+      for (int c = 0; c < nr; ++c) rr[c * n + i] = r[c] - g[c] * w[c];
+      for (int p = 0; p < np; ++p) {
+        const int a = nr + 2 * p;
+        cp[p][i] = std::complex<double>(r[a] - (al[p] * w[a] - be[p] * w[a + 1]),
+                                        r[a + 1] - (be[p] * w[a] + al[p] * w[a + 1]));
+      }
+    }
+    for (int c = 0; c < nr; ++c) real_[static_cast<size_t>(c)]->solve_in_place(R_.col(c));
+    for (int p = 0; p < np; ++p)
+      complex_[static_cast<size_t>(p)]->solve_in_place(cpairs_[static_cast<size_t>(p)]);
+    ++stats.nsol;
+    ++stats.nnewton;
+    double sum = 0.0;
+    const double* sc = scal.data();
+    for (int c = 0; c < nr; ++c)
+      for (long i = 0; i < n; ++i) {
+        const double v = rr[c * n + i] / sc[i];
+        sum += v * v;
+      }
+    for (int p = 0; p < np; ++p) {
+      const std::complex<double>* x = cp[p];
+      for (long i = 0; i < n; ++i) {
+        const double v = x[i].real() / sc[i];
+        sum += v * v;
+      }
+      for (long i = 0; i < n; ++i) {
+        const double v = x[i].imag() / sc[i];
+        sum += v * v;
+      }
+    }
+    const NewtonMonitor::Verdict v = monitor.next(std::sqrt(sum / (static_cast<double>(s) * n_)));
+    switch (v) {
+      case NewtonMonitor::Verdict::NonFinite:
+        return Outcome::NonFinite;
+      case NewtonMonitor::Verdict::Diverging:
+        return Outcome::Diverging;
+      case NewtonMonitor::Verdict::TooSlow:
+        return Outcome::TooSlow;
+      default:
+        break;
+    }
+    double* wc = W_.data();
+    double* zc = Z_.data();
+    for (long i = 0; i < n; ++i) {
+      double w[kMaxRowStages];
+      for (int c = 0; c < nr; ++c) w[c] = (wc[c * n + i] += rr[c * n + i]);
+      for (int p = 0; p < np; ++p) {
+        const std::complex<double> x = cp[p][i];
+        const int a = nr + 2 * p;
+        w[a] = (wc[a * n + i] += x.real());
+        w[a + 1] = (wc[(a + 1) * n + i] += x.imag());
+      }
+      for (int c = 0; c < s; ++c) {
+        double acc = t_rows_[c * s] * w[0];
+        for (int j = 1; j < s; ++j) acc += t_rows_[c * s + j] * w[j];
+        zc[c * n + i] = acc;
+      }
+    }
+    if (v == NewtonMonitor::Verdict::Converged) return Outcome::Converged;
+    if (v == NewtonMonitor::Verdict::MaxIterations) return Outcome::MaxIterations;
+  }
+}
+
 IrkEngine::Outcome IrkEngine::newton(double t, const Vector& y, double h, const Vector& scal,
                                      NewtonMonitor& monitor) {
+  if (rows_) {
+    switch (k_->blocks.real_blocks() == 1 ? k_->s : 0) {
+      case 1:
+        return newton_rows<1>(t, y, h, scal, monitor);
+      case 3:
+        return newton_rows<3>(t, y, h, scal, monitor);
+      case 5:
+        return newton_rows<5>(t, y, h, scal, monitor);
+      case 7:
+        return newton_rows<7>(t, y, h, scal, monitor);
+      default:
+        return newton_rows<0>(t, y, h, scal, monitor);
+    }
+  }
   const IrkConstants& k = *k_;
   const int s = k.s, nr = k.blocks.real_blocks();
   const MassOperator& M = sys_.mass();
@@ -200,12 +391,35 @@ void IrkEngine::end_value(const Vector& y, Vector& out) const {
   for (int i = 0; i < k.s; ++i) out += k.d[i] * Z_.col(i);
 }
 
-void IrkEngine::dense(const Vector& y, const Vector& y_new, double h, IrkDense& out) const {
+void IrkEngine::dense(const Vector& y, double h, IrkDense& out) {
   const IrkConstants& k = *k_;
   const int m = static_cast<int>(k.nodes.size()) - 1;
   out.m = m;
   out.h = h;
   out.nodes = k.nodes;  // capacity reserved by the owner: no allocation
+  if (radau3_) {
+    // Radau IIA(3) (RADAU5's CONT): nodes 0, c2 - 1, c1 - 1, -1 from y_n + Z3, Z2, Z1, y_n;
+    // the same divided differences as below, written out
+    const double c1 = k.c[0], c2 = k.c[1];
+    const long n = n_, ld = out.coeffs.rows();
+    const double* z = Z_.data();
+    const double* yv = y.data();
+    double* c = out.coeffs.data();
+    for (long i = 0; i < n; ++i) {
+      const double z1 = z[i], z2 = z[n + i], z3 = z[2 * n + i];
+      const double d1 = (z2 - z3) / (c2 - 1.0);
+      const double a = (z1 - z2) / (c1 - c2);
+      const double b = (a - z1 / c1) / c2;
+      const double d2 = (a - d1) / (c1 - 1.0);
+      c[i] = yv[i] + z3;
+      c[ld + i] = d1;
+      c[2 * ld + i] = d2;
+      c[3 * ld + i] = d2 - b;
+    }
+    return;
+  }
+  end_value(y, ynew_);
+  const Vector& y_new = ynew_;
   // divided differences of the increments Y - y_n (those of the values without the
   // cancellation y + Z_i - (y + Z_j) of a small step), y_n added to the constant term
   for (int j = 0; j <= m; ++j) {
@@ -219,10 +433,29 @@ void IrkEngine::dense(const Vector& y, const Vector& y_new, double h, IrkDense& 
     else
       out.coeffs.col(j) = Z_.col(src);
   }
-  for (int l = 1; l <= m; ++l)
-    for (int j = m; j >= l; --j)
-      out.coeffs.col(j) = (out.coeffs.col(j) - out.coeffs.col(j - 1)) /
-                          (k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)]);
+  // the divided-difference table row by row (each entry as the column form computes it)
+  double den[kMaxRowStages + 2][kMaxRowStages + 2];
+  const bool rows = m <= kMaxRowStages + 1;
+  if (rows) {
+    for (int l = 1; l <= m; ++l)
+      for (int j = m; j >= l; --j)
+        den[l][j] = k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)];
+    const long n = n_, ld = out.coeffs.rows();
+    double* c = out.coeffs.data();
+    for (long i = 0; i < n; ++i) {
+      double v[kMaxRowStages + 2];
+      for (int j = 0; j <= m; ++j) v[j] = c[j * ld + i];
+      for (int l = 1; l <= m; ++l)
+        for (int j = m; j >= l; --j) v[j] = (v[j] - v[j - 1]) / den[l][j];
+      for (int j = 1; j <= m; ++j) c[j * ld + i] = v[j];
+    }
+  } else {
+    for (int l = 1; l <= m; ++l)
+      for (int j = m; j >= l; --j)
+        out.coeffs.col(j) =
+            (out.coeffs.col(j) - out.coeffs.col(j - 1)) /
+            (k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)]);
+  }
   out.coeffs.col(0) = y_new;
 }
 

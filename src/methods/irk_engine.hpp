@@ -105,7 +105,8 @@ class IrkEngine {
                         Norm norm, bool* ok);
 
   /// The interpolant of the converged step from (t_n, y_n) (the values as computed).
-  void dense(const Vector& y, const Vector& y_new, double h, IrkDense& out) const;
+  /// (y_{n+1} = end_value(y) as computed: the integrator adds a projection's change.)
+  void dense(const Vector& y, double h, IrkDense& out);
 
   const Matrix& Z() const { return Z_; }
   /// The backend of the real iteration matrices ("dense LU", "banded LU", "KLU").
@@ -115,6 +116,20 @@ class IrkEngine {
  private:
   // out.col(k) = sum_j S(k, j) in.col(j), k, j < s (no allocation, fused columns)
   void transform(const Matrix& S, const Matrix& in, Matrix& out) const;
+  // The row-by-row forms of newton(), start_from() and dense() for s <= kMaxRowStages with
+  // real blocks first: one pass over the components per iteration instead of one per column
+  // and term. Every value is formed by the same operations in the same order as the column
+  // forms (bitwise the same results); S > 0 fixes s at compile time (Radau IIA 1, 3, 5, 7).
+  static constexpr int kMaxRowStages = 8;
+  template <int S>
+  Outcome newton_rows(double t, const Vector& y, double h, const Vector& scal,
+                      NewtonMonitor& monitor);
+  template <int S, int M>
+  void start_rows(const IrkDense& previous, double h);
+  bool rows_ = false;                                   // the row forms apply to the tableau in use
+  bool radau3_ = false;                                 // Radau IIA(3): dense() as RADAU5 writes it
+  double t_rows_[kMaxRowStages * kMaxRowStages] = {};   // T, row-major
+  double ti_rows_[kMaxRowStages * kMaxRowStages] = {};  // T^{-1}, row-major
 
   MassMatrixSystem& sys_;
   const IrkConstants* k_ = nullptr;
@@ -123,9 +138,10 @@ class IrkEngine {
   std::vector<std::unique_ptr<ComplexLinearSolver>> complex_;
   bool lu_valid_ = false;
   double h_lu_ = 0.0;
-  Matrix Z_, W_, F_, R_;
-  Vector tmp_, tmp2_, err_;
+  Matrix Z_, W_, F_, R_, MW_;
+  Vector tmp_, tmp2_, err_, ynew_;
   Eigen::VectorXcd ctmp_;
+  std::vector<Eigen::VectorXcd> cpairs_;  // the row forms' complex right-hand sides, per pair
 };
 
 template <typename Norm>
@@ -133,9 +149,17 @@ double IrkEngine::error_estimate(double t, const Vector& y, const Vector& f0, do
                                  Norm norm, bool* ok) {
   *ok = true;
   const IrkConstants& k = *k_;
-  tmp_ = k.e[0] * Z_.col(0);
-  for (int i = 1; i < k.s; ++i) tmp_ += k.e[i] * Z_.col(i);
-  tmp_ /= h;
+  {  // tmp = (sum_i e_i Z_i) / h, row by row (the same sums as column by column)
+    const long n = n_, s = k.s;
+    const double* z = Z_.data();
+    const double* e = k.e.data();
+    double* out = tmp_.data();
+    for (long i = 0; i < n; ++i) {
+      double acc = e[0] * z[i];
+      for (long j = 1; j < s; ++j) acc += e[j] * z[j * n + i];
+      out[i] = acc / h;
+    }
+  }
   sys_.mass().apply(tmp_, tmp2_);  // M e^T Z / h
   err_ = f0 + tmp2_;
   real_[0]->solve_in_place(err_);

@@ -1,7 +1,8 @@
-// radau: variable-order Radau IIA (3, 5, 7 stages) after Hairer and Wanner's RADAU (see
-// methods/radau.hpp for the mathematics and the order strategy), on the generic implicit RK
-// engine (methods/irk_engine.hpp) and the shared services: MassMatrixSystem, the linear-solver
-// backends, NewtonMonitor, ReusePolicy and the integrator's error weights.
+// The Radau IIA family on the generic implicit RK engine (methods/irk_engine.hpp) and the shared
+// services (MassMatrixSystem, the linear-solver backends, NewtonMonitor, ReusePolicy, the
+// integrator's error weights): "radau", variable order 5, 9, 13 (3, 5, 7 stages) after Hairer
+// and Wanner's RADAU (methods/radau.hpp: the mathematics and the order strategy), and "radau5",
+// its 3-stage instance with RADAU5's options and reports (methods/radau5.hpp).
 #include "daekit/methods/radau.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "daekit/methods/radau5.hpp"
 #include "methods/factory.hpp"
 #include "methods/irk_engine.hpp"
 #include "nonlinear/consistency.hpp"
@@ -44,9 +46,37 @@ void RadauOptions::validate() const {
     throw InvalidArgument("radau: need 0 < order_step_ratio_low < 1 < order_step_ratio_high");
 }
 
+void Radau5Options::validate() const {
+  if (max_newton_iterations < 1)
+    throw InvalidArgument("radau5: max_newton_iterations must be >= 1, got " +
+                          std::to_string(max_newton_iterations));
+  if (newton_tolerance < 0 || !std::isfinite(newton_tolerance))
+    throw InvalidArgument("radau5: newton_tolerance must be >= 0 (0 = automatic)");
+  if (!(jacobian_reuse_theta > 0) || !(jacobian_reuse_theta < 1))
+    throw InvalidArgument("radau5: jacobian_reuse_theta must lie in (0, 1)");
+  if (!(lu_reuse_low > 0) || !(lu_reuse_low <= 1.0) || !(lu_reuse_high >= 1.0))
+    throw InvalidArgument("radau5: need 0 < lu_reuse_low <= 1 <= lu_reuse_high");
+}
+
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+/// radau5 as the 3-stage instance: its options in radau's terms (RADAU5's rules are RADAU's at
+/// s = 3: NIT, the Newton tolerance max(10 eps/rtol', min(0.03, sqrt(rtol'))), rtol' = 0.1
+/// rtol^(2/3), the reuse thresholds).
+RadauOptions radau5_as_radau(const Radau5Options& o) {
+  RadauOptions r;
+  r.min_stages = r.max_stages = r.start_stages = 3;
+  r.max_newton_iterations = o.max_newton_iterations;
+  r.newton_tolerance = o.newton_tolerance;
+  r.jacobian_reuse_theta = o.jacobian_reuse_theta;
+  r.lu_reuse_low = o.lu_reuse_low;
+  r.lu_reuse_high = o.lu_reuse_high;
+  r.transform_tolerances = o.transform_tolerances;
+  r.projection = o.projection;
+  return r;
+}
 
 /// The Radau IIA constants for s = 1, 3, 5, 7 (computed once).
 struct RadauFamily {
@@ -67,9 +97,14 @@ double tolerance_exponent(int s) { return (s + 1.0) / (2.0 * s); }
 
 class Radau final : public Method {
  public:
-  Radau(const MassMatrixDae& dae, const RadauOptions& options, const MethodInput& in)
+  /// `radau5`: the registered method "radau5" (3 stages; its name, reports and
+  /// Radau5Options::start_newton_from_zero).
+  Radau(const MassMatrixDae& dae, const RadauOptions& options, const MethodInput& in,
+        bool radau5 = false, bool start_from_zero = false)
       : sys_(dae, in.linear_solver, *in.guard, *in.stats),
         opt_(options),
+        radau5_(radau5),
+        start_from_zero_(start_from_zero),
         engine_(sys_, options.max_stages, 1, (options.max_stages - 1) / 2),
         n_(dae.n),
         stats_(*in.stats) {
@@ -94,7 +129,7 @@ class Radau final : public Method {
     set_stages(opt_.start_stages);
   }
 
-  const char* name() const override { return "radau"; }
+  const char* name() const override { return radau5_ ? "radau5" : "radau"; }
   int order() const override { return 2 * s_ - 1; }
   int error_order() const override { return s_ + 1; }  // err ~ h^(s+1) (RADAU: ERR^(1/(NS+1)))
   Projection requested_projection() const override { return opt_.projection; }
@@ -108,6 +143,7 @@ class Radau final : public Method {
   }
 
   std::vector<std::string> caveats(const Tolerances& given) const override {
+    if (radau5_) return radau5_caveats(given);
     std::vector<std::string> out;
     if (opt_.transform_tolerances) {
       char line[320];
@@ -167,7 +203,7 @@ class Radau final : public Method {
       }
     }
     compute_scale(h);
-    if (first_)
+    if (first_ || start_from_zero_)
       engine_.start_zero();
     else
       engine_.start_from(dense_, h);
@@ -237,8 +273,7 @@ class Radau final : public Method {
     }
     // the interpolant from the values as computed (the integrator adds a projection's change);
     // the end value before post-step hooks is y + Z_s
-    engine_.end_value(y_, f0_);  // f0_ as scratch: overwritten below
-    engine_.dense(y_, f0_, h_, dense_);
+    engine_.dense(y_, h_, dense_);
     t_ += h_;
     h_last_ = h_;
     h_hold_ = h_;
@@ -318,6 +353,25 @@ class Radau final : public Method {
   }
 
  private:
+  std::vector<std::string> radau5_caveats(const Tolerances& given) const {
+    std::vector<std::string> out;
+    const double used = used_tolerances(given).rtol;
+    if (used > 2 * given.rtol) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "radau5 controls the local error with rtol' = 0.1 rtol^(2/3) = %.3g "
+                    "(RADAU5's transformation of rtol = %.3g): errors can exceed rtol "
+                    "(Radau5Options::transform_tolerances = false uses rtol as given)",
+                    used, given.rtol);
+      out.push_back(line);
+    }
+    if (max_index_ >= 2)
+      out.push_back(
+          "radau5 scales the error of index-2 and index-3 components by h and h^2 (RADAU5): "
+          "their accuracy, and through them the others', is not bounded by the tolerance");
+    return out;
+  }
+
   void set_stages(int s) {
     s_ = s;
     variable_ = opt_.min_stages < opt_.max_stages;
@@ -331,11 +385,12 @@ class Radau final : public Method {
                                 ? weights_->rtol()
                                 : 0.1 * std::pow(given_rtol_, tolerance_exponent(s));
       order_scale_ = rtol_s / weights_->rtol();
+      // rtol^((s - 1)/(s + 1)): at s = 3 RADAU5's sqrt(rtol') (sqrt, not pow: the same bits)
       const double expo = (s - 1.0) / (s + 1.0);
-      newton_.settings().tolerance =
-          opt_.newton_tolerance > 0
-              ? opt_.newton_tolerance
-              : std::max(10 * kEps / rtol_s, std::min(0.03, std::pow(rtol_s, expo)));
+      const double power = s == 3 ? std::sqrt(rtol_s) : std::pow(rtol_s, expo);
+      newton_.settings().tolerance = opt_.newton_tolerance > 0
+                                         ? opt_.newton_tolerance
+                                         : std::max(10 * kEps / rtol_s, std::min(0.03, power));
     }
   }
 
@@ -424,6 +479,7 @@ class Radau final : public Method {
 
   MassMatrixSystem sys_;
   RadauOptions opt_;
+  bool radau5_ = false, start_from_zero_ = false;
   IrkEngine engine_;
   int n_;
   Stats& stats_;
@@ -469,6 +525,26 @@ MethodRegistration radau_method() {
     const RadauOptions o = method_options<RadauOptions>(in, "radau");
     o.validate();
     return std::make_unique<Radau>(*in.mass_form, o, in);
+  };
+  return r;
+}
+
+MethodRegistration radau5_method() {
+  MethodRegistration r;
+  r.info.name = "radau5";
+  r.info.title = "Radau IIA, 3 stages, order 5 (RADAU5), variable step, index 1-3";
+  r.info.reference = "Hairer-Wanner II, IV.8 and VI.6 (RADAU5); paper 000 (projection)";
+  MethodCapabilities& c = r.info.capabilities;
+  c.mass_matrix_form = true;
+  c.max_index = 3;
+  c.order = 5;
+  c.dense_output_order = 3;
+  c.projection = true;
+  r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
+    const Radau5Options o = method_options<Radau5Options>(in, "radau5");
+    o.validate();
+    return std::make_unique<Radau>(*in.mass_form, radau5_as_radau(o), in, true,
+                                   o.start_newton_from_zero);
   };
   return r;
 }

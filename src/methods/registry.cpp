@@ -4,7 +4,7 @@
 
 namespace daekit {
 
-MethodRegistration radau5_method();          // methods/radau5.cpp
+MethodRegistration radau5_method();          // methods/radau.cpp (3-stage instance)
 MethodRegistration bdf_method();             // methods/bdf.cpp
 MethodRegistration projected_rk_method();    // methods/projected_rk.cpp
 MethodRegistration radau_method();           // methods/radau.cpp
