@@ -8,7 +8,11 @@
 namespace daekit {
 
 namespace {
-Result run(Integrator& it) {
+// The whole integration as one call of solve_until (its CPU time measured once, not around
+// every step as step() does), then step() until the integrator has finished (the last step
+// finishes it; the loop is a safeguard).
+Result run(Integrator& it, double t_end) {
+  if (!it.finished()) it.solve_until(t_end);
   for (;;) {
     const Integrator::Stop s = it.step();
     if (s == Integrator::Stop::End || s == Integrator::Stop::Failure) break;
@@ -54,7 +58,7 @@ void explain_impasse(const MassMatrixDae& dae, double t0, const Vector& y0, Resu
 Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, y0, method, options);
-  Result r = run(it);
+  Result r = run(it, t_end);
   explain_impasse(dae, t0, y0, r);
   return r;
 }
@@ -67,13 +71,13 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
 Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, y0, yp0, method, options);
-  return run(it);
+  return run(it, t_end);
 }
 
 Result solve(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, x0, method, options);
-  return run(it);
+  return run(it, t_end);
 }
 
 }  // namespace daekit

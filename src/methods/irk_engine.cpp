@@ -113,6 +113,14 @@ void IrkEngine::use(const IrkConstants& k) {
 
 bool IrkEngine::factor(double h, const StructuredMatrix<double>& J) {
   const BlockDiagonalInverse& b = k_->blocks;
+  ++sys_.stats().nlu;
+  h_lu_ = h;
+  if (b.real_blocks() == 1 && b.complex_blocks() == 1) {  // Radau IIA(3): RADAU5's DECOMR/C
+    sys_.assemble(b.gamma[0] / h, J, real_[0]->matrix());
+    sys_.assemble(std::complex<double>(b.alpha[0] / h, b.beta[0] / h), J, complex_[0]->matrix());
+    lu_valid_ = real_[0]->factor() && complex_[0]->factor();
+    return lu_valid_;
+  }
   bool ok = true;
   for (int r = 0; r < b.real_blocks() && ok; ++r) {
     sys_.assemble(b.gamma[r] / h, J, real_[static_cast<size_t>(r)]->matrix());
@@ -123,8 +131,6 @@ bool IrkEngine::factor(double h, const StructuredMatrix<double>& J) {
                   complex_[static_cast<size_t>(p)]->matrix());
     ok = complex_[static_cast<size_t>(p)]->factor();
   }
-  ++sys_.stats().nlu;
-  h_lu_ = h;
   lu_valid_ = ok;
   return ok;
 }
@@ -168,6 +174,36 @@ void IrkEngine::start_from(const IrkDense& previous, double h) {
 // then W = (T^{-1} (x) I) Z, in one pass over the components.
 template <int S, int M>
 void IrkEngine::start_rows(const IrkDense& previous, double h) {
+  if constexpr (S == 3 && M == 3) {  // written out (the same operations as below)
+    const long n = n_, ld = previous.coeffs.rows();
+    const double q = h / previous.h;
+    const double x1 = previous.nodes[1], x2 = previous.nodes[2];
+    const double* c1 = previous.coeffs.data() + ld;
+    const double* c2 = c1 + ld;
+    const double* c3 = c2 + ld;
+    double th[3], s1[3], s2[3];
+    for (int k = 0; k < 3; ++k) {
+      th[k] = k_->c[k] * q;
+      s1[k] = th[k] - x1;
+      s2[k] = th[k] - x2;
+    }
+    const double* ti = ti_rows_;
+    double* z = Z_.data();
+    double* w = W_.data();
+    for (long i = 0; i < n; ++i) {
+      const double a = c1[i], b = c2[i], c = c3[i];
+      const double z0 = (a + s1[0] * (b + s2[0] * c)) * th[0];
+      const double z1 = (a + s1[1] * (b + s2[1] * c)) * th[1];
+      const double z2 = (a + s1[2] * (b + s2[2] * c)) * th[2];
+      z[i] = z0;
+      z[n + i] = z1;
+      z[2 * n + i] = z2;
+      w[i] = ti[0] * z0 + ti[1] * z1 + ti[2] * z2;
+      w[n + i] = ti[3] * z0 + ti[4] * z1 + ti[5] * z2;
+      w[2 * n + i] = ti[6] * z0 + ti[7] * z1 + ti[8] * z2;
+    }
+    return;
+  }
   const long n = n_;
   const int s = S > 0 ? S : k_->s;
   const int m = M > 0 ? M : previous.m;
@@ -396,7 +432,10 @@ void IrkEngine::dense(const Vector& y, double h, IrkDense& out) {
   const int m = static_cast<int>(k.nodes.size()) - 1;
   out.m = m;
   out.h = h;
-  out.nodes = k.nodes;  // capacity reserved by the owner: no allocation
+  if (out.source != &k) {  // capacity reserved by the owner: no allocation
+    out.nodes = k.nodes;
+    out.source = &k;
+  }
   if (radau3_) {
     // Radau IIA(3) (RADAU5's CONT): nodes 0, c2 - 1, c1 - 1, -1 from y_n + Z3, Z2, Z1, y_n;
     // the same divided differences as below, written out

@@ -53,11 +53,12 @@ struct IrkConstants {
 
 /// The interpolant of one step in Newton form (nodes in theta = (t - t_{n+1}) / h).
 struct IrkDense {
-  std::vector<double> nodes;  ///< x_0 = 0, x_1, ..., x_{m-1} (sized once, then reused)
-  int m = 0;                  ///< number of nodes used (degree m)
-  Matrix coeffs;              ///< n x (max + 1): columns 0..m used
-  double h = 0.0;             ///< the step size
-  mutable Vector scratch;     ///< size n (derivative())
+  std::vector<double> nodes;     ///< x_0 = 0, x_1, ..., x_{m-1} (sized once, then reused)
+  int m = 0;                     ///< number of nodes used (degree m)
+  Matrix coeffs;                 ///< n x (max + 1): columns 0..m used
+  double h = 0.0;                ///< the step size
+  mutable Vector scratch;        ///< size n (derivative())
+  const void* source = nullptr;  ///< the constants `nodes` were copied from
   /// Sizes the storage for n components and up to `max_nodes` nodes.
   void reserve(int n, int max_nodes) {
     nodes.reserve(static_cast<size_t>(max_nodes));
@@ -154,14 +155,40 @@ double IrkEngine::error_estimate(double t, const Vector& y, const Vector& f0, do
     const double* z = Z_.data();
     const double* e = k.e.data();
     double* out = tmp_.data();
-    for (long i = 0; i < n; ++i) {
-      double acc = e[0] * z[i];
-      for (long j = 1; j < s; ++j) acc += e[j] * z[j * n + i];
-      out[i] = acc / h;
+    if (s == 3) {
+      const double e0 = e[0], e1 = e[1], e2 = e[2];
+      for (long i = 0; i < n; ++i) out[i] = (e0 * z[i] + e1 * z[n + i] + e2 * z[2 * n + i]) / h;
+    } else {
+      for (long i = 0; i < n; ++i) {
+        double acc = e[0] * z[i];
+        for (long j = 1; j < s; ++j) acc += e[j] * z[j * n + i];
+        out[i] = acc / h;
+      }
     }
   }
-  sys_.mass().apply(tmp_, tmp2_);  // M e^T Z / h
-  err_ = f0 + tmp2_;
+  const MassOperator& M = sys_.mass();
+  if (M.kind() == MassOperator::Kind::Structured) {
+    M.apply(tmp_, tmp2_);  // M e^T Z / h
+    err_ = f0 + tmp2_;
+  } else {  // the same products and sums in one pass
+    const long n = n_;
+    const double* d = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
+    const double* a = tmp_.data();
+    const double* f = f0.data();
+    double* b = tmp2_.data();
+    double* out = err_.data();
+    if (d) {
+      for (long i = 0; i < n; ++i) {
+        b[i] = d[i] * a[i];
+        out[i] = f[i] + b[i];
+      }
+    } else {
+      for (long i = 0; i < n; ++i) {
+        b[i] = a[i];
+        out[i] = f[i] + a[i];
+      }
+    }
+  }
   real_[0]->solve_in_place(err_);
   ++sys_.stats().nsol;
   double err = std::max(norm(err_), 1e-10);

@@ -458,6 +458,10 @@ class Radau final : public Method {
   void compute_scale(double h) {
     const double ah = std::abs(h);
     const Vector& w = weights_->w();
+    if (order_scale_ == 1.0 && max_index_ <= 1) {  // s = 3 (and every radau5 step): w itself
+      scal_ = w;
+      return;
+    }
     for (int i = 0; i < n_; ++i) {
       double s = w[i] * order_scale_;
       if (index_[i] == 2) s /= ah;
