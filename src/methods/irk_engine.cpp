@@ -7,6 +7,22 @@
 
 namespace daekit {
 
+namespace {
+// The Newton verdicts that end an attempt (Converged: none).
+IrkEngine::Outcome failure(NewtonMonitor::Verdict v) {
+  switch (v) {
+    case NewtonMonitor::Verdict::NonFinite:
+      return IrkEngine::Outcome::NonFinite;
+    case NewtonMonitor::Verdict::Diverging:
+      return IrkEngine::Outcome::Diverging;
+    case NewtonMonitor::Verdict::TooSlow:
+      return IrkEngine::Outcome::TooSlow;
+    default:
+      return IrkEngine::Outcome::Converged;
+  }
+}
+}  // namespace
+
 IrkConstants IrkConstants::make(const RungeKuttaTableau& tableau) {
   IrkConstants k;
   k.tableau = tableau;
@@ -315,16 +331,7 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
       }
     }
     const NewtonMonitor::Verdict v = monitor.next(std::sqrt(sum / (static_cast<double>(s) * n_)));
-    switch (v) {
-      case NewtonMonitor::Verdict::NonFinite:
-        return Outcome::NonFinite;
-      case NewtonMonitor::Verdict::Diverging:
-        return Outcome::Diverging;
-      case NewtonMonitor::Verdict::TooSlow:
-        return Outcome::TooSlow;
-      default:
-        break;
-    }
+    if (const Outcome o = failure(v); o != Outcome::Converged) return o;
     double* wc = W_.data();
     double* zc = Z_.data();
     for (long i = 0; i < n; ++i) {
@@ -400,16 +407,7 @@ IrkEngine::Outcome IrkEngine::newton(double t, const Vector& y, double h, const 
         sum += v * v;
       }
     const NewtonMonitor::Verdict v = monitor.next(std::sqrt(sum / (static_cast<double>(s) * n_)));
-    switch (v) {
-      case NewtonMonitor::Verdict::NonFinite:
-        return Outcome::NonFinite;
-      case NewtonMonitor::Verdict::Diverging:
-        return Outcome::Diverging;
-      case NewtonMonitor::Verdict::TooSlow:
-        return Outcome::TooSlow;
-      default:
-        break;
-    }
+    if (const Outcome o = failure(v); o != Outcome::Converged) return o;
     W_.leftCols(s) += R_.leftCols(s);
     transform(k.blocks.T, W_, Z_);
     if (v == NewtonMonitor::Verdict::Converged) return Outcome::Converged;

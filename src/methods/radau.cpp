@@ -157,10 +157,7 @@ class Radau final : public Method {
                     0.1 * std::pow(given.rtol, tolerance_exponent(7)), given.rtol);
       out.push_back(line);
     }
-    if (max_index_ >= 2)
-      out.push_back(
-          "radau scales the error of index-2 and index-3 components by h and h^2 (RADAU): "
-          "their accuracy, and through them the others', is not bounded by the tolerance");
+    if (max_index_ >= 2) out.push_back(index_scaling_caveat());
     return out;
   }
 
@@ -353,6 +350,13 @@ class Radau final : public Method {
   }
 
  private:
+  std::string index_scaling_caveat() const {
+    const std::string code = radau5_ ? "RADAU5" : "RADAU";
+    return std::string(name()) +
+           " scales the error of index-2 and index-3 components by h and h^2 (" + code +
+           "): their accuracy, and through them the others', is not bounded by the tolerance";
+  }
+
   std::vector<std::string> radau5_caveats(const Tolerances& given) const {
     std::vector<std::string> out;
     const double used = used_tolerances(given).rtol;
@@ -365,10 +369,7 @@ class Radau final : public Method {
                     used, given.rtol);
       out.push_back(line);
     }
-    if (max_index_ >= 2)
-      out.push_back(
-          "radau5 scales the error of index-2 and index-3 components by h and h^2 (RADAU5): "
-          "their accuracy, and through them the others', is not bounded by the tolerance");
+    if (max_index_ >= 2) out.push_back(index_scaling_caveat());
     return out;
   }
 
