@@ -181,15 +181,17 @@ TEST(Heat2d, FiniteDifferenceJacobianCostsColoursPlusOneEvaluations) {
 
 // Options::linear_solver = Sparse (KLU) and Dense on the same problem: the LU factorisations
 // differ in pivoting and summation order only, so the iterates agree to round-off as long as
-// the two runs take the same decisions. They do for the bdf (identical steps, results equal to
-// 1e-13). radau5 keeps h (and its LU) when the proposed h_new / h lies in [1, 1.2] (RADAU5's
-// quot1, quot2): a ratio within round-off of a bound can fall either way, and from there the
-// step sequences differ (measured: at step 8 of 18 at rtol = atol = 1e-6); the results then
-// differ by the difference of two global errors within the tolerance (5e-9 relative there).
-// Checked: the states at the steps both runs share (same t up to round-off) agree to 1e-10,
-// the first 5 steps at least are shared, the step counts differ by 2 at most, the final states
-// agree to 10 tol (relative to their maximum); for the bdf all steps and the final states to
-// 1e-11.
+// the two runs take the same decisions. The bdf takes the same number of steps with results
+// equal to 1e-13; since it iterates Newton at least twice (the second increment of this linear
+// problem is round-off, which differs between the two factorisations) a step time can differ
+// beyond round-off after ~140 of 185 steps at 1e-9. radau5 keeps h (and its LU) when the proposed
+// h_new / h lies in [1, 1.2] (RADAU5's quot1, quot2): a ratio within round-off of a bound can fall
+// either way, and from there the step sequences differ (measured: at step 8 of 18 at rtol = atol =
+// 1e-6); the results then differ by the difference of two global errors within the tolerance (5e-9
+// relative there). Checked: the states at the steps both runs share (same t up to round-off) agree
+// to 1e-10, the first 5 steps at least are shared, the step counts differ by 2 at most, the final
+// states agree to 10 tol (relative to their maximum); for the bdf the step counts and the final
+// states to 1e-11.
 TEST(Heat2d, KluAndDenseLuAgreeToRoundOff) {
   const BuiltinProblem p = make_builtin_problem("heat2d");
   for (bool bdf : {false, true}) {
@@ -226,14 +228,15 @@ TEST(Heat2d, KluAndDenseLuAgreeToRoundOff) {
       EXPECT_LE(std::abs(a.stats.naccept - b.stats.naccept), 2);
       EXPECT_LT(diff, 10 * tol);
       if (bdf) {
-        EXPECT_EQ(shared, a.t_steps.size());
         EXPECT_EQ(a.stats.naccept, b.stats.naccept);
         EXPECT_LT(diff, 1e-11);
       }
-      // the reference to the tolerance (the values at t_end are 0.005 .. 0.047)
+      // the reference to the tolerance (the values at t_end are 0.005 .. 0.047, so 10 tol
+      // absolute is up to 2000 tol relative; measured: scd 4.79 (bdf) and 5.70 (radau5) at
+      // 1e-6, 7.18 and 8.15 at 1e-9)
       for (const Result* r : {&a, &b}) {
         EXPECT_LT((r->y - p.reference->y).cwiseAbs().maxCoeff(), 10 * tol);
-        EXPECT_GT(scd(r->y, p.reference->y), -std::log10(tol) - 1.5);
+        EXPECT_GT(scd(r->y, p.reference->y), -std::log10(tol) - 2.0);
       }
     }
   }

@@ -28,6 +28,10 @@ void BdfOptions::validate() const {
     throw InvalidArgument("bdf: fixed_order must lie in [0, max_order], got " +
                           std::to_string(fixed_order));
   if (max_newton_iterations < 1) throw InvalidArgument("bdf: max_newton_iterations must be >= 1");
+  if (min_newton_iterations < 1 || min_newton_iterations > max_newton_iterations)
+    throw InvalidArgument(
+        "bdf: min_newton_iterations must lie in [1, max_newton_iterations], got " +
+        std::to_string(min_newton_iterations));
   if (!(newton_tolerance > 0)) throw InvalidArgument("bdf: newton_tolerance must be > 0");
   if (exact_history && fixed_order == 0)
     throw InvalidArgument("bdf: exact_history needs fixed_order > 0");
@@ -485,7 +489,8 @@ class Bdf final : public Method {
   }
 
   // Returns 0 converged, 1 not converged, 2 non-finite residual. The convergence test uses
-  // every component (newton_norm), also those left out of the error test.
+  // every component (newton_norm), also those left out of the error test; at least
+  // min_newton_iterations iterations (methods/bdf.hpp).
   int correct() {
     const double pnorm = newton_norm(y_pred_);
     const double scale = 2.0 / (1.0 + cj_ / cjold_);
@@ -499,8 +504,11 @@ class Bdf final : public Method {
       y_new_ -= delta_;
       e_ -= delta_;
       yp_new_ -= cj_ * delta_;
-      switch (newton_.next(newton_norm(delta_))) {
+      const double norm = newton_norm(delta_);
+      switch (newton_.next(norm)) {
         case NewtonMonitor::Verdict::Converged:
+          // below min_newton_iterations only an increment at round-off level ends it
+          if (newton_.iterations() < opt_.min_newton_iterations && norm > 100 * kEps * pnorm) break;
           return 0;
         case NewtonMonitor::Verdict::NonFinite:
           return 2;
