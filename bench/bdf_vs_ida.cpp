@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "daekit BDF and radau5 vs SUNDIALS IDA (dense, analytic Jacobian), one run;\n"
+      "daekit BDF and radau5 vs SUNDIALS IDA (dense; analytic Jacobians where the problem "
+      "has them, differences for andrews-index2), one run;\n"
       "CPU = median per solve; ratio = daekit BDF time / IDA time\n");
   std::printf("rerun: build/bench/daekit_bdf_vs_ida%s\n\n", min_time < 0.1 ? " --quick" : "");
   std::printf(
