@@ -10,6 +10,7 @@
 
 #include "daekit/tableaus/half_explicit.hpp"
 #include "methods/factory.hpp"
+#include "methods/index2_method.hpp"
 #include "nonlinear/index2_system.hpp"
 #include "nonlinear/newton.hpp"
 
@@ -37,10 +38,10 @@ std::unique_ptr<Index2System> make_system(const MethodInput& in) {
   return sys;
 }
 
-class Hem final : public Method {
+class Hem final : public Index2Method {
  public:
   Hem(const HemOptions& opt, const MethodInput& in)
-      : sys_(make_system(in)),
+      : Index2Method(make_system(in)),
         opt_(opt),
         tab_(half_explicit_tableau(opt.tableau)),
         s_(tab_.stages()),
@@ -140,7 +141,6 @@ class Hem final : public Method {
     for (int i = 0; i < sys_->size(); ++i)
       if (!is_z[static_cast<size_t>(i)]) out[i] = fp_[k++];
   }
-  void dense(double t, VecOut out) const override { seg_.evaluate(t, out); }
   void dense_derivative(double t, VecOut out) const override {
     // d/dt of d0 + th (d1 + th (d2 + (th + 1) d3)), th = (t - t1) / h
     const double th = (t - seg_.t_right) / h_last_;
@@ -148,40 +148,7 @@ class Hem final : public Method {
            (3 * th * th + 2 * th) * seg_.coeffs.col(3)) /
           h_last_;
   }
-  bool restart(double t, const Vector& x, std::string& message) override {
-    Vector y, z;
-    sys_->split(x, y, z);
-    if (!sys_->consistent_state(t, y, z, message)) return false;
-    Vector xx;
-    sys_->join(y, z, xx);
-    h_last_ = 0.0;
-    jac_valid_ = false;
-    if (!set_point(t, xx)) {
-      message = "evaluation failed at the restart point: " + sys_->guard().failure().describe();
-      return false;
-    }
-    return true;
-  }
-  DenseSegment segment() const override { return seg_; }
-  Vector& parameters() override { return sys_->p(); }
-  bool has_monitor() const override { return true; }
-  bool monitor(double t, const Vector& x, ConstraintResiduals& out) override {
-    return sys_->monitor(t, x, out);
-  }
-  std::string check_consistency(double t0, const Vector& x0, double tol) override {
-    if (!sys_->check_index(t0, x0).empty()) return "";  // start() reports it (InvalidInput)
-    // the hidden constraint is evaluated with the Jacobians: wrong analytic ones are reported
-    // by check_jacobian(), not as inconsistent values
-    if (!sys_->check_jacobian(t0, x0).ok) return "";
-    return sys_->check_consistency(t0, x0, tol);
-  }
-  JacobianCheck check_jacobian(double t0, const Vector& x0) override {
-    return sys_->check_jacobian(t0, x0);
-  }
   std::string linear_solver() const override { return s_lu_->name(); }
-  int jacobian_colours() const override {
-    return sys_->has_analytic_jacobians() ? 0 : sys_->size();
-  }
 
  private:
   // y' = M^{-1} f (M = I for the Hessenberg form).
@@ -192,7 +159,7 @@ class Hem final : public Method {
     return true;
   }
 
-  bool set_point(double t, const Vector& x, bool fresh = true) {
+  bool set_point(double t, const Vector& x, bool fresh = true) override {
     t_ = t;
     x_ = x;
     sys_->split(x_, y_, z_);
@@ -329,7 +296,6 @@ class Hem final : public Method {
     seg_.correction.resize(0);
   }
 
-  std::unique_ptr<Index2System> sys_;
   HemOptions opt_;
   HalfExplicitTableau tab_;
   int s_, n_, m_;
@@ -339,12 +305,11 @@ class Hem final : public Method {
   const ErrorWeights* weights_ = nullptr;
   Matrix g_y_, f_z_, S_, U_, F_, Lambda_;
   Vector weights_e_;
-  bool jac_valid_ = false, s_valid_ = false;
-  double t_ = 0, h_ = 0, h_last_ = 0, max_rate_ = 0, jac_t_ = 0;
+  bool s_valid_ = false;
+  double t_ = 0, h_ = 0, max_rate_ = 0, jac_t_ = 0;
   int iterations_ = 0;
   Vector x_, y_, z_, fp_, x_new_, y_new_, z_new_, lambda_, base_, stage_y_, g_, est_, err_;
   Vector f_work_, work_x_, work_y_, work_z_;
-  DenseSegment seg_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "daekit/tableaus/lobatto.hpp"
 #include "methods/factory.hpp"
+#include "methods/index2_method.hpp"
 #include "nonlinear/index2_system.hpp"
 #include "nonlinear/newton.hpp"
 
@@ -58,10 +59,10 @@ std::unique_ptr<Index2System> make_system(const MethodInput& in, const SparkOpti
   return std::make_unique<Index2System>(*in.mass_form, o.mass_form_part - 1, *in.guard, *in.stats);
 }
 
-class Spark final : public Method {
+class Spark final : public Index2Method {
  public:
   Spark(const SparkOptions& opt, const MethodInput& in)
-      : sys_(make_system(in, opt)),
+      : Index2Method(make_system(in, opt)),
         opt_(opt),
         k_(lobatto_coefficients(opt.stages)),
         s_(opt.stages),
@@ -183,50 +184,17 @@ class Spark final : public Method {
     const std::vector<int>& y_pos = sys_->y_positions();
     for (int i = 0; i < n_; ++i) out[y_pos[static_cast<size_t>(i)]] = yp0_[i];
   }
-  void dense(double t, VecOut out) const override { seg_.evaluate(t, out); }
   void dense_derivative(double t, VecOut out) const override {
     const double e = std::cbrt(kEps) * std::max(std::abs(t), std::abs(h_last_));
     seg_.evaluate(t + e, work_plus_);
     seg_.evaluate(t - e, work_minus_);
     out = (work_plus_ - work_minus_) / (2 * e);
   }
-  bool restart(double t, const Vector& x, std::string& message) override {
-    history_ = false;
-    Vector y, z;
-    sys_->split(x, y, z);
-    if (!sys_->consistent_state(t, y, z, message)) return false;
-    Vector xx;
-    sys_->join(y, z, xx);
-    h_last_ = 0.0;
-    jac_valid_ = false;
-    if (!set_point(t, xx)) {
-      message = "evaluation failed at the restart point: " + sys_->guard().failure().describe();
-      return false;
-    }
-    return true;
-  }
-  DenseSegment segment() const override { return seg_; }
-  Vector& parameters() override { return sys_->p(); }
-  bool has_monitor() const override { return true; }
-  bool monitor(double t, const Vector& x, ConstraintResiduals& out) override {
-    return sys_->monitor(t, x, out);
-  }
-  std::string check_consistency(double t0, const Vector& x0, double tol) override {
-    if (!sys_->check_index(t0, x0).empty()) return "";  // start() reports it (InvalidInput)
-    // the hidden constraint is evaluated with the Jacobians: wrong analytic ones are reported
-    // by check_jacobian(), not as inconsistent values
-    if (!sys_->check_jacobian(t0, x0).ok) return "";
-    return sys_->check_consistency(t0, x0, tol);
-  }
-  JacobianCheck check_jacobian(double t0, const Vector& x0) override {
-    return sys_->check_jacobian(t0, x0);
-  }
   std::string linear_solver() const override { return lu_[0].lu->name(); }
-  int jacobian_colours() const override {
-    return sys_->has_analytic_jacobians() ? 0 : sys_->size();
-  }
 
  private:
+  void forget_history() override { history_ = false; }
+
   void allocate(SparkStep& st) {
     st.Y.resize(n_, s_ + 1);
     st.Z.resize(m_, s_);
@@ -235,7 +203,7 @@ class Spark final : public Method {
   }
 
   // The current point (t, x) with a(t, y) (and, at the start, y' and the Jacobians).
-  bool set_point(double t, const Vector& x, bool fresh = true) {
+  bool set_point(double t, const Vector& x, bool fresh = true) override {
     t_ = t;
     x_ = x;
     sys_->split(x_, y_, z_);
@@ -564,7 +532,6 @@ class Spark final : public Method {
     return true;
   }
 
-  std::unique_ptr<Index2System> sys_;
   SparkOptions opt_;
   LobattoCoefficients k_;
   int s_, n_, m_, N_;
@@ -573,17 +540,15 @@ class Spark final : public Method {
   std::array<Matrix, kParts> alpha_;
   Matrix beta_;
   Index2System::Jacobians jac_;
-  bool jac_valid_ = false;
   Factorisation lu_[2];
   std::unique_ptr<RealLinearSolver> a_lu_;
   NewtonMonitor newton_;
   const ErrorWeights* weights_ = nullptr;
-  double t_ = 0, h_ = 0, h_last_ = 0, max_rate_ = 0, jac_t_ = 0;
+  double t_ = 0, h_ = 0, max_rate_ = 0, jac_t_ = 0;
   int iterations_ = 0;
   Vector x_, y_, z_, a0_, yp0_, x_new_, end_y_, end_z_, mid_y_, mid_z_, rhs_, avals_, err_;
   std::vector<Vector> g_;
   SparkStep half1_, half2_, full_, last_;
-  DenseSegment seg_;
   bool history_ = false;  // the previous accepted step's start and midpoint are known
   double history_t_[2] = {0, 0};
   Vector history_x_[2];
