@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "methods/factory.hpp"
+#include "methods/mass_matrix_method.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/newton.hpp"
 #include "nonlinear/reuse.hpp"
@@ -46,10 +47,10 @@ namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-class Dirk final : public Method {
+class Dirk final : public MassMatrixMethod {
  public:
   Dirk(const MassMatrixDae& dae, const DirkOptions& options, const MethodInput& in)
-      : sys_(dae, in.linear_solver, *in.guard, *in.stats),
+      : MassMatrixMethod(dae, in.linear_solver, *in.guard, *in.stats),
         opt_(options),
         tab_(options.tableau),
         n_(dae.n),
@@ -334,23 +335,8 @@ class Dirk final : public Method {
     return s;
   }
 
-  Vector& parameters() override { return sys_.p(); }
-  bool has_monitor() const override { return sys_.has_monitor(); }
-  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
-    return sys_.monitor(t, y, out);
-  }
-  bool has_projector() const override { return sys_.has_projector(); }
-  bool project(double t, VecOut y, Projection level) override { return sys_.project(t, y, level); }
-  std::string check_consistency(double t0, const Vector& y0, double tol) override {
-    return daekit::check_consistency(sys_, t0, y0, tol);
-  }
-  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
-    return daekit::check_jacobian(sys_, t0, y0);
-  }
   std::string linear_solver() const override { return lu_.empty() ? "" : lu_[0]->name(); }
-  int jacobian_colours() const override {
-    return sys_.dae().jacobian || sys_.dae().sparse_jacobian ? 0 : sys_.jacobian_colours();
-  }
+  int jacobian_colours() const override { return differenced_jacobian_colours(); }
 
  private:
   void reset_state() {
@@ -472,7 +458,6 @@ class Dirk final : public Method {
     cont_.col(0) += y_;
   }
 
-  MassMatrixSystem sys_;
   DirkOptions opt_;
   RungeKuttaTableau tab_;
   int n_, s_;

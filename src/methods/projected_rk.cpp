@@ -10,6 +10,7 @@
 #include "core/dense_spectra.hpp"
 #include "daekit/tableaus/analysis.hpp"
 #include "methods/factory.hpp"
+#include "methods/mass_matrix_method.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/systems.hpp"
 
@@ -38,10 +39,10 @@ void ProjectedRkOptions::validate() const {
 
 namespace {
 
-class ProjectedRk final : public Method {
+class ProjectedRk final : public MassMatrixMethod {
  public:
   ProjectedRk(const MassMatrixDae& dae, const ProjectedRkOptions& opt, const MethodInput& in)
-      : sys_(dae, LinearSolverKind::Dense, *in.guard, *in.stats),
+      : MassMatrixMethod(dae, LinearSolverKind::Dense, *in.guard, *in.stats),
         tab_(opt.tableau),
         opt_(opt),
         stats_(*in.stats),
@@ -287,19 +288,6 @@ class ProjectedRk final : public Method {
     seg.coeffs = cont_;
     return seg;
   }
-  Vector& parameters() override { return sys_.p(); }
-  bool has_monitor() const override { return sys_.has_monitor(); }
-  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
-    return sys_.monitor(t, y, out);
-  }
-  bool has_projector() const override { return sys_.has_projector(); }
-  bool project(double t, VecOut y, Projection level) override { return sys_.project(t, y, level); }
-  std::string check_consistency(double t0, const Vector& y0, double tol) override {
-    return daekit::check_consistency(sys_, t0, y0, tol);
-  }
-  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
-    return daekit::check_jacobian(sys_, t0, y0);
-  }
   std::string linear_solver() const override { return lu_->name(); }
 
  private:
@@ -311,7 +299,6 @@ class ProjectedRk final : public Method {
     return res;
   }
 
-  MassMatrixSystem sys_;
   RungeKuttaTableau tab_;
   ProjectedRkOptions opt_;
   Stats& stats_;

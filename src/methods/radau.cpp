@@ -13,6 +13,7 @@
 #include "daekit/methods/radau5.hpp"
 #include "methods/factory.hpp"
 #include "methods/irk_engine.hpp"
+#include "methods/mass_matrix_method.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/reuse.hpp"
 
@@ -95,13 +96,13 @@ const RadauFamily& family() {
 /// RADAU's exponent of the tolerance transformation for s stages.
 double tolerance_exponent(int s) { return (s + 1.0) / (2.0 * s); }
 
-class Radau final : public Method {
+class Radau final : public MassMatrixMethod {
  public:
   /// `radau5`: the registered method "radau5" (3 stages; its name, reports and
   /// Radau5Options::start_newton_from_zero).
   Radau(const MassMatrixDae& dae, const RadauOptions& options, const MethodInput& in,
         bool radau5 = false, bool start_from_zero = false)
-      : sys_(dae, in.linear_solver, *in.guard, *in.stats),
+      : MassMatrixMethod(dae, in.linear_solver, *in.guard, *in.stats),
         opt_(options),
         radau5_(radau5),
         start_from_zero_(start_from_zero),
@@ -331,23 +332,8 @@ class Radau final : public Method {
     return s;
   }
 
-  Vector& parameters() override { return sys_.p(); }
-  bool has_monitor() const override { return sys_.has_monitor(); }
-  bool monitor(double t, const Vector& y, ConstraintResiduals& out) override {
-    return sys_.monitor(t, y, out);
-  }
-  bool has_projector() const override { return sys_.has_projector(); }
-  bool project(double t, VecOut y, Projection level) override { return sys_.project(t, y, level); }
-  std::string check_consistency(double t0, const Vector& y0, double tol) override {
-    return daekit::check_consistency(sys_, t0, y0, tol);
-  }
-  JacobianCheck check_jacobian(double t0, const Vector& y0) override {
-    return daekit::check_jacobian(sys_, t0, y0);
-  }
   std::string linear_solver() const override { return engine_.solver_name(); }
-  int jacobian_colours() const override {
-    return sys_.dae().jacobian || sys_.dae().sparse_jacobian ? 0 : sys_.jacobian_colours();
-  }
+  int jacobian_colours() const override { return differenced_jacobian_colours(); }
 
  private:
   std::string index_scaling_caveat() const {
@@ -482,7 +468,6 @@ class Radau final : public Method {
     return std::sqrt(sum / std::max(1, weights_->test_count()));
   }
 
-  MassMatrixSystem sys_;
   RadauOptions opt_;
   bool radau5_ = false, start_from_zero_ = false;
   IrkEngine engine_;
