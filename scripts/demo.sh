@@ -8,7 +8,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+# Ninja for a new build directory, as scripts/test.sh (which says why); an existing one keeps its
+# generator.
+generator=()
+[[ -f build/CMakeCache.txt ]] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "${DAEKIT_JOBS:-$(nproc)}"
 build/apps/daekit demo --outdir demo-output
 bash scripts/python_path.sh

@@ -14,7 +14,7 @@ using namespace daekit;
 
 namespace {
 
-struct Errors {
+struct MultistepErrors {
   double x = NAN, lambda = NAN;
   bool ok = false;
   std::string message;
@@ -22,15 +22,15 @@ struct Errors {
 
 // Constant steps h on [t0, T]; errors against p.exact: the maximum over the steps (exact
 // solutions) or at T only (reference functions that are expensive).
-Errors fixed_step_errors(const BuiltinProblem& p, const BetaMultistepOptions& o, double h, double T,
-                         bool over_steps) {
+MultistepErrors fixed_step_errors(const BuiltinProblem& p, const BetaMultistepOptions& o, double h,
+                                  double T, bool over_steps) {
   Options op;
   op.fixed_step = true;
   op.h0 = h;
   op.rtol = op.atol = 1e-14;  // Newton solved to round-off
   op.store_steps = over_steps;
   const Result r = solve(p.dae, p.t0, T, p.y0, o, op);
-  Errors e;
+  MultistepErrors e;
   e.ok = r.ok();
   e.message = r.message;
   if (!r.ok()) return e;
@@ -50,13 +50,13 @@ Errors fixed_step_errors(const BuiltinProblem& p, const BetaMultistepOptions& o,
 
 struct Rates {
   double x = 0, lambda = 0;  // from the last halving
-  Errors finest;
+  MultistepErrors finest;
 };
 
 // Three runs at h, h/2, h/4 on the manufactured problem (t in [0, 3]); prints the table.
 Rates observed_orders(const BetaMultistepOptions& o, double h) {
   const BuiltinProblem p = euler_lagrange_manufactured();
-  Errors e[3];
+  MultistepErrors e[3];
   for (int j = 0; j < 3; ++j) e[j] = fixed_step_errors(p, o, h / (1 << j), 3.0, true);
   std::printf("%-26s", o.scheme_name().c_str());
   for (int j = 0; j < 3; ++j) {
@@ -66,7 +66,7 @@ Rates observed_orders(const BetaMultistepOptions& o, double h) {
                   std::log2(e[j - 1].lambda / e[j].lambda));
   }
   std::printf("\n");
-  for (const Errors& x : e) EXPECT_TRUE(x.ok) << o.scheme_name() << ": " << x.message;
+  for (const MultistepErrors& x : e) EXPECT_TRUE(x.ok) << o.scheme_name() << ": " << x.message;
   return {std::log2(e[1].x / e[2].x), std::log2(e[1].lambda / e[2].lambda), e[2]};
 }
 
@@ -201,9 +201,10 @@ TEST(BetaMultistepOrders, CommutedVariantIsOrderK) {
   }
   const BuiltinProblem p = euler_lagrange_manufactured();
   for (int k = 1; k <= 4; ++k) {
-    const Errors a = fixed_step_errors(p, BetaMultistepOptions::commuted(MultistepFamily::DCBDF, k),
-                                       0.05, 3.0, true);
-    const Errors b = fixed_step_errors(p, BetaMultistepOptions::compound(k), 0.05, 3.0, true);
+    const MultistepErrors a = fixed_step_errors(
+        p, BetaMultistepOptions::commuted(MultistepFamily::DCBDF, k), 0.05, 3.0, true);
+    const MultistepErrors b =
+        fixed_step_errors(p, BetaMultistepOptions::compound(k), 0.05, 3.0, true);
     EXPECT_NEAR(a.x, b.x, 1e-12 + 1e-9 * b.x) << k;
   }
 }
@@ -220,7 +221,7 @@ TEST(BetaMultistepOrders, UnblockedStandardSchemesBlowUp) {
   for (const BetaMultistepOptions& o : unstable) {
     std::printf("%-22s", o.scheme_name().c_str());
     for (double h : {0.1, 0.05, 0.025}) {
-      const Errors e = fixed_step_errors(p, o, h, 3.0, false);
+      const MultistepErrors e = fixed_step_errors(p, o, h, 3.0, false);
       if (e.ok)
         std::printf("  h = %.3f: lambda error %.2e", h, e.lambda);
       else
@@ -238,7 +239,8 @@ TEST(BetaMultistepOrders, UnblockedStandardSchemesBlowUp) {
     EXPECT_NE(r.warnings[0].find("strict root condition"), std::string::npos) << r.warnings[0];
   }
   // the blocked ones at the same step converge
-  const Errors b = fixed_step_errors(p, BetaMultistepOptions::dcbdf_beta(3), 0.025, 3.0, false);
+  const MultistepErrors b =
+      fixed_step_errors(p, BetaMultistepOptions::dcbdf_beta(3), 0.025, 3.0, false);
   EXPECT_LT(b.lambda, 1e-5);
 }
 
@@ -319,11 +321,11 @@ TEST(BetaMultistepAccuracy, BlockedDcbdf3AndAm3AgainstBdf3) {
   const Case cases[] = {{euler_lagrange_manufactured(), 3.0 / 480, 3.0, true},
                         {pendulum_euler_lagrange(), 0.00625, 2.0, false}};
   for (const Case& c : cases) {
-    const Errors bdf3 =
+    const MultistepErrors bdf3 =
         fixed_step_errors(c.p, BetaMultistepOptions::bdf(3), c.h, c.T, c.over_steps);
-    const Errors dc3 =
+    const MultistepErrors dc3 =
         fixed_step_errors(c.p, BetaMultistepOptions::dcbdf_beta(3), c.h, c.T, c.over_steps);
-    const Errors am3 =
+    const MultistepErrors am3 =
         fixed_step_errors(c.p, BetaMultistepOptions::am_beta(3), c.h, c.T, c.over_steps);
     std::printf(
         "%s, h = %.5f, errors %s: BDF3 x %.2e lambda %.2e; beta-DCBDF3 x %.2e lambda %.2e (x "
@@ -373,9 +375,9 @@ TEST(BetaMultistepStart, RadauStartEqualsExactStart) {
   const BuiltinProblem p = euler_lagrange_manufactured();
   for (int k : {2, 4, 6}) {
     BetaMultistepOptions o = BetaMultistepOptions::dcbdf_beta(k);
-    const Errors radau = fixed_step_errors(p, o, 0.05, 3.0, true);
+    const MultistepErrors radau = fixed_step_errors(p, o, 0.05, 3.0, true);
     o.exact_start = p.exact;
-    const Errors exact = fixed_step_errors(p, o, 0.05, 3.0, true);
+    const MultistepErrors exact = fixed_step_errors(p, o, 0.05, 3.0, true);
     std::printf("beta-DCBDF%d, h = 0.05: x error %.3e (Radau IIA start), %.3e (exact start)\n", k,
                 radau.x, exact.x);
     EXPECT_NEAR(radau.x, exact.x, 0.05 * exact.x);

@@ -36,7 +36,7 @@ constexpr int kKernelOnly = std::numeric_limits<int>::max();
 constexpr int kBlockedAlways = 0;
 
 template <typename Scalar>
-Scalar random_scalar(std::mt19937& rng) {
+Scalar lu_random_scalar(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   if constexpr (std::is_same_v<Scalar, double>) {
     return u(rng);
@@ -50,7 +50,7 @@ template <typename Scalar>
 DenseOf<Scalar> random_matrix(int n, std::mt19937& rng) {
   DenseOf<Scalar> a(n, n);
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) a(i, j) = random_scalar<Scalar>(rng);
+    for (int i = 0; i < n; ++i) a(i, j) = lu_random_scalar<Scalar>(rng);
   return a;
 }
 
@@ -63,7 +63,7 @@ void check_paths_agree() {
   for (int n : kSizes) {
     const DenseOf<Scalar> a = random_matrix<Scalar>(n, rng);
     VectorOf<Scalar> b(n);
-    for (int i = 0; i < n; ++i) b[i] = random_scalar<Scalar>(rng);
+    for (int i = 0; i < n; ++i) b[i] = lu_random_scalar<Scalar>(rng);
     auto kernel = make_dense_solver<Scalar>(n, kKernelOnly);
     auto blocked = make_dense_solver<Scalar>(n, kBlockedAlways);
     kernel->matrix().dense() = a;
@@ -112,7 +112,7 @@ void check_factors_reproduce_matrix() {
   // P A = L U, tested on random vectors (O(n^2): the complex size is in the hundreds)
   for (int k = 0; k < 3; ++k) {
     VectorOf<Scalar> v(n);
-    for (int i = 0; i < n; ++i) v[i] = random_scalar<Scalar>(rng);
+    for (int i = 0; i < n; ++i) v[i] = lu_random_scalar<Scalar>(rng);
     const VectorOf<Scalar> lu_v = L * (U * v);
     EXPECT_LT((pa * v - lu_v).cwiseAbs().maxCoeff(), 1e-13 * n * (pa * v).cwiseAbs().maxCoeff());
   }
@@ -177,14 +177,14 @@ TEST(DenseLuBlocked, SingularAndNonFiniteReal) { check_failures<double>(); }
 TEST(DenseLuBlocked, SingularAndNonFiniteComplex) { check_failures<Complex>(); }
 
 template <typename Scalar>
-void check_no_allocation() {
+void check_blocked_lu_no_allocation() {
   if (daekit_testing::heap_allocations() < 0)
     GTEST_SKIP() << "malloc is not counted in this build (sanitizers)";
   std::mt19937 rng(5);
   const int n = 300;
   const DenseOf<Scalar> a = random_matrix<Scalar>(n, rng);
   VectorOf<Scalar> x(n);
-  for (int i = 0; i < n; ++i) x[i] = random_scalar<Scalar>(rng);
+  for (int i = 0; i < n; ++i) x[i] = lu_random_scalar<Scalar>(rng);
   auto s = make_dense_solver<Scalar>(n, kBlockedAlways);
   s->matrix().dense() = a;
   const long before = daekit_testing::heap_allocations();
@@ -193,7 +193,7 @@ void check_no_allocation() {
   EXPECT_EQ(daekit_testing::heap_allocations() - before, 0);
 }
 
-TEST(DenseLuBlocked, NoAllocationReal) { check_no_allocation<double>(); }
-TEST(DenseLuBlocked, NoAllocationComplex) { check_no_allocation<Complex>(); }
+TEST(DenseLuBlocked, NoAllocationReal) { check_blocked_lu_no_allocation<double>(); }
+TEST(DenseLuBlocked, NoAllocationComplex) { check_blocked_lu_no_allocation<Complex>(); }
 
 }  // namespace

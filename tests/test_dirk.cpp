@@ -123,7 +123,7 @@ struct Solved {
   double scd;
   Result r;
 };
-Solved solve_builtin(const char* name, MethodChoice m, double tol) {
+Solved solve_builtin_dirk(const char* name, MethodChoice m, double tol) {
   const BuiltinProblem p = make_builtin_problem(name);
   Options o;
   o.rtol = tol;
@@ -154,7 +154,7 @@ TEST(Dirk, ErrorControlSolvesTheStiffProblems) {
     for (const Case& c : cases) {
       DirkOptions m;
       m.tableau = t;
-      const Solved s = solve_builtin(c.problem, m, c.tol);
+      const Solved s = solve_builtin_dirk(c.problem, m, c.tol);
       std::printf("%-24s %-13s tol %.0e: %-8s scd %5.2f  steps %5ld  rejected %4ld  nfev %6ld\n",
                   t.name.c_str(), c.problem, c.tol, to_string(s.r.status), s.scd, s.r.stats.naccept,
                   s.r.stats.nreject, s.r.stats.nfev);
@@ -164,7 +164,8 @@ TEST(Dirk, ErrorControlSolvesTheStiffProblems) {
   }
   // tighter tolerance: more digits
   DirkOptions m;
-  const Solved a = solve_builtin("vanderpol", m, 1e-5), b = solve_builtin("vanderpol", m, 1e-8);
+  const Solved a = solve_builtin_dirk("vanderpol", m, 1e-5),
+               b = solve_builtin_dirk("vanderpol", m, 1e-8);
   EXPECT_GT(b.scd, a.scd + 1.5);
 }
 

@@ -115,7 +115,7 @@ Vector test_point(int n) {
   return x;
 }
 
-double relative_error(const Matrix& A, const Matrix& B) {
+double matrix_relative_error(const Matrix& A, const Matrix& B) {
   return (A - B).cwiseAbs().maxCoeff() / B.cwiseAbs().maxCoeff();
 }
 
@@ -305,7 +305,7 @@ TEST(FiniteDifferenceJacobianTest, TridiagonalMatchesAnalyticInEveryStorage) {
     const Matrix J = fd_tridiagonal(n, k.storage, k.coloured, &returned, &evaluations);
     EXPECT_EQ(returned, k.colours) << k.name;
     EXPECT_EQ(evaluations, k.colours) << k.name;  // + G0 by the caller: colours + 1
-    EXPECT_LT(relative_error(J, exact), 1e-7) << k.name;
+    EXPECT_LT(matrix_relative_error(J, exact), 1e-7) << k.name;
     // entries outside the band are exactly zero (J was filled with 7 before)
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i)
@@ -356,7 +356,7 @@ TEST(FiniteDifferenceJacobianTest, StorageLargerThanColouredPattern) {
     };
     EXPECT_EQ(fd.evaluate(G, x, G0, nullptr, J), 2);
     EXPECT_EQ(evaluations, 2);
-    EXPECT_LT(relative_error(J.to_dense(), exact), 1e-7) << storage.describe(n);
+    EXPECT_LT(matrix_relative_error(J.to_dense(), exact), 1e-7) << storage.describe(n);
     for (int i = 0; i < n; ++i) EXPECT_EQ(J.at(i, i), 0.0) << storage.describe(n);
   }
 }
@@ -508,7 +508,7 @@ TEST(FiniteDifferenceJacobianTest, FailingMapReturnsMinusOne) {
   EXPECT_EQ(calls, 2);
   // the object is usable again afterwards
   EXPECT_EQ(fd.evaluate(tridiagonal_map, x, G0, nullptr, J), 3);
-  EXPECT_LT(relative_error(J.to_dense(), tridiagonal_jacobian(x)), 1e-7);
+  EXPECT_LT(matrix_relative_error(J.to_dense(), tridiagonal_jacobian(x)), 1e-7);
 }
 
 TEST(FiniteDifferenceJacobianTest, EvaluateAllocatesNothing) {

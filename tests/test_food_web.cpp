@@ -15,7 +15,7 @@ using namespace daekit;
 
 namespace {
 
-Options tolerances(double tol) {
+Options food_web_tolerances(double tol) {
   Options o;
   o.rtol = o.atol = tol;
   o.store_steps = false;
@@ -55,7 +55,7 @@ TEST(FoodWeb, JacobianAndConsistentPredators) {
     double scale = 0.0;
     for (int k = 1; k < p.dae.n; k += 2) scale = std::max(scale, std::abs(p.y0[k]));
     for (int k = 1; k < p.dae.n; k += 2) EXPECT_LT(std::abs(f[k]), 1e-9 * scale * scale) << k;
-    const Result r = solve(p.dae, p.t0, 1e-3, p.y0, Radau5Options{}, tolerances(1e-6));
+    const Result r = solve(p.dae, p.t0, 1e-3, p.y0, Radau5Options{}, food_web_tolerances(1e-6));
     ASSERT_TRUE(r.ok()) << r.message;
     for (const Vector* y : {&p.y0, &r.y}) {
       const JacobianCheck c = check_jacobian(p.dae, 0.0, *y);
@@ -69,8 +69,8 @@ TEST(FoodWeb, JacobianAndConsistentPredators) {
 // 10 ... 1e7).
 TEST(FoodWeb, RadauAndBdfAgreeOnBandedBackend) {
   const BuiltinProblem p = make_builtin_problem("food-web");
-  const Result a = solve(p.dae, p.t0, 0.01, p.y0, Radau5Options{}, tolerances(1e-8));
-  const Result b = solve(p.dae, p.t0, 0.01, p.y0, BdfOptions{}, tolerances(1e-8));
+  const Result a = solve(p.dae, p.t0, 0.01, p.y0, Radau5Options{}, food_web_tolerances(1e-8));
+  const Result b = solve(p.dae, p.t0, 0.01, p.y0, BdfOptions{}, food_web_tolerances(1e-8));
   ASSERT_TRUE(a.ok()) << a.message;
   ASSERT_TRUE(b.ok()) << b.message;
   EXPECT_EQ(a.linear_solver, "banded LU");

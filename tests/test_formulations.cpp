@@ -13,7 +13,7 @@ struct FormRun {
   Result r;
   double err_q, err_v;
 };
-FormRun run(const MechanicalSystem& sys, Formulation form, double T, double tol) {
+FormRun run_formulation(const MechanicalSystem& sys, Formulation form, double T, double tol) {
   const MassMatrixDae dae = formulate(sys, form);
   Vector q0(2), v0(2);
   q0 << 1, 0;
@@ -50,7 +50,7 @@ TEST(Formulations, AllSolveThePendulum) {
     sys.constant_mass = constant_mass;
     for (Formulation form :
          {Formulation::Index3, Formulation::Index2, Formulation::Index1, Formulation::GGL}) {
-      const FormRun a = run(sys, form, 10.0, 1e-8);
+      const FormRun a = run_formulation(sys, form, 10.0, 1e-8);
       ASSERT_TRUE(a.r.ok()) << to_string(form) << ": " << a.r.message;
       std::printf("%-6s %s mass: err q %.1e v %.1e  max|d1| %.1e max|d2| %.1e  nfev %ld\n",
                   to_string(form), constant_mass ? "constant" : "general ", a.err_q, a.err_v,
@@ -68,9 +68,9 @@ TEST(Formulations, AllSolveThePendulum) {
 
 TEST(Formulations, Index1DriftsOffAndGrows) {
   const MechanicalSystem sys = pendulum_mechanical_system();
-  const FormRun short_run = run(sys, Formulation::Index1, 10.0, 1e-6);
-  const FormRun long_run = run(sys, Formulation::Index1, 100.0, 1e-6);
-  const FormRun ggl = run(sys, Formulation::GGL, 100.0, 1e-6);
+  const FormRun short_run = run_formulation(sys, Formulation::Index1, 10.0, 1e-6);
+  const FormRun long_run = run_formulation(sys, Formulation::Index1, 100.0, 1e-6);
+  const FormRun ggl = run_formulation(sys, Formulation::GGL, 100.0, 1e-6);
   ASSERT_TRUE(short_run.r.ok() && long_run.r.ok() && ggl.r.ok());
   EXPECT_GT(long_run.r.max_residual.position, 3 * short_run.r.max_residual.position);
   EXPECT_GT(long_run.r.max_residual.position, 100 * ggl.r.max_residual.position);

@@ -69,8 +69,8 @@ Vector start(const Eigen::Vector3d& direction, bool embedded, double v0 = 0.0) {
   return x;
 }
 
-Result run(const Scheme& s, bool embedded, const Vector& x0, double h, double T,
-           bool store = true) {
+Result run_scheme(const Scheme& s, bool embedded, const Vector& x0, double h, double T,
+                  bool store = true) {
   const MassMatrixDae dae = to_mass_matrix_form(sphere_limit_cycle(embedded));
   Options o;
   o.fixed_step = true;
@@ -97,7 +97,7 @@ TEST(Index2Geometry, AttractivityOfTheInvariantManifold) {
   Vector b = a;
   b[3] += delta;
   for (const Scheme& s : schemes()) {
-    const Result ra = run(s, false, a, h, 8 * h), rb = run(s, false, b, h, 8 * h);
+    const Result ra = run_scheme(s, false, a, h, 8 * h), rb = run_scheme(s, false, b, h, 8 * h);
     std::printf("%-36s lambda differences:", s.name.c_str());
     std::vector<double> d;
     double du = 0.0;
@@ -126,7 +126,7 @@ TEST(Index2Geometry, MultiplierFollowsTheManifoldUniformlyInTime) {
   for (const Scheme& s : schemes()) {
     std::vector<double> sup;
     for (double h : {0.1, 0.05, 0.025}) {
-      const Result r = run(s, false, x0, h, 50.0);
+      const Result r = run_scheme(s, false, x0, h, 50.0);
       double m = 0.0;
       for (long n = 0; n < r.y_steps.size(); ++n)
         if (r.t_steps[n] >= 25.0)
@@ -148,7 +148,7 @@ TEST(Index2Geometry, EmbeddingWithBIdentityContractsTheConstraint) {
   const double h = 0.1, v0 = 0.1;
   const Vector x0 = start({1.0, 0.2, 0.3}, true, v0);
   for (const Scheme& s : schemes()) {
-    const Result r = run(s, true, x0, h, 3.0);
+    const Result r = run_scheme(s, true, x0, h, 3.0);
     const double R = s.R(-h);
     double worst = 0.0;
     for (long n = 0; n < r.y_steps.size(); ++n) {
@@ -172,7 +172,7 @@ TEST(Index2Geometry, InvariantClosedCurveNearTheLimitCycle) {
     std::vector<double> dist;
     double max_g = 0.0;
     for (double h : {0.2, 0.1, 0.05}) {
-      const Result r = run(s, false, x0, h, 60.0);
+      const Result r = run_scheme(s, false, x0, h, 60.0);
       double d = 0.0;
       for (long n = 0; n < r.y_steps.size(); ++n) {
         if (r.t_steps[n] < 40.0) continue;

@@ -31,7 +31,7 @@ using namespace daekit;
 
 namespace {
 
-Options tolerances(double tol, double h0 = 0.0) {
+Options large_tolerances(double tol, double h0 = 0.0) {
   Options o;
   o.rtol = o.atol = tol;
   o.h0 = h0;
@@ -39,8 +39,8 @@ Options tolerances(double tol, double h0 = 0.0) {
   return o;
 }
 
-Result run(const MassMatrixDae& dae, const BuiltinProblem& p, double t_end, bool bdf,
-           const Options& o) {
+Result run_large(const MassMatrixDae& dae, const BuiltinProblem& p, double t_end, bool bdf,
+                 const Options& o) {
   return bdf ? solve(dae, p.t0, t_end, p.y0, BdfOptions{}, o)
              : solve(dae, p.t0, t_end, p.y0, Radau5Options{}, o);
 }
@@ -165,7 +165,7 @@ TEST(Heat2d, FiniteDifferenceJacobianCostsColoursPlusOneEvaluations) {
   MassMatrixDae dae = p.dae;
   dae.sparse_jacobian = nullptr;  // keep jacobian_sparsity: coloured differences
   for (bool bdf : {false, true}) {
-    const Result r = run(dae, p, p.t_end, bdf, tolerances(1e-6));
+    const Result r = run_large(dae, p, p.t_end, bdf, large_tolerances(1e-6));
     ASSERT_TRUE(r.ok()) << r.message;
     std::printf("heat2d %s, difference Jacobian: %d colours, njac %ld, nfev_jac %ld, scd %.2f\n",
                 method_name(bdf), r.jacobian_colours, r.stats.njac, r.stats.nfev_jac,
@@ -196,12 +196,12 @@ TEST(Heat2d, KluAndDenseLuAgreeToRoundOff) {
   const BuiltinProblem p = make_builtin_problem("heat2d");
   for (bool bdf : {false, true}) {
     for (double tol : {1e-6, 1e-9}) {
-      Options sparse = tolerances(tol), dense = tolerances(tol);
+      Options sparse = large_tolerances(tol), dense = large_tolerances(tol);
       sparse.store_steps = dense.store_steps = true;
       sparse.linear_solver = LinearSolverKind::Sparse;
       dense.linear_solver = LinearSolverKind::Dense;
-      const Result a = run(p.dae, p, p.t_end, bdf, sparse);
-      const Result b = run(p.dae, p, p.t_end, bdf, dense);
+      const Result a = run_large(p.dae, p, p.t_end, bdf, sparse);
+      const Result b = run_large(p.dae, p, p.t_end, bdf, dense);
       ASSERT_TRUE(a.ok()) << a.message;
       ASSERT_TRUE(b.ok()) << b.message;
       EXPECT_EQ(a.linear_solver, "KLU");
@@ -259,7 +259,7 @@ TEST(Heat2d, HundredThousandUnknownsOnKlu) {
   for (bool bdf : {false, true}) {
     const auto start = std::chrono::steady_clock::now();
     daekit_testing::reset_largest_allocation();
-    const Result r = run(p.dae, p, t_end, bdf, tolerances(tol, 1e-4));
+    const Result r = run_large(p.dae, p, t_end, bdf, large_tolerances(tol, 1e-4));
     const std::size_t largest = daekit_testing::largest_allocation();
     ASSERT_TRUE(r.ok()) << r.message;
     EXPECT_EQ(r.linear_solver, "KLU");
@@ -371,7 +371,7 @@ TEST(CircuitChain, FiniteDifferenceJacobianCostsColoursPlusOneEvaluations) {
     dae.sparse_jacobian = nullptr;
     if (banded) dae.jacobian_sparsity = Sparsity::banded(2, 1);
     for (bool bdf : {false, true}) {
-      const Result r = run(dae, p, p.t_end, bdf, tolerances(p.rtol, p.h0));
+      const Result r = run_large(dae, p, p.t_end, bdf, large_tolerances(p.rtol, p.h0));
       ASSERT_TRUE(r.ok()) << r.message;
       const double digits = scd(r.y, p.reference->y, p.scd_components);
       std::printf(
@@ -404,7 +404,7 @@ TEST(CircuitChain, Radau5AndBdfReachTheReference) {
     double previous = 0.0;
     for (double tol : {1e-4, 1e-6, 1e-8, 1e-10}) {
       if (bdf && tol < 1e-8) continue;  // 2 s; the sweep has it
-      const Result r = run(p.dae, p, p.t_end, bdf, tolerances(tol, tol));
+      const Result r = run_large(p.dae, p, p.t_end, bdf, large_tolerances(tol, tol));
       ASSERT_TRUE(r.ok()) << method_name(bdf) << " tol " << tol << ": " << r.message;
       EXPECT_EQ(r.linear_solver, "KLU");
       const double digits = scd(r.y, p.reference->y, p.scd_components);

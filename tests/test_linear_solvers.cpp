@@ -29,7 +29,7 @@ using DenseOf = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
 template <typename Scalar>
 using VectorOf = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kQuietNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 template <typename Scalar>
@@ -107,7 +107,7 @@ VectorOf<Scalar> factor_and_solve(LinearSolver<Scalar>& solver, const DenseOf<Sc
   VectorOf<Scalar> x = b;
   if (!solver.factor()) {
     ADD_FAILURE() << solver.name() << ": factor() failed";
-    x.setConstant(Scalar(kNaN));
+    x.setConstant(Scalar(kQuietNaN));
     return x;
   }
   solver.solve_in_place(x);
@@ -323,7 +323,7 @@ void check_singular() {
   dependent(4, 3) = Scalar(1);
   expect_failure_then_recovery(dependent, "dependent columns");
   // A NaN or an Inf in any position of the band: diagonal, below (L), above (U).
-  for (double bad : {kNaN, kInf, -kInf})
+  for (double bad : {kQuietNaN, kInf, -kInf})
     for (auto [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {2, 0}, {0, 1}, {5, 4}, {4, 5}}) {
       DenseOf<Scalar> nonfinite = a;
       nonfinite(i, j) = Scalar(bad);
@@ -332,7 +332,7 @@ void check_singular() {
     }
   if constexpr (!std::is_same_v<Scalar, double>) {
     DenseOf<Scalar> nonfinite = a;
-    nonfinite(3, 2) = Scalar(1.0, kNaN);  // only the imaginary part
+    nonfinite(3, 2) = Scalar(1.0, kQuietNaN);  // only the imaginary part
     expect_failure_then_recovery(nonfinite, "NaN imaginary part");
   }
 }
@@ -344,7 +344,7 @@ TEST(LinearSolver, SingularAndNonFiniteMatricesComplex) { check_singular<Complex
 // candidate, it must still be reported.
 TEST(BandedLU, NonFiniteEntryOfUpperTriangularBand) {
   DenseOf<double> a = DenseOf<double>::Identity(5, 5);
-  a(1, 3) = kNaN;
+  a(1, 3) = kQuietNaN;
   auto solver = make_banded_solver<double>(5, 0, 2);
   assemble(*solver, a);
   EXPECT_FALSE(solver->factor());
@@ -359,7 +359,7 @@ TEST(BandedLU, IgnoresGarbageInFillRows) {
   const DenseOf<double> a = random_banded<double>(n, l, u, rng);
   const VectorOf<double> b = random_vector<double>(n, rng);
   assemble(*solver, a);
-  solver->matrix().band().topRows(l).setConstant(kNaN);
+  solver->matrix().band().topRows(l).setConstant(kQuietNaN);
   ASSERT_TRUE(solver->factor());
   VectorOf<double> x = b;
   solver->solve_in_place(x);

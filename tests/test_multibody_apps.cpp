@@ -13,7 +13,7 @@ using namespace daekit;
 
 namespace {
 
-Options tolerances(double tol, bool store = false) {
+Options multibody_tolerances(double tol, bool store = false) {
   Options o;
   o.rtol = o.atol = tol;
   o.store_steps = store;
@@ -118,7 +118,7 @@ TEST(Rheonomic, DrivenPendulumEveryFormulation) {
   EXPECT_LT(std::abs(ref[0] - coarse[0]), 1e-10);
   for (Formulation form :
        {Formulation::Index3, Formulation::Index2, Formulation::Index1, Formulation::GGL}) {
-    Options o = tolerances(1e-9);
+    Options o = multibody_tolerances(1e-9);
     if (form == Formulation::Index1) o.projection = Projection::Full;
     MechanicalSystem differenced = s;  // the formulations with the differenced time terms
     differenced.curvature = nullptr;
@@ -139,7 +139,7 @@ TEST(Rheonomic, KapitzaPendulumStaysUp) {
     const MechanicalSystem s = driven_pendulum_system(A);
     const Result r =
         solve(formulate(s, Formulation::Index3), 0.0, 2.0, driven_start(s, A, Formulation::Index3),
-              "radau5", tolerances(1e-7, true));
+              "radau5", multibody_tolerances(1e-7, true));
     ASSERT_TRUE(r.ok()) << r.message;
     double furthest = 0.0;  // from the top
     for (size_t i = 0; i < r.t_steps.size(); ++i) {
@@ -177,7 +177,8 @@ TEST(Rheonomic, SliderCrankExactKinematicsAndDrivePower) {
   for (Formulation form : {Formulation::Index3, Formulation::Index2, Formulation::GGL}) {
     const Vector y0 = initial_values(s, form, p.t0, slider_crank_exact(0.0).head(5),
                                      slider_crank_exact(0.0).tail(5));
-    const Result r = solve(formulate(s, form), p.t0, p.t_end, y0, "radau5", tolerances(1e-8));
+    const Result r =
+        solve(formulate(s, form), p.t0, p.t_end, y0, "radau5", multibody_tolerances(1e-8));
     ASSERT_TRUE(r.ok()) << to_string(form) << ": " << r.message;
     const double eq = (r.y.head(5) - exact.head(5)).cwiseAbs().maxCoeff();
     const double ev = (r.y.segment(5, 5) - exact.tail(5)).cwiseAbs().maxCoeff();
@@ -203,7 +204,7 @@ TEST(Rheonomic, SliderCrankExactKinematicsAndDrivePower) {
 // the constraints (ch. 3.2.4) unless projected (3.10).
 TEST(PendulumForms, IndexZeroAgainstExactSolution) {
   const BuiltinProblem p = pendulum_index0();
-  Options o = tolerances(1e-10);
+  Options o = multibody_tolerances(1e-10);
   const Result r = solve(p.dae, p.t0, 2.0, p.y0, "radau5", o);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_LT((r.y - p.exact(2.0)).cwiseAbs().maxCoeff(), 1e-7);
@@ -223,7 +224,7 @@ TEST(PendulumForms, IndexZeroAgainstExactSolution) {
 
 TEST(PendulumForms, IndexZeroDriftsAndProjectionRemovesIt) {
   const BuiltinProblem p = pendulum_index0();
-  Options o = tolerances(1e-6, true);
+  Options o = multibody_tolerances(1e-6, true);
   const Result r = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", o);
   ASSERT_TRUE(r.ok()) << r.message;
   const double l = 2.0;
@@ -248,7 +249,7 @@ TEST(PendulumForms, IndexZeroDriftsAndProjectionRemovesIt) {
 // phi2' = -g phi1 (l = 1), is its linearization: right for small swings only.
 TEST(PendulumForms, StateSpaceFormAndThePrintedLinearization) {
   const BuiltinProblem p = pendulum_state_space();
-  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", tolerances(1e-10));
+  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", multibody_tolerances(1e-10));
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_LT((r.y - p.exact(p.t_end)).cwiseAbs().maxCoeff(), 1e-7);
   const double Omega = std::sqrt(9.81 / 2.0);
@@ -286,9 +287,9 @@ TEST(TruckIndex3, AgreesWithTheIndex2Form) {
   EXPECT_EQ(p.dae.n, 20);
   EXPECT_NEAR(p.y0[19], el.y0[19], 1e-6);  // consistent multipliers: the published ones
   const double T = p.t_end;
-  const Result r3 = solve(p.dae, 0.0, T, p.y0, "radau5", tolerances(1e-9));
+  const Result r3 = solve(p.dae, 0.0, T, p.y0, "radau5", multibody_tolerances(1e-9));
   ASSERT_TRUE(r3.ok()) << r3.message;
-  const Result r2 = solve(el.dae, 0.0, T, el.y0, "radau5", tolerances(1e-9));
+  const Result r2 = solve(el.dae, 0.0, T, el.y0, "radau5", multibody_tolerances(1e-9));
   ASSERT_TRUE(r2.ok()) << r2.message;
   const double e = (r3.y.head(9) - r2.y.head(9)).cwiseAbs().maxCoeff();
   std::printf("truck at t = %g: chassis height %.8f (index 3) vs %.8f (index 2), max diff %.2e\n",

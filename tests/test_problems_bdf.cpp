@@ -18,7 +18,7 @@ namespace {
 /// Max over entries of |J - J_fd| / (1 + |J|), J_fd by central differences with increments
 /// 1e-6 max(|y_j|, 1e-3) (the functions are smooth where y2 > 0; the floor keeps the
 /// cancellation error of zero components small).
-double jacobian_mismatch(const MassMatrixDae& d, double t, const Vector& y) {
+double bdf_jacobian_mismatch(const MassMatrixDae& d, double t, const Vector& y) {
   const int n = d.n;
   Matrix J = Matrix::Zero(n, n);
   d.jacobian(t, y, J);
@@ -94,11 +94,11 @@ TEST(ProblemsBdf, RobertsonDaeSizesAndConsistentStart) {
 
 TEST(ProblemsBdf, AnalyticJacobiansMatchFiniteDifferences) {
   const BuiltinProblem akzo = make_builtin_problem("akzo");
-  const double e0 = jacobian_mismatch(akzo.dae, 0.0, akzo.y0);
-  const double e1 = jacobian_mismatch(akzo.dae, 180.0, akzo.reference->y);
+  const double e0 = bdf_jacobian_mismatch(akzo.dae, 0.0, akzo.y0);
+  const double e1 = bdf_jacobian_mismatch(akzo.dae, 180.0, akzo.reference->y);
   Vector y(6);
   y << 0.3, 0.002, 0.05, 0.004, 0.01, 0.1;  // all rates active, y6 off its equilibrium
-  const double e2 = jacobian_mismatch(akzo.dae, 1.0, y);
+  const double e2 = bdf_jacobian_mismatch(akzo.dae, 1.0, y);
   std::printf("akzo Jacobian mismatch: %.1e %.1e %.1e\n", e0, e1, e2);
   EXPECT_LT(e0, 1e-6);
   EXPECT_LT(e1, 1e-6);
@@ -107,9 +107,9 @@ TEST(ProblemsBdf, AnalyticJacobiansMatchFiniteDifferences) {
   const BuiltinProblem rob = make_builtin_problem("robertson-dae");
   Vector z(3);
   z << 0.6, 2e-5, 0.39998;
-  const double r0 = jacobian_mismatch(rob.dae, 0.0, rob.y0);
-  const double r1 = jacobian_mismatch(rob.dae, 1.0, z);
-  const double r2 = jacobian_mismatch(rob.dae, 1e11, rob.reference->y);
+  const double r0 = bdf_jacobian_mismatch(rob.dae, 0.0, rob.y0);
+  const double r1 = bdf_jacobian_mismatch(rob.dae, 1.0, z);
+  const double r2 = bdf_jacobian_mismatch(rob.dae, 1e11, rob.reference->y);
   std::printf("robertson-dae Jacobian mismatch: %.1e %.1e %.1e\n", r0, r1, r2);
   EXPECT_LT(r0, 1e-6);
   EXPECT_LT(r1, 1e-6);

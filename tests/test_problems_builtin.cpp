@@ -61,7 +61,7 @@ double jacobian_mismatch(const MassMatrixDae& d, double t, const Vector& y,
 /// Deterministic pseudo-random numbers in [-1, 1].
 double wiggle(int i) { return std::sin(1.0 + 12.9898 * i) * 0.999; }
 
-Options tolerances(double tol, double h0) {
+Options builtin_tolerances(double tol, double h0) {
   Options o;
   o.rtol = o.atol = tol;
   o.h0 = h0;
@@ -186,7 +186,8 @@ TEST(BuiltinAndrews, JacobianMatchesDifferences) {
 
 TEST(BuiltinAndrews, Radau5ReachesTheReference) {
   const BuiltinProblem p = make_builtin_problem("andrews");
-  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, tolerances(1e-7, p.h0));
+  const Result r =
+      solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, builtin_tolerances(1e-7, p.h0));
   ASSERT_TRUE(r.ok()) << r.message;
   const double digits = scd(r.y, p.reference->y, p.scd_components);
   std::printf(
@@ -203,7 +204,7 @@ TEST(BuiltinAndrews, Radau5ReachesTheReference) {
   // The same run with finite-difference Jacobians lands on (nearly) the same answer.
   MassMatrixDae fd = p.dae;
   fd.jacobian = nullptr;
-  const Result rf = solve(fd, p.t0, p.t_end, p.y0, Radau5Options{}, tolerances(1e-7, p.h0));
+  const Result rf = solve(fd, p.t0, p.t_end, p.y0, Radau5Options{}, builtin_tolerances(1e-7, p.h0));
   ASSERT_TRUE(rf.ok()) << rf.message;
   std::printf("andrews radau5 (finite-difference Jacobian): scd %.2f, steps %ld, nfev %ld\n",
               scd(rf.y, p.reference->y, p.scd_components), rf.stats.nsteps, rf.stats.nfev);
@@ -215,7 +216,8 @@ TEST(BuiltinAndrews, Radau5AccuracyGrowsWithTolerance) {
   // (Below 1e-7 the scd of this index-3 problem is erratic: 4.48 at 1e-5, 3.44 at 1e-6.)
   double previous = 0.0;
   for (double tol : {1e-7, 1e-9, 1e-11}) {
-    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, tolerances(tol, tol));
+    const Result r =
+        solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, builtin_tolerances(tol, tol));
     ASSERT_TRUE(r.ok()) << r.message;
     const double digits = scd(r.y, p.reference->y, p.scd_components);
     std::printf("andrews radau5 tol %.0e (h0 = tol): scd %.2f, steps %ld, nfev %ld, njac %ld\n",
@@ -312,7 +314,8 @@ TEST(BuiltinTransistor, Radau5AccuracyGrowsWithTolerance) {
   const BuiltinProblem p = make_builtin_problem("transistor");
   std::vector<double> digits;
   for (double tol : {1e-4, 1e-6, 1e-8, 1e-10}) {
-    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, tolerances(tol, tol));
+    const Result r =
+        solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, builtin_tolerances(tol, tol));
     ASSERT_TRUE(r.ok()) << r.message;
     digits.push_back(scd(r.y, p.reference->y, p.scd_components));
     std::printf(
@@ -402,7 +405,7 @@ TEST(BuiltinTruck, NotesCalcValues) {
 
 TEST(BuiltinTruck, Radau5MatchesTheExactSolution) {
   const BuiltinProblem p = make_builtin_problem("truck");
-  Options o = tolerances(p.rtol, p.h0);
+  Options o = builtin_tolerances(p.rtol, p.h0);
   o.store_steps = true;
   o.output_times = {0.25, 0.5, 0.75};
   const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);

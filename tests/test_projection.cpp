@@ -10,7 +10,7 @@
 using namespace daekit;
 
 namespace {
-Result run(const BuiltinProblem& p, double t_end, double tol, Projection projection) {
+Result run_projected(const BuiltinProblem& p, double t_end, double tol, Projection projection) {
   Options o;
   o.rtol = o.atol = tol;
   o.store_steps = false;
@@ -23,8 +23,8 @@ Result run(const BuiltinProblem& p, double t_end, double tol, Projection project
 
 TEST(Projection, PendulumDriftStaysAtRoundOffWithoutGrowth) {
   const BuiltinProblem p = pendulum_index3();
-  const Result short_run = run(p, 20.0, 1e-6, Projection::Velocity);
-  const Result long_run = run(p, 1000.0, 1e-6, Projection::Velocity);
+  const Result short_run = run_projected(p, 20.0, 1e-6, Projection::Velocity);
+  const Result long_run = run_projected(p, 1000.0, 1e-6, Projection::Velocity);
   ASSERT_TRUE(short_run.ok() && long_run.ok()) << long_run.message;
   std::printf(
       "velocity projection, tol 1e-6: [0, 20] max|d1| %.2e max|d2| %.2e; [0, 1000] "
@@ -37,7 +37,7 @@ TEST(Projection, PendulumDriftStaysAtRoundOffWithoutGrowth) {
   EXPECT_LT(short_run.max_residual.position, 1e-5);
   EXPECT_LE(long_run.max_residual.position, 10 * short_run.max_residual.position);
   // the full projection also puts d1 at round-off
-  const Result full = run(p, 1000.0, 1e-6, Projection::Full);
+  const Result full = run_projected(p, 1000.0, 1e-6, Projection::Full);
   ASSERT_TRUE(full.ok());
   EXPECT_LT(full.max_residual.position, 1e-13);
   EXPECT_LT(full.max_residual.velocity, 1e-12);
@@ -45,7 +45,7 @@ TEST(Projection, PendulumDriftStaysAtRoundOffWithoutGrowth) {
 
 TEST(Projection, WithoutProjectionTheVelocityConstraintDrifts) {
   const BuiltinProblem p = pendulum_index3();
-  const Result r = run(p, 20.0, 1e-6, Projection::None);
+  const Result r = run_projected(p, 20.0, 1e-6, Projection::None);
   ASSERT_TRUE(r.ok());
   EXPECT_GT(r.max_residual.velocity, 1e-6);  // d2 is not enforced by the index-3 method
 }
@@ -56,8 +56,8 @@ TEST(Projection, PendulumSavesEvaluationsAsInTable1) {
   const long paper_with[] = {2580, 4996, 9963, 20576};
   int k = 0;
   for (double tol : {1e-6, 1e-8, 1e-10, 1e-12}) {
-    const Result none = run(p, 20.0, tol, Projection::None);
-    const Result proj = run(p, 20.0, tol, Projection::Velocity);
+    const Result none = run_projected(p, 20.0, tol, Projection::None);
+    const Result proj = run_projected(p, 20.0, tol, Projection::Velocity);
     ASSERT_TRUE(none.ok() && proj.ok());
     std::printf("tol %.0e: fev %ld / %ld (paper %ld with projection), scd %.2f / %.2f\n", tol,
                 none.stats.nfev, proj.stats.nfev, paper_with[k],

@@ -14,7 +14,7 @@ using namespace daekit;
 namespace {
 
 // y1' = y2, y2' = -y1, y3' = y3 (1 - y3); y(0) = (1, 0, 1/2)
-MassMatrixDae smooth_ode() {
+MassMatrixDae radau_smooth_ode() {
   MassMatrixDae d;
   d.n = 3;
   d.name = "smooth";
@@ -25,7 +25,7 @@ MassMatrixDae smooth_ode() {
   };
   return d;
 }
-Vector smooth_exact(double t) {
+Vector radau_smooth_exact(double t) {
   Vector y(3);
   y << std::cos(t), -std::sin(t), 1.0 / (1.0 + std::exp(-t));
   return y;
@@ -39,16 +39,16 @@ RadauOptions fixed_order(int s) {
   return m;
 }
 
-double fixed_step_error(int s, double T, int steps) {
+double radau_fixed_step_error(int s, double T, int steps) {
   Options o;
   o.fixed_step = true;
   o.h0 = T / steps;
   o.rtol = o.atol = 1e-14;
   o.store_steps = false;
-  const Result r = solve(smooth_ode(), 0.0, T, smooth_exact(0), fixed_order(s), o);
+  const Result r = solve(radau_smooth_ode(), 0.0, T, radau_smooth_exact(0), fixed_order(s), o);
   EXPECT_TRUE(r.ok()) << r.message;
   // the oscillator (y1, y2): the logistic component's error reaches the Newton tolerance first
-  return (r.y - smooth_exact(T)).head(2).cwiseAbs().maxCoeff();
+  return (r.y - radau_smooth_exact(T)).head(2).cwiseAbs().maxCoeff();
 }
 
 }  // namespace
@@ -63,7 +63,7 @@ TEST(Radau, ObservedOrdersOfTheFourStageCounts) {
       {1, 2.0, {40, 80, 160}}, {3, 2.0, {5, 10, 20}}, {5, 8.0, {4, 6, 8}}, {7, 6.0, {2, 3, 4}}};
   for (const Case& c : cases) {
     std::vector<double> err;
-    for (int n : c.steps) err.push_back(fixed_step_error(c.s, c.T, n));
+    for (int n : c.steps) err.push_back(radau_fixed_step_error(c.s, c.T, n));
     const double p = 2 * c.s - 1;
     for (size_t k = 1; k < err.size(); ++k) {
       const double order =

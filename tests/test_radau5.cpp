@@ -13,7 +13,7 @@ namespace {
 
 // Smooth nonlinear test ODE with exact solution: harmonic oscillator + logistic equation.
 //   y1' = y2, y2' = -y1, y3' = y3 (1 - y3);  y(0) = (1, 0, 1/2)
-MassMatrixDae smooth_ode() {
+MassMatrixDae radau5_smooth_ode() {
   MassMatrixDae d;
   d.n = 3;
   d.name = "smooth";
@@ -24,7 +24,7 @@ MassMatrixDae smooth_ode() {
   };
   return d;
 }
-Vector smooth_exact(double t) {
+Vector radau5_smooth_exact(double t) {
   Vector y(3);
   y << std::cos(t), -std::sin(t), 1.0 / (1.0 + std::exp(-t));
   return y;
@@ -50,11 +50,11 @@ double fixed_step_error(const MassMatrixDae& d, const Vector& y0, double T, int 
 }  // namespace
 
 TEST(Radau5, ObservedOrderFiveAtFixedStep) {
-  const MassMatrixDae d = smooth_ode();
+  const MassMatrixDae d = radau5_smooth_ode();
   const double T = 2.0;
   std::vector<double> err;
   for (int steps : {5, 10, 20, 40})
-    err.push_back(fixed_step_error(d, smooth_exact(0), T, steps, smooth_exact(T)));
+    err.push_back(fixed_step_error(d, radau5_smooth_exact(0), T, steps, radau5_smooth_exact(T)));
   for (size_t k = 1; k < err.size(); ++k) {
     const double order = std::log2(err[k - 1] / err[k]);
     std::printf("fixed-step errors %.3e -> %.3e: observed order %.2f\n", err[k - 1], err[k], order);
@@ -83,29 +83,29 @@ TEST(Radau5, DenseOutputIsTheCollocationPolynomial) {
 }
 
 TEST(Radau5, DenseOutputAccuracyBetweenSteps) {
-  const MassMatrixDae d = smooth_ode();
+  const MassMatrixDae d = radau5_smooth_ode();
   Options o;
   o.rtol = o.atol = 1e-9;
   for (int k = 1; k < 40; ++k) o.output_times.push_back(0.1 * k);
-  Result r = solve(d, 0.0, 4.0, smooth_exact(0), Radau5Options{}, o);
+  Result r = solve(d, 0.0, 4.0, radau5_smooth_exact(0), Radau5Options{}, o);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.t_out.size(), 39u);
   for (size_t k = 0; k < r.t_out.size(); ++k)
-    EXPECT_LT((r.y_out[k] - smooth_exact(r.t_out[k])).cwiseAbs().maxCoeff(), 1e-7);
+    EXPECT_LT((r.y_out[k] - radau5_smooth_exact(r.t_out[k])).cwiseAbs().maxCoeff(), 1e-7);
 }
 
 TEST(Radau5, BackwardIntegration) {
-  const MassMatrixDae d = smooth_ode();
+  const MassMatrixDae d = radau5_smooth_ode();
   Options o;
   o.rtol = o.atol = 1e-10;
   o.output_times = {2.5, 1.0};
-  Result r = solve(d, 3.0, 0.0, smooth_exact(3.0), Radau5Options{}, o);
+  Result r = solve(d, 3.0, 0.0, radau5_smooth_exact(3.0), Radau5Options{}, o);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_DOUBLE_EQ(r.t, 0.0);
-  EXPECT_LT((r.y - smooth_exact(0.0)).cwiseAbs().maxCoeff(), 1e-8);
+  EXPECT_LT((r.y - radau5_smooth_exact(0.0)).cwiseAbs().maxCoeff(), 1e-8);
   ASSERT_EQ(r.t_out.size(), 2u);
   EXPECT_EQ(r.t_out[0], 2.5);
-  EXPECT_LT((r.y_out[1] - smooth_exact(1.0)).cwiseAbs().maxCoeff(), 1e-8);
+  EXPECT_LT((r.y_out[1] - radau5_smooth_exact(1.0)).cwiseAbs().maxCoeff(), 1e-8);
 }
 
 TEST(Radau5, AnalyticAndFiniteDifferenceJacobiansAgree) {

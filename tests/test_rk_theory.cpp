@@ -27,7 +27,7 @@ namespace {
 double log2_ratio(double a, double b) { return std::log2(a / b); }
 
 // The pendulum as an index-2 semi-explicit system: y = (u, v), z = lambda, g(y) = u.v.
-SemiExplicitDae pendulum_index2_semi_explicit() {
+SemiExplicitDae theory_pendulum_index2() {
   SemiExplicitDae s;
   s.name = "pendulum (index 2, semi-explicit)";
   s.ny = 4;
@@ -128,7 +128,7 @@ TEST(RkTheory, Index2OrderTable) {
       {"Lobatto IIIC", lobatto_iiic(3), Projection::None, 4, 2, 10},
   };
   const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
-  const MassMatrixDae pendulum = to_mass_matrix_form(pendulum_index2_semi_explicit());
+  const MassMatrixDae pendulum = to_mass_matrix_form(theory_pendulum_index2());
   std::printf("%-22s %-16s %-5s %6s %6s %6s %6s | pendulum: %6s %6s\n", "row", "tableau", "proj",
               "y pred", "y meas", "z pred", "z meas", "y", "z");
   for (const Row& r : rows) {
@@ -554,7 +554,7 @@ TEST(RkTheory, BdfTable41) {
     std::function<Vector(double)> exact;
     double T;
   };
-  const MassMatrixDae pend2 = to_mass_matrix_form(pendulum_index2_semi_explicit());
+  const MassMatrixDae pend2 = to_mass_matrix_form(theory_pendulum_index2());
   ImplicitDae semi1 = sine_chain(2);  // differentiated once more: index 1 (z = y1' = cos t)
   semi1.F = [](double t, VecIn y, VecIn yp, VecOut F) {
     F[0] = yp[0] - y[1];

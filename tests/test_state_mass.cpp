@@ -13,7 +13,7 @@ using namespace daekit;
 
 namespace {
 
-Options tolerances(double tol) {
+Options state_mass_tolerances(double tol) {
   Options o;
   o.rtol = o.atol = tol;
   o.store_steps = false;
@@ -23,7 +23,7 @@ Options tolerances(double tol) {
 // u(t_end) of the circuit from its charge-oriented form (constant M), radau5 at 1e-12.
 Vector circuit_reference(double t_end) {
   const BuiltinProblem c = varactor_circuit_charge_form();
-  const Result r = solve(c.dae, c.t0, t_end, c.y0, "radau5", tolerances(1e-12));
+  const Result r = solve(c.dae, c.t0, t_end, c.y0, "radau5", state_mass_tolerances(1e-12));
   EXPECT_TRUE(r.ok()) << r.message;
   return r.y.head(3);
 }
@@ -34,7 +34,8 @@ Result solve_implicit(const BuiltinProblem& p, double t_end, double tol) {
   const std::vector<int> D = q.differential_components();
   Vector yp0 = Vector::Zero(q.n);
   for (size_t k = 0; k < D.size(); ++k) yp0[D[k]] = p.y0[q.n + static_cast<int>(k)];
-  return solve(to_implicit_form(q), p.t0, t_end, p.y0.head(q.n), yp0, "bdf", tolerances(tol));
+  return solve(to_implicit_form(q), p.t0, t_end, p.y0.head(q.n), yp0, "bdf",
+               state_mass_tolerances(tol));
 }
 
 double relative_error(VecIn y, VecIn ref) {
@@ -68,7 +69,7 @@ TEST(StateMass, ReformulationLayout) {
 TEST(StateMass, VaractorCircuitRadau5AndBdf) {
   const BuiltinProblem p = varactor_circuit();
   const Vector ref = circuit_reference(p.t_end);
-  Options stored = tolerances(1e-8);
+  Options stored = state_mass_tolerances(1e-8);
   stored.store_steps = true;
   const Result r5 = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", stored);
   ASSERT_TRUE(r5.ok()) << r5.message;
@@ -97,7 +98,7 @@ TEST(StateMass, VaractorCircuitOtherImplicitMethods) {
   const BuiltinProblem p = varactor_circuit();
   const Vector ref = circuit_reference(p.t_end);
   for (const char* method : {"radau", "bdf", "dirk"}) {
-    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, tolerances(1e-8));
+    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, state_mass_tolerances(1e-8));
     ASSERT_TRUE(r.ok()) << method << ": " << r.message;
     const double e = relative_error(r.y.head(3), ref);
     std::printf("varactor circuit, %s on the y' = w form: error %.2e\n", method, e);
@@ -112,13 +113,13 @@ TEST(StateMass, DoublePendulumRadau5AndBdf) {
   const Vector ref = double_pendulum_reference(p.t_end);
   const Vector coarse = double_pendulum_reference(p.t_end, 1e-3);
   EXPECT_LT((ref - coarse).cwiseAbs().maxCoeff(), 1e-9);  // the reference has converged
-  Options stored = tolerances(1e-8);
+  Options stored = state_mass_tolerances(1e-8);
   stored.store_steps = true;
   const Result r5 = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", stored);
   ASSERT_TRUE(r5.ok()) << r5.message;
   const Result rb = solve_implicit(p, p.t_end, 1e-8);
   ASSERT_TRUE(rb.ok()) << rb.message;
-  const Result rr = solve(p.dae, p.t0, p.t_end, p.y0, "radau", tolerances(1e-8));
+  const Result rr = solve(p.dae, p.t0, p.t_end, p.y0, "radau", state_mass_tolerances(1e-8));
   ASSERT_TRUE(rr.ok()) << rr.message;
   const double e5 = relative_error(r5.y.head(4), ref), eb = relative_error(rb.y.head(4), ref),
                er = relative_error(rr.y.head(4), ref);
@@ -134,7 +135,7 @@ TEST(StateMass, DoublePendulumRadau5AndBdf) {
 // Energy T + V of the double pendulum stays constant along the radau5 solution.
 TEST(StateMass, DoublePendulumConservesEnergy) {
   const BuiltinProblem p = double_pendulum();
-  Options o = tolerances(1e-9);
+  Options o = state_mass_tolerances(1e-9);
   o.store_steps = true;
   const Result r = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", o);
   ASSERT_TRUE(r.ok()) << r.message;
@@ -199,7 +200,8 @@ TEST(StateMass, BadInput) {
     M(2, 2) = 1.0;
   };
   const Vector x0 = initial_values(nan_mass, 0.0, Vector::Zero(3));
-  const Result r = solve(to_mass_matrix_form(nan_mass), 0.0, 20.0, x0, "radau5", tolerances(1e-6));
+  const Result r =
+      solve(to_mass_matrix_form(nan_mass), 0.0, 20.0, x0, "radau5", state_mass_tolerances(1e-6));
   EXPECT_FALSE(r.ok());
   EXPECT_LT(r.t, 20.0);
   std::printf("NaN in M: %s at t = %g: %s\n", to_string(r.status), r.t, r.message.c_str());
@@ -218,7 +220,7 @@ TEST(StateMass, MassDerivativeInTheNewtonMatrix) {
   QuasiLinearDae differenced = *p.quasi_linear;
   differenced.jacobian = nullptr;
   differenced.mass_jacobian = nullptr;
-  Options o = tolerances(1e-8);
+  Options o = state_mass_tolerances(1e-8);
   o.check_jacobian = false;
   // the bdf with DASSL's rule (one iteration accepted when the rate predicts convergence):
   // with its default two iterations per step both matrices converge within them (2641 / 36

@@ -25,7 +25,7 @@ using VectorOf = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 constexpr int kN = 7;
 
 template <typename Scalar>
-Scalar random_scalar(std::mt19937& rng) {
+Scalar structured_random_scalar(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   if constexpr (std::is_same_v<Scalar, double>) {
     return u(rng);
@@ -77,7 +77,8 @@ template <typename Scalar>
 DenseOf<Scalar> fill_random(StructuredMatrix<Scalar>& m, std::mt19937& rng) {
   DenseOf<Scalar> d = DenseOf<Scalar>::Zero(m.size(), m.size());
   for (int j = 0; j < m.size(); ++j)
-    m.for_each_in_column(j, [&](int i, Scalar& v) { d(i, j) = v = random_scalar<Scalar>(rng); });
+    m.for_each_in_column(
+        j, [&](int i, Scalar& v) { d(i, j) = v = structured_random_scalar<Scalar>(rng); });
   return d;
 }
 
@@ -117,7 +118,7 @@ void check_access_and_products() {
       m.band().topRows(m.lower()).setConstant(Scalar(1e30));
     EXPECT_EQ(m.to_dense(), d);
     VectorOf<Scalar> x(kN), y(kN);
-    for (int i = 0; i < kN; ++i) x[i] = random_scalar<Scalar>(rng);
+    for (int i = 0; i < kN; ++i) x[i] = structured_random_scalar<Scalar>(rng);
     m.multiply(x, y);
     EXPECT_LT((y - d * x).norm(), 1e-14);
     m.set_zero();
@@ -157,7 +158,7 @@ void check_assembly() {
       e.assign_scaled(j, 2.5);
       EXPECT_LT((e.to_dense() - (2.5 * jd).template cast<Scalar>()).norm(), 1e-15);
       const DenseOf<Scalar> before = fill_random(e, rng);
-      const Scalar s = random_scalar<Scalar>(rng);
+      const Scalar s = structured_random_scalar<Scalar>(rng);
       e.add_scaled(j, s);
       EXPECT_LT((e.to_dense() - (before + s * jd.template cast<Scalar>())).norm(), 1e-14);
     }
@@ -175,7 +176,7 @@ void check_assembly() {
     d[1] = 2.0;
     d[5] = -1.0;
     const DenseOf<Scalar> before2 = e.to_dense();
-    const Scalar s = random_scalar<Scalar>(rng);
+    const Scalar s = structured_random_scalar<Scalar>(rng);
     e.add_diagonal(d, s);
     DenseOf<Scalar> expected = before2;
     expected.diagonal() += s * d.template cast<Scalar>();
@@ -235,7 +236,7 @@ void check_mass_operator(const MassOperator& op, const Matrix& dense) {
     for (int i = 0; i < n; ++i) EXPECT_EQ(op.at(i, j), dense(i, j));
   std::mt19937 rng(3);
   Vector x(n), y(n);
-  for (int i = 0; i < n; ++i) x[i] = random_scalar<double>(rng);
+  for (int i = 0; i < n; ++i) x[i] = structured_random_scalar<double>(rng);
   op.apply(x, y);
   EXPECT_LT((y - dense * x).norm(), 1e-14);
   Vector z = x;

@@ -19,7 +19,7 @@ void expect_same(const RungeKuttaTableau& a, const RungeKuttaTableau& b) {
   EXPECT_EQ(a.c, b.c);
 }
 
-std::string message_of(const std::string& name) {
+std::string tableau_message_of(const std::string& name) {
   try {
     tableau_by_name(name);
   } catch (const InvalidArgument& e) {
@@ -45,11 +45,11 @@ TEST(TableauByName, RejectsOtherNamesListingTheValidForms) {
   for (const char* bad : {"", "radau", "radau-iia", "radau-iia-", "radau-iia-0", "radau-iia-10",
                           "radau-iia-03", "radau-iia-+3", "radau-iia-3 ", " gauss-2", "gauss-x",
                           "Gauss-2", "lobatto-iiia-1", "lobatto-iiib-3", "euler"}) {
-    const std::string m = message_of(bad);
+    const std::string m = tableau_message_of(bad);
     EXPECT_NE(m.find("radau-iia-S, radau-ia-S, gauss-S"), std::string::npos)
         << "'" << bad << "': " << m;
     EXPECT_NE(m.find("lobatto-iiia-S"), std::string::npos) << "'" << bad << "': " << m;
   }
-  EXPECT_NE(message_of("lobatto-iiia-1").find("must be in 2..9"), std::string::npos);
-  EXPECT_NE(message_of("euler").find("unknown tableau 'euler'"), std::string::npos);
+  EXPECT_NE(tableau_message_of("lobatto-iiia-1").find("must be in 2..9"), std::string::npos);
+  EXPECT_NE(tableau_message_of("euler").find("unknown tableau 'euler'"), std::string::npos);
 }
