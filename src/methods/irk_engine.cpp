@@ -102,29 +102,29 @@ IrkEngine::IrkEngine(MassMatrixSystem& sys, int max_stages, int max_real, int ma
   tmp2_.setZero(n_);
   err_.setZero(n_);
   ynew_.setZero(n_);
-  ctmp_.setZero(n_);
   if (sys.mass().kind() == MassOperator::Kind::Structured) MW_.setZero(n_, max_stages);
   cpairs_.assign(static_cast<size_t>(max_pairs), Eigen::VectorXcd::Zero(n_));
 }
 
 void IrkEngine::use(const IrkConstants& k) {
-  if (k.s > Z_.cols() || k.blocks.real_blocks() > static_cast<int>(real_.size()) ||
+  if (k.s > Z_.cols() || k.s > kMaxStages ||
+      k.blocks.real_blocks() > static_cast<int>(real_.size()) ||
       k.blocks.complex_blocks() > static_cast<int>(complex_.size()))
-    throw InvalidArgument("IrkEngine: tableau '" + k.tableau.name + "' exceeds the engine's size");
+    throw InvalidArgument("IrkEngine: tableau '" + k.tableau.name +
+                          "' exceeds the engine's size (at most " + std::to_string(kMaxStages) +
+                          " stages)");
   k_ = &k;
   lu_valid_ = false;
   const BlockDiagonalInverse& b = k.blocks;
-  rows_ = k.s <= kMaxRowStages && b.real_blocks() + 2 * b.complex_blocks() == k.s;
   // Radau IIA(3)'s layout: stiffly accurate, nodes 0, c2 - 1, c1 - 1, -1 from Z3, Z2, Z1, y_n
   radau3_ = k.s == 3 && k.stiffly_accurate && b.real_blocks() == 1 && k.node_source.size() == 4 &&
             k.node_source[0] == -1 && k.node_source[1] == 1 && k.node_source[2] == 0 &&
             k.node_source[3] == -2 && k.c[0] > 0.0 && k.c[1] > k.c[0] && k.c[1] < 1.0;
-  if (rows_)
-    for (int r = 0; r < k.s; ++r)
-      for (int c = 0; c < k.s; ++c) {
-        t_rows_[r * k.s + c] = b.T(r, c);
-        ti_rows_[r * k.s + c] = b.T_inverse(r, c);
-      }
+  for (int r = 0; r < k.s; ++r)
+    for (int c = 0; c < k.s; ++c) {
+      t_rows_[r * k.s + c] = b.T(r, c);
+      ti_rows_[r * k.s + c] = b.T_inverse(r, c);
+    }
 }
 
 bool IrkEngine::factor(double h, const StructuredMatrix<double>& J) {
@@ -151,39 +151,25 @@ bool IrkEngine::factor(double h, const StructuredMatrix<double>& J) {
   return ok;
 }
 
-void IrkEngine::transform(const Matrix& S, const Matrix& in, Matrix& out) const {
-  const int s = k_->s;
-  for (int k = 0; k < s; ++k) {
-    out.col(k) = S(k, 0) * in.col(0);
-    for (int j = 1; j < s; ++j) out.col(k) += S(k, j) * in.col(j);
-  }
-}
-
 void IrkEngine::start_zero() {
   Z_.setZero();
   W_.setZero();
 }
 
 void IrkEngine::start_from(const IrkDense& previous, double h) {
-  if (rows_ && previous.m <= kMaxRowStages) {
-    if (k_->s == 3 && previous.m == 3) return start_rows<3, 3>(previous, h);
-    switch (k_->s) {
-      case 1:
-        return start_rows<1, 0>(previous, h);
-      case 3:
-        return start_rows<3, 0>(previous, h);
-      case 5:
-        return start_rows<5, 0>(previous, h);
-      case 7:
-        return start_rows<7, 0>(previous, h);
-      default:
-        return start_rows<0, 0>(previous, h);
-    }
+  if (k_->s == 3 && previous.m == 3) return start_rows<3, 3>(previous, h);
+  switch (k_->s) {
+    case 1:
+      return start_rows<1, 0>(previous, h);
+    case 3:
+      return start_rows<3, 0>(previous, h);
+    case 5:
+      return start_rows<5, 0>(previous, h);
+    case 7:
+      return start_rows<7, 0>(previous, h);
+    default:
+      return start_rows<0, 0>(previous, h);
   }
-  const int s = k_->s;
-  const double q = h / previous.h;
-  for (int i = 0; i < s; ++i) previous.increment(k_->c[i] * q, Z_.col(i));
-  transform(k_->blocks.T_inverse, Z_, W_);
 }
 
 // Z_k(t_n + c_k h) from the previous interpolant, p(theta) - p(0) by Horner in theta = c_k q,
@@ -224,7 +210,7 @@ void IrkEngine::start_rows(const IrkDense& previous, double h) {
   const int s = S > 0 ? S : k_->s;
   const int m = M > 0 ? M : previous.m;
   const double q = h / previous.h;
-  double theta[kMaxRowStages], z[kMaxRowStages], shift[kMaxRowStages][kMaxRowStages + 1];
+  double theta[kMaxStages], z[kMaxStages], shift[kMaxStages][kMaxStages + 1];
   for (int k = 0; k < s; ++k) {
     theta[k] = k_->c[k] * q;
     for (int j = 1; j < m; ++j) shift[k][j] = theta[k] - previous.nodes[static_cast<size_t>(j)];
@@ -265,12 +251,12 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   const int s = S > 0 ? S : k.s;
   const int nr = S > 0 ? 1 : k.blocks.real_blocks();
   const int np = S > 0 ? (S - 1) / 2 : k.blocks.complex_blocks();
-  std::complex<double>* cp[kMaxRowStages];
+  std::complex<double>* cp[kMaxStages];
   for (int p = 0; p < np; ++p) cp[p] = cpairs_[static_cast<size_t>(p)].data();
   const long n = n_;
   const MassOperator& M = sys_.mass();
   Stats& stats = sys_.stats();
-  double g[kMaxRowStages], al[kMaxRowStages], be[kMaxRowStages];
+  double g[kMaxStages], al[kMaxStages], be[kMaxStages];
   for (int r = 0; r < nr; ++r) g[r] = k.blocks.gamma[r] / h;
   for (int p = 0; p < np; ++p) {
     al[p] = k.blocks.alpha[p] / h;
@@ -290,11 +276,11 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     const double* f = F_.data();
     double* rr = R_.data();
     for (long i = 0; i < n; ++i) {
-      double fv[kMaxRowStages], w[kMaxRowStages];
+      double fv[kMaxStages], w[kMaxStages];
       for (int c = 0; c < s; ++c) fv[c] = f[c * n + i];
       const double m = diag ? diag[i] : 1.0;
       for (int c = 0; c < s; ++c) w[c] = m * mw[c * n + i];  // m w = w exactly for m = 1
-      double r[kMaxRowStages];
+      double r[kMaxStages];
       for (int c = 0; c < s; ++c) {
         double acc = ti_rows_[c * s] * fv[0];
         for (int j = 1; j < s; ++j) acc += ti_rows_[c * s + j] * fv[j];
@@ -335,7 +321,7 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     double* wc = W_.data();
     double* zc = Z_.data();
     for (long i = 0; i < n; ++i) {
-      double w[kMaxRowStages];
+      double w[kMaxStages];
       for (int c = 0; c < nr; ++c) w[c] = (wc[c * n + i] += rr[c * n + i]);
       for (int p = 0; p < np; ++p) {
         const std::complex<double> x = cp[p][i];
@@ -356,62 +342,17 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
 
 IrkEngine::Outcome IrkEngine::newton(double t, const Vector& y, double h, const Vector& scal,
                                      NewtonMonitor& monitor) {
-  if (rows_) {
-    switch (k_->blocks.real_blocks() == 1 ? k_->s : 0) {
-      case 1:
-        return newton_rows<1>(t, y, h, scal, monitor);
-      case 3:
-        return newton_rows<3>(t, y, h, scal, monitor);
-      case 5:
-        return newton_rows<5>(t, y, h, scal, monitor);
-      case 7:
-        return newton_rows<7>(t, y, h, scal, monitor);
-      default:
-        return newton_rows<0>(t, y, h, scal, monitor);
-    }
-  }
-  const IrkConstants& k = *k_;
-  const int s = k.s, nr = k.blocks.real_blocks();
-  const MassOperator& M = sys_.mass();
-  Stats& stats = sys_.stats();
-  for (;;) {
-    for (int i = 0; i < s; ++i) {
-      tmp_ = y + Z_.col(i);
-      if (!sys_.f(t + k.c[i] * h, tmp_, F_.col(i))) return Outcome::FunctionFailed;
-    }
-    transform(k.blocks.T_inverse, F_, R_);
-    for (int r = 0; r < nr; ++r) {
-      M.apply(W_.col(r), tmp_);
-      R_.col(r) -= (k.blocks.gamma[r] / h) * tmp_;
-      real_[static_cast<size_t>(r)]->solve_in_place(R_.col(r));
-    }
-    for (int p = 0; p < k.blocks.complex_blocks(); ++p) {
-      const int a = nr + 2 * p;
-      const double al = k.blocks.alpha[p] / h, be = k.blocks.beta[p] / h;
-      M.apply(W_.col(a), tmp_);
-      M.apply(W_.col(a + 1), tmp2_);
-      R_.col(a) -= al * tmp_ - be * tmp2_;
-      R_.col(a + 1) -= be * tmp_ + al * tmp2_;
-      ctmp_.real() = R_.col(a);
-      ctmp_.imag() = R_.col(a + 1);
-      complex_[static_cast<size_t>(p)]->solve_in_place(ctmp_);
-      R_.col(a) = ctmp_.real();
-      R_.col(a + 1) = ctmp_.imag();
-    }
-    ++stats.nsol;
-    ++stats.nnewton;
-    double sum = 0.0;
-    for (int c = 0; c < s; ++c)
-      for (int i = 0; i < n_; ++i) {
-        const double v = R_(i, c) / scal[i];
-        sum += v * v;
-      }
-    const NewtonMonitor::Verdict v = monitor.next(std::sqrt(sum / (static_cast<double>(s) * n_)));
-    if (const Outcome o = failure(v); o != Outcome::Converged) return o;
-    W_.leftCols(s) += R_.leftCols(s);
-    transform(k.blocks.T, W_, Z_);
-    if (v == NewtonMonitor::Verdict::Converged) return Outcome::Converged;
-    if (v == NewtonMonitor::Verdict::MaxIterations) return Outcome::MaxIterations;
+  switch (k_->blocks.real_blocks() == 1 ? k_->s : 0) {
+    case 1:
+      return newton_rows<1>(t, y, h, scal, monitor);
+    case 3:
+      return newton_rows<3>(t, y, h, scal, monitor);
+    case 5:
+      return newton_rows<5>(t, y, h, scal, monitor);
+    case 7:
+      return newton_rows<7>(t, y, h, scal, monitor);
+    default:
+      return newton_rows<0>(t, y, h, scal, monitor);
   }
 }
 
@@ -470,28 +411,19 @@ void IrkEngine::dense(const Vector& y, double h, IrkDense& out) {
     else
       out.coeffs.col(j) = Z_.col(src);
   }
-  // the divided-difference table row by row (each entry as the column form computes it)
-  double den[kMaxRowStages + 2][kMaxRowStages + 2];
-  const bool rows = m <= kMaxRowStages + 1;
-  if (rows) {
+  // the divided-difference table row by row (m <= s + 1 nodes)
+  double den[kMaxStages + 2][kMaxStages + 2];
+  for (int l = 1; l <= m; ++l)
+    for (int j = m; j >= l; --j)
+      den[l][j] = k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)];
+  const long n = n_, ld = out.coeffs.rows();
+  double* c = out.coeffs.data();
+  for (long i = 0; i < n; ++i) {
+    double v[kMaxStages + 2];
+    for (int j = 0; j <= m; ++j) v[j] = c[j * ld + i];
     for (int l = 1; l <= m; ++l)
-      for (int j = m; j >= l; --j)
-        den[l][j] = k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)];
-    const long n = n_, ld = out.coeffs.rows();
-    double* c = out.coeffs.data();
-    for (long i = 0; i < n; ++i) {
-      double v[kMaxRowStages + 2];
-      for (int j = 0; j <= m; ++j) v[j] = c[j * ld + i];
-      for (int l = 1; l <= m; ++l)
-        for (int j = m; j >= l; --j) v[j] = (v[j] - v[j - 1]) / den[l][j];
-      for (int j = 1; j <= m; ++j) c[j * ld + i] = v[j];
-    }
-  } else {
-    for (int l = 1; l <= m; ++l)
-      for (int j = m; j >= l; --j)
-        out.coeffs.col(j) =
-            (out.coeffs.col(j) - out.coeffs.col(j - 1)) /
-            (k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)]);
+      for (int j = m; j >= l; --j) v[j] = (v[j] - v[j - 1]) / den[l][j];
+    for (int j = 1; j <= m; ++j) c[j * ld + i] = v[j];
   }
   out.coeffs.col(0) = y_new;
 }

@@ -14,10 +14,10 @@
 // refined once at the first step and after a rejection; dense output: the polynomial through
 // (t_n, y_n), (t_n + c_i h, Y_i) and (t_{n+1}, y_{n+1}) (the collocation polynomial for Radau
 // IIA), in Newton form in theta = (t - t_{n+1}) / h.
-// The engine owns the stage storage and the factorised matrices for up to `max_stages` stages,
-// `max_real` real and `max_pairs` complex blocks, and switches tableaus without allocating
-// (the variable-order radau method). Convergence is judged by the shared NewtonMonitor; the
-// weights `scal` come from the method (integrator weights with its scaling). Internal header.
+// The engine owns the stage storage and the factorised matrices for up to `max_stages` (at most
+// 8) stages, `max_real` real and `max_pairs` complex blocks, and switches tableaus without
+// allocating (the variable-order radau method). Convergence is judged by the shared NewtonMonitor;
+// the weights `scal` come from the method (integrator weights with its scaling). Internal header.
 #pragma once
 
 #include <complex>
@@ -115,22 +115,20 @@ class IrkEngine {
   Vector& work() { return tmp_; }
 
  private:
-  // out.col(k) = sum_j S(k, j) in.col(j), k, j < s (no allocation, fused columns)
-  void transform(const Matrix& S, const Matrix& in, Matrix& out) const;
-  // The row-by-row forms of newton(), start_from() and dense() for s <= kMaxRowStages with
-  // real blocks first: one pass over the components per iteration instead of one per column
-  // and term. Every value is formed by the same operations in the same order as the column
-  // forms (bitwise the same results); S > 0 fixes s at compile time (Radau IIA 1, 3, 5, 7).
-  static constexpr int kMaxRowStages = 8;
+  // The Newton iteration and the starting values row by row: one pass over the components per
+  // iteration for the transformed residual and the right-hand sides of the real and complex
+  // solves, one for W and Z = (T (x) I) W; real blocks first, then the pairs. Each value is
+  // formed in the order RADAU5 forms it (bitwise RADAU5's results at s = 3); S > 0 fixes s
+  // at compile time (Radau IIA 1, 3, 5, 7), M > 0 the previous interpolant's degree.
+  static constexpr int kMaxStages = 8;
   template <int S>
   Outcome newton_rows(double t, const Vector& y, double h, const Vector& scal,
                       NewtonMonitor& monitor);
   template <int S, int M>
   void start_rows(const IrkDense& previous, double h);
-  bool rows_ = false;                                   // the row forms apply to the tableau in use
-  bool radau3_ = false;                                 // Radau IIA(3): dense() as RADAU5 writes it
-  double t_rows_[kMaxRowStages * kMaxRowStages] = {};   // T, row-major
-  double ti_rows_[kMaxRowStages * kMaxRowStages] = {};  // T^{-1}, row-major
+  bool radau3_ = false;                           // Radau IIA(3): dense() as RADAU5 writes it
+  double t_rows_[kMaxStages * kMaxStages] = {};   // T, row-major
+  double ti_rows_[kMaxStages * kMaxStages] = {};  // T^{-1}, row-major
 
   MassMatrixSystem& sys_;
   const IrkConstants* k_ = nullptr;
@@ -141,7 +139,6 @@ class IrkEngine {
   double h_lu_ = 0.0;
   Matrix Z_, W_, F_, R_, MW_;
   Vector tmp_, tmp2_, err_, ynew_;
-  Eigen::VectorXcd ctmp_;
   std::vector<Eigen::VectorXcd> cpairs_;  // the row forms' complex right-hand sides, per pair
 };
 
