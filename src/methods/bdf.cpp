@@ -494,7 +494,8 @@ class Bdf final : public Method {
   int correct() {
     const double pnorm = newton_norm(y_pred_);
     const double scale = 2.0 / (1.0 + cj_ / cjold_);
-    newton_.begin(newton_.rate(), 100 * kEps * pnorm);
+    const double roundoff = 100 * kEps * pnorm;  // an increment below: converged
+    newton_.begin(newton_.rate(), roundoff);
     for (;;) {
       if (!sys_->F(t_ + h_, y_new_, yp_new_, delta_)) return 2;
       lu_->solve_in_place(delta_);
@@ -508,7 +509,7 @@ class Bdf final : public Method {
       switch (newton_.next(norm)) {
         case NewtonMonitor::Verdict::Converged:
           // below min_newton_iterations only an increment at round-off level ends it
-          if (newton_.iterations() < opt_.min_newton_iterations && norm > 100 * kEps * pnorm) break;
+          if (newton_.iterations() < opt_.min_newton_iterations && norm > roundoff) break;
           return 0;
         case NewtonMonitor::Verdict::NonFinite:
           return 2;
