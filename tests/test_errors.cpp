@@ -95,6 +95,12 @@ TEST(Errors, BadTolerancesAndOptions) {
   m.max_newton_iterations = 0;
   EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, m); }).find("max_newton_iterations"),
             std::string::npos);
+  for (int min_iterations : {0, 5}) {  // outside [1, max_newton_iterations = 4]
+    BdfOptions b;
+    b.min_newton_iterations = min_iterations;
+    EXPECT_NE(message_of([&] { solve(d, 0, 1, y0, b); }).find("min_newton_iterations"),
+              std::string::npos);
+  }
   Vector bad = y0;
   bad[0] = std::nan("");
   EXPECT_NE(message_of([&] { solve(d, 0, 1, bad); }).find("NaN"), std::string::npos);
