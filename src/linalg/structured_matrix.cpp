@@ -148,6 +148,12 @@ typename StructuredMatrix<Scalar>::DenseType StructuredMatrix<Scalar>::to_dense(
 template <typename Scalar>
 void StructuredMatrix<Scalar>::assign_scaled(const StructuredMatrix<double>& J, double c) {
   if (kind() == Sparsity::Kind::Dense && J.kind() == Sparsity::Kind::Dense) {
+    if (dense_.rows() == J.dense().rows() && dense_.cols() == J.dense().cols()) {  // no resize
+      const double* j = J.dense().data();
+      Scalar* e = dense_.data();
+      for (Eigen::Index k = 0; k < dense_.size(); ++k) e[k] = Scalar(c * j[k]);
+      return;
+    }
     dense_ = (c * J.dense()).template cast<Scalar>();
     return;
   }
@@ -209,6 +215,13 @@ void StructuredMatrix<Scalar>::add_scaled(const StructuredMatrix<double>& A, Sca
 
 template <typename Scalar>
 void StructuredMatrix<Scalar>::add_diagonal(const Vector& d, Scalar s) {
+  if (kind() == Sparsity::Kind::Dense) {
+    Scalar* e = dense_.data();
+    const Eigen::Index step = dense_.rows() + 1;
+    for (int i = 0; i < n_; ++i)
+      if (d[i] != 0.0) e[i * step] += s * d[i];
+    return;
+  }
   for (int i = 0; i < n_; ++i)
     if (d[i] != 0.0) ref(i, i) += s * d[i];
 }
