@@ -139,8 +139,9 @@ struct Run {
   std::string message;
   double scd = 0.0, mescd = 0.0, measure = 0.0;  // measure: scd or mescd, as chosen
   bool finite = true;
-  bool wrong = false;  // success with a non-finite answer or error > kWrongFactor * rtol
-  int worst = -1;      // component with the largest error in the measure's sense
+  bool wrong = false;         // success with a non-finite answer or error > kWrongFactor * rtol
+  int worst = -1;             // component with the largest error in the measure's sense
+  double wrong_factor = 0.0;  // max |err_i| / (atol_i + rtol |ref_i|), the flag's quantity
   std::vector<std::string> warnings;
   long steps = 0, naccept = 0, nfev = 0, njac = 0;
   double cpu_ms = 0.0;
@@ -240,6 +241,7 @@ Run solve_one(const BuiltinProblem& p, const std::string& method, int m,
   run.worst = use_mescd ? a.worst_mixed : a.worst_rel;
   // "off by more than 100x the tolerance": the error against atol_i + rtol |ref_i|
   run.wrong = !a.finite || !std::isfinite(a.max_mixed) || a.max_mixed > kWrongFactor * run.tol;
+  run.wrong_factor = a.max_mixed / run.tol;
   if (run.wrong) run.worst = a.worst_mixed;
   return run;
 }
@@ -385,8 +387,7 @@ int main(int argc, char** argv) {
           ++wrong;
           if (r.warnings.empty()) ++wrong_unwarned;
           if (r.finite)
-            std::snprintf(buf, sizeof buf, "m=%d %.3gx y%d%s", r.m,
-                          std::pow(10.0, -r.measure) / r.tol, r.worst + 1,
+            std::snprintf(buf, sizeof buf, "m=%d %.3gx y%d%s", r.m, r.wrong_factor, r.worst + 1,
                           r.warnings.empty() ? "" : "[w]");
           else
             std::snprintf(buf, sizeof buf, "m=%d non-finite%s", r.m,
@@ -413,8 +414,9 @@ int main(int argc, char** argv) {
       if (!first_failure.empty()) details.push_back(first_failure);
       for (const std::string& l : wrapped("  drops:", drop_items)) details.push_back(l);
       if (wrong) {
-        const std::string head = "  WRONG (err/tol, worst component; [w]: with warnings; " +
-                                 std::to_string(wrong_unwarned) + " without a warning):";
+        const std::string head =
+            "  WRONG (err / (atol + rtol |ref|), worst component; [w]: with warnings; " +
+            std::to_string(wrong_unwarned) + " without a warning):";
         details.push_back(head);
         for (const std::string& l : wrapped("   ", wrong_items)) details.push_back(l);
         for (const std::string& l : warned) details.push_back(l);
