@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
       "the problem's scd_components; min/max over the solved runs. drops: the measure falls\n"
       "by > %.1f from one solved tolerance to the next tighter one. steps: step attempts;\n"
       "cpu: Result::cpu_seconds, summed. WRONG: a success with a non-finite answer or an\n"
-      "error above %g (atol_i + rtol |ref_i|) on a measured component (err/tol below).\n",
+      "error above %g (atol_i + rtol |ref_i|) on a measured component (the factor below).\n",
       args.m_first, args.m_last,
       args.ignore_nonnegative ? "their non-negative components IGNORED (--ignore-nonnegative)"
                               : "their non-negative components (Options::nonnegative) applied",
