@@ -101,7 +101,9 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
   --h0 H            initial step size (0: the method's default)
   --t-end T         end of the integration interval
   --max-steps N     maximal number of step attempts, N >= 1 (default 100000)
-  --linear-solver S auto (default: from the Jacobian's structure), dense, banded or sparse
+  --linear-solver S auto (default: from the Jacobian's structure), dense, banded, sparse
+                    (KLU) or iterative (GMRES with an algebraic multigrid preconditioner, for
+                    large mesh problems; needs nonzero diagonal entries)
   --controller C    step-size controller: gustafsson (default), classical or pi
   --exclude-from-error LIST
                     components left out of the error test: comma-separated indices (from 0)

@@ -118,9 +118,13 @@ elseif(CASE STREQUAL "trace")
 elseif(CASE STREQUAL "linear_solver")
   expect(2 "" "invalid input for problem 'vanderpol' with method 'radau5': linear solver 'banded' needs a banded structure"
          solve vanderpol --linear-solver banded)
-  expect(2 "" "unknown linear solver 'lapack'; choose auto, dense, banded or sparse"
+  expect(2 "" "unknown linear solver 'lapack'; choose auto, dense, banded, sparse or iterative"
          solve vanderpol --linear-solver lapack)
   expect(0 "\"linear_solver\": \"dense" "" solve vanderpol --linear-solver dense --json)
+  expect(0 "\"linear_solver\": \"GMRES \\+ AMG\"" "" solve heat2d --linear-solver iterative --json)
+  # the iterative backend on an index-3 problem (zero diagonal entries): a clear refusal
+  expect(1 "the iterative linear solver needs nonzero diagonal entries" ""
+         solve pendulum --linear-solver iterative)
   expect(0 "\"controller\": \"pi\"" "" solve vanderpol --controller pi --json)
   expect(2 "" "unknown controller 'pid'" solve vanderpol --controller pid)
   # bdf chooses its own steps: the controller is reported as unused

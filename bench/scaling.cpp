@@ -86,8 +86,10 @@ Outcome run_code(const std::string& code, const BuiltinProblem& p, double tol, c
   Outcome out;
   Options o = options_for(tol, p.h0);
   o.consistency_tol = consistency_tol;
-  if (code == "radau5" || code == "bdf") {
-    const bool bdf = code == "bdf";
+  if (code == "radau5" || code == "bdf" || code == "radau5-amg" || code == "bdf-amg") {
+    const bool bdf = code == "bdf" || code == "bdf-amg";
+    if (code.size() > 4 && code.compare(code.size() - 4, 4, "-amg") == 0)
+      o.linear_solver = LinearSolverKind::Iterative;
     auto once = [&] {
       return bdf ? solve(p.dae, p.t0, p.t_end, p.y0, BdfOptions{}, o)
                  : solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
@@ -172,6 +174,8 @@ Outcome child_case(const std::string& code, int m, double tol) {
   return o;
 }
 
+// The default codes of the scaling table; "radau5-amg" and "bdf-amg" (the iterative backend,
+// GMRES + AMG) are also accepted by --codes.
 std::vector<std::string> codes() {
 #ifdef DAEKIT_HAVE_IDA
   return {"radau5", "bdf", "ida"};
@@ -179,11 +183,19 @@ std::vector<std::string> codes() {
   return {"radau5", "bdf"};
 #endif
 }
+std::vector<std::string> known_codes() {
+  std::vector<std::string> all = codes();
+  all.push_back("radau5-amg");
+  all.push_back("bdf-amg");
+  return all;
+}
 
 const char* code_title(const std::string& c) {
   if (c == "ida") return "IDA+KLU";
   if (c == "ida-band") return "IDA band";
   if (c == "ida-dq") return "IDA bandDQ";
+  if (c == "radau5-amg") return "radau5/AMG";
+  if (c == "bdf-amg") return "bdf/AMG";
   return c.c_str();
 }
 
@@ -366,7 +378,7 @@ int main(int argc, char** argv) {
       for (size_t pos = 0; pos <= arg.size();) {
         const size_t end = std::min(arg.find(',', pos), arg.size());
         const std::string c = arg.substr(pos, end - pos);
-        const std::vector<std::string> all = codes();
+        const std::vector<std::string> all = known_codes();
         if (std::find(all.begin(), all.end(), c) == all.end()) {
           std::fprintf(stderr, "daekit_scaling: unknown or unavailable code '%s'\n", c.c_str());
           return 2;

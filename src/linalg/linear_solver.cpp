@@ -12,16 +12,19 @@ const char* to_string(LinearSolverKind kind) {
       return "banded";
     case LinearSolverKind::Sparse:
       return "sparse";
+    case LinearSolverKind::Iterative:
+      return "iterative";
   }
   return "?";
 }
 
 LinearSolverKind parse_linear_solver(const std::string& name) {
-  for (LinearSolverKind k : {LinearSolverKind::Automatic, LinearSolverKind::Dense,
-                             LinearSolverKind::Banded, LinearSolverKind::Sparse})
+  for (LinearSolverKind k :
+       {LinearSolverKind::Automatic, LinearSolverKind::Dense, LinearSolverKind::Banded,
+        LinearSolverKind::Sparse, LinearSolverKind::Iterative})
     if (name == to_string(k)) return k;
   throw InvalidArgument("unknown linear solver '" + name +
-                        "'; choose auto, dense, banded or sparse");
+                        "'; choose auto, dense, banded, sparse or iterative");
 }
 
 LinearSolverKind choose_backend(int n, const Sparsity& s, LinearSolverKind requested) {
@@ -49,6 +52,7 @@ Sparsity backend_structure(int n, const Sparsity& s, LinearSolverKind backend) {
     case LinearSolverKind::Banded:
       return s;
     case LinearSolverKind::Sparse:
+    case LinearSolverKind::Iterative:
       return s.kind == Sparsity::Kind::Sparse ? s : Sparsity::sparse(s.to_pattern(n));
   }
   return Sparsity::dense();
@@ -63,6 +67,8 @@ std::unique_ptr<LinearSolver<Scalar>> make_linear_solver(int n, const Sparsity& 
       return make_banded_solver<Scalar>(n, s.lower, s.upper);
     case LinearSolverKind::Sparse:
       return make_klu_solver<Scalar>(n, backend_structure(n, s, backend).pattern);
+    case LinearSolverKind::Iterative:
+      return make_krylov_solver<Scalar>(n, backend_structure(n, s, backend).pattern);
     default:
       return make_dense_solver<Scalar>(n);
   }

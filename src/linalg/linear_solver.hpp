@@ -8,7 +8,10 @@
 //   banded  partial-pivoting band LU (LAPACK's dgbtrf scheme, l extra fill rows);
 //   sparse  SuiteSparse KLU: symbolic analysis once per pattern, then numeric refactorisation
 //           (klu_refactor, same pivot order) while it stays well conditioned, else a fresh
-//           numeric factorisation; complex systems through KLU's complex (klu_z_) routines.
+//           numeric factorisation; complex systems through KLU's complex (klu_z_) routines;
+//   iterative  restarted GMRES right-preconditioned by a smoothed-aggregation AMG V-cycle
+//           (krylov_solver.cpp, amg.hpp): factor() builds the hierarchy, each solve iterates
+//           to a relative residual of 1e-10; O(nnz) per solve where an LU's fill grows faster.
 // A zero or non-finite pivot makes factor() return false (the caller shrinks the step), never
 // throws, never divides by it. Internal header (not installed).
 #pragma once
@@ -48,6 +51,10 @@ class LinearSolver {
   virtual bool factor() = 0;
   /// Solves A x = b in place with the last successful factorisation (b is overwritten by x).
   virtual void solve_in_place(Eigen::Ref<VectorType> b) const = 0;
+  /// What a false factor() means, for the methods' failure messages.
+  virtual const char* singular_reason() const {
+    return "zero pivot in the LU of the iteration matrix";
+  }
   using BlockType = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
   /// True if the backend solves with A^T (the dense one).
   virtual bool supports_transposed_solve() const { return false; }
@@ -77,5 +84,8 @@ template <typename Scalar>
 std::unique_ptr<LinearSolver<Scalar>> make_banded_solver(int n, int lower, int upper);
 template <typename Scalar>
 std::unique_ptr<LinearSolver<Scalar>> make_klu_solver(int n, const SparseMatrix& pattern);
+/// GMRES with an AMG preconditioner (krylov_solver.cpp, amg.hpp).
+template <typename Scalar>
+std::unique_ptr<LinearSolver<Scalar>> make_krylov_solver(int n, const SparseMatrix& pattern);
 
 }  // namespace daekit

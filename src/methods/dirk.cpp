@@ -175,7 +175,7 @@ class Dirk final : public MassMatrixMethod {
       if (!factor(h)) {
         lu_valid_ = false;
         need_jac_ = !jac_fresh_;
-        return fail(AttemptOutcome::Singular, 0.5, "zero pivot in the LU of the iteration matrix");
+        return fail(AttemptOutcome::Singular, 0.5, lu_[0]->singular_reason());
       }
     }
     compute_scale(h);

@@ -112,6 +112,10 @@ class IrkEngine {
   const Matrix& Z() const { return Z_; }
   /// The backend of the real iteration matrices ("dense LU", "banded LU", "KLU").
   const char* solver_name() const { return real_.empty() ? "" : real_[0]->name(); }
+  /// Why factor() failed, in the backend's words.
+  const char* singular_reason() const {
+    return real_.empty() ? "iteration matrix singular" : real_[0]->singular_reason();
+  }
   Vector& work() { return tmp_; }
 
  private:

@@ -197,7 +197,7 @@ class Radau final : public MassMatrixMethod {
       if (!engine_.factor(h, J_)) {
         need_jac_ = !jac_fresh_;
         unexpected_ = true;
-        return fail(AttemptOutcome::Singular, 0.5, "zero pivot in the LU of the iteration matrix");
+        return fail(AttemptOutcome::Singular, 0.5, engine_.singular_reason());
       }
     }
     compute_scale(h);

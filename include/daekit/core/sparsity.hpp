@@ -44,8 +44,11 @@ struct Sparsity {
 
 /// The linear-solver backend for iteration matrices: Automatic picks dense for a dense
 /// structure (or small n), banded LU for a banded one and SuiteSparse KLU for a sparse pattern.
-enum class LinearSolverKind { Automatic, Dense, Banded, Sparse };
-/// "auto", "dense", "banded", "sparse".
+/// Iterative (never chosen automatically): GMRES preconditioned by smoothed-aggregation AMG on
+/// the sparse pattern, for large mesh problems whose sparse LU fills faster than n (heat2d at
+/// n = 1e6); it needs nonzero diagonal entries.
+enum class LinearSolverKind { Automatic, Dense, Banded, Sparse, Iterative };
+/// "auto", "dense", "banded", "sparse", "iterative".
 const char* to_string(LinearSolverKind kind);
 /// Inverse of to_string; throws InvalidArgument naming the valid choices otherwise.
 LinearSolverKind parse_linear_solver(const std::string& name);

@@ -1,0 +1,217 @@
+#include "linalg/amg.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace daekit {
+
+namespace {
+
+double re(double x) { return x; }
+double re(const std::complex<double>& x) { return x.real(); }
+bool finite(double x) { return std::isfinite(x); }
+bool finite(const std::complex<double>& x) {
+  return std::isfinite(x.real()) && std::isfinite(x.imag());
+}
+
+// y = A x for a row-major sparse A whose scalar may be real while x is complex.
+template <typename MatScalar, typename Scalar>
+void multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A,
+              const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& x,
+              Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y) {
+  const int* ptr = A.outerIndexPtr();
+  const int* idx = A.innerIndexPtr();
+  const MatScalar* val = A.valuePtr();
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    Scalar s(0);
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
+    y[i] = s;
+  }
+}
+
+// The aggregates of the strength graph (ptr, idx): agg[i] in [0, count) or -1 (no strong
+// neighbour: left out of the coarse space). Vanek-Mandel-Brezina's three passes.
+int aggregate(int n, const std::vector<int>& ptr, const std::vector<int>& idx,
+              const std::vector<double>& strength, std::vector<int>& agg) {
+  agg.assign(static_cast<size_t>(n), -1);
+  int count = 0;
+  for (int i = 0; i < n; ++i) {  // pass 1: whole free neighbourhoods
+    if (agg[i] != -1 || ptr[i] == ptr[i + 1]) continue;
+    bool free = true;
+    for (int k = ptr[i]; k < ptr[i + 1] && free; ++k) free = agg[idx[k]] == -1;
+    if (!free) continue;
+    agg[i] = count;
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k) agg[idx[k]] = count;
+    ++count;
+  }
+  const std::vector<int> first = agg;
+  for (int i = 0; i < n; ++i) {  // pass 2: join the most strongly connected pass-1 aggregate
+    if (agg[i] != -1) continue;
+    double best = -1.0;
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k)
+      if (first[idx[k]] != -1 && strength[k] > best) {
+        best = strength[k];
+        agg[i] = first[idx[k]];
+      }
+  }
+  for (int i = 0; i < n; ++i) {  // pass 3: the rest with their free strong neighbours
+    if (agg[i] != -1 || ptr[i] == ptr[i + 1]) continue;
+    agg[i] = count;
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k)
+      if (agg[idx[k]] == -1) agg[idx[k]] = count;
+    ++count;
+  }
+  return count;
+}
+
+}  // namespace
+
+template <typename Scalar>
+bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
+  levels_.clear();
+  coarse_direct_ = false;
+  levels_.emplace_back();
+  levels_.back().A = A;
+  levels_.back().A.makeCompressed();
+  for (;;) {
+    Level& L = levels_.back();
+    const int n = static_cast<int>(L.A.rows());
+    const int* ptr = L.A.outerIndexPtr();
+    const int* idx = L.A.innerIndexPtr();
+    const Scalar* val = L.A.valuePtr();
+    L.inv_diag.setZero(n);
+    std::vector<double> bdiag(static_cast<size_t>(n), 0.0);  // |Re a_ii|
+    for (int i = 0; i < n; ++i) {
+      Scalar d(0);
+      for (int k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (idx[k] == i) d = val[k];
+      if (d == Scalar(0) || !finite(d)) return false;
+      L.inv_diag[i] = Scalar(1) / d;
+      bdiag[static_cast<size_t>(i)] = std::abs(re(d));
+    }
+    L.x.setZero(n);
+    L.b.setZero(n);
+    L.r.setZero(n);
+    if (n <= kCoarseSize || levels() == kMaxLevels) break;
+    // strength graph of B = Re A
+    std::vector<int> sptr(static_cast<size_t>(n) + 1, 0), sidx;
+    std::vector<double> sval;
+    sidx.reserve(static_cast<size_t>(L.A.nonZeros()));
+    sval.reserve(static_cast<size_t>(L.A.nonZeros()));
+    double rho = 0.0;  // Gershgorin bound of D^{-1} B
+    for (int i = 0; i < n; ++i) {
+      double row = 0.0;
+      for (int k = ptr[i]; k < ptr[i + 1]; ++k) {
+        const int j = idx[k];
+        const double b = std::abs(re(val[k]));
+        row += b;
+        if (j != i && b > 0.0 && b >= kTheta * std::sqrt(bdiag[i] * bdiag[j])) {
+          sidx.push_back(j);
+          sval.push_back(b);
+        }
+      }
+      if (bdiag[i] > 0.0) rho = std::max(rho, row / bdiag[i]);
+      sptr[static_cast<size_t>(i) + 1] = static_cast<int>(sidx.size());
+    }
+    std::vector<int> agg;
+    const int nc = aggregate(n, sptr, sidx, sval, agg);
+    if (nc == 0 || nc > 0.85 * n) break;  // coarsening stalls: smoothing only on this level
+    // P0: aggregate indicators scaled to unit columns; P = (I - omega D^{-1} B) P0
+    std::vector<int> size(static_cast<size_t>(nc), 0);
+    for (int a : agg)
+      if (a >= 0) ++size[static_cast<size_t>(a)];
+    using RealRow = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+    std::vector<Eigen::Triplet<double, int>> t;
+    t.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i)
+      if (agg[i] >= 0) t.emplace_back(i, agg[i], 1.0 / std::sqrt(size[agg[i]]));
+    RealRow P0(n, nc);
+    P0.setFromTriplets(t.begin(), t.end());
+    const double omega = rho > 0.0 ? (4.0 / 3.0) / rho : 0.0;
+    t.clear();
+    t.reserve(static_cast<size_t>(L.A.nonZeros()));
+    for (int i = 0; i < n; ++i) {
+      const double scale = bdiag[i] > 0.0 ? omega / bdiag[i] : 0.0;
+      t.emplace_back(i, i, 1.0);
+      for (int k = ptr[i]; k < ptr[i + 1]; ++k) {
+        const double b = re(val[k]);
+        if (b != 0.0 && scale != 0.0) t.emplace_back(i, idx[k], -scale * b);
+      }
+    }
+    RealRow S(n, n);
+    S.setFromTriplets(t.begin(), t.end());
+    L.P = (S * P0).pruned();
+    L.R = L.P.transpose();
+    const RowMatrix Ps = L.P.template cast<Scalar>();
+    const RowMatrix Rs = L.R.template cast<Scalar>();
+    RowMatrix coarse = Rs * (L.A * Ps);
+    coarse.makeCompressed();
+    levels_.emplace_back();
+    levels_.back().A = std::move(coarse);
+  }
+  Level& last = levels_.back();
+  if (last.A.rows() <= kCoarseSize) {
+    coarse_lu_.compute(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>(last.A));
+    coarse_direct_ = true;
+  }
+  return true;
+}
+
+template <typename Scalar>
+std::vector<int> AmgHierarchy<Scalar>::sizes() const {
+  std::vector<int> out;
+  for (const Level& L : levels_) out.push_back(static_cast<int>(L.A.rows()));
+  return out;
+}
+
+template <typename Scalar>
+void AmgHierarchy<Scalar>::gauss_seidel(const Level& L, bool forward) const {
+  const int n = static_cast<int>(L.A.rows());
+  const int* ptr = L.A.outerIndexPtr();
+  const int* idx = L.A.innerIndexPtr();
+  const Scalar* val = L.A.valuePtr();
+  for (int step = 0; step < n; ++step) {
+    const int i = forward ? step : n - 1 - step;
+    Scalar s = L.b[i];
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k)
+      if (idx[k] != i) s -= val[k] * L.x[idx[k]];
+    L.x[i] = s * L.inv_diag[i];
+  }
+}
+
+template <typename Scalar>
+void AmgHierarchy<Scalar>::cycle(int l) const {
+  const Level& L = levels_[static_cast<size_t>(l)];
+  if (l + 1 == levels()) {
+    if (coarse_direct_) {
+      L.x = coarse_lu_.solve(L.b);
+    } else {
+      L.x.setZero();
+      gauss_seidel(L, true);
+      gauss_seidel(L, false);
+    }
+    return;
+  }
+  const Level& C = levels_[static_cast<size_t>(l) + 1];
+  L.x.setZero();
+  gauss_seidel(L, true);
+  multiply(L.A, L.x, L.r);
+  L.r = L.b - L.r;
+  multiply(L.R, L.r, C.b);
+  cycle(l + 1);
+  multiply(L.P, C.x, L.r);
+  L.x += L.r;
+  gauss_seidel(L, false);
+}
+
+template <typename Scalar>
+void AmgHierarchy<Scalar>::apply(const VectorType& b, VectorType& x) const {
+  levels_.front().b = b;
+  cycle(0);
+  x = levels_.front().x;
+}
+
+template class AmgHierarchy<double>;
+template class AmgHierarchy<std::complex<double>>;
+
+}  // namespace daekit
