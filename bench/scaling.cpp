@@ -201,7 +201,8 @@ const char* code_title(const std::string& c) {
 
 void scaling_table(long max_n, double tol, const std::vector<std::string>& list) {
   std::printf(
-      "heat2d (idaHeat2D), rtol = atol = %.0e, KLU with the analytic sparse Jacobian for all;\n"
+      "heat2d (idaHeat2D), rtol = atol = %.0e, the analytic sparse Jacobian for all; KLU, but\n"
+      "GMRES + AMG (daekit's 'iterative' backend) for radau5/AMG and bdf/AMG;\n"
       "one child process per case: CPU time of the solve call (median of repeats below 0.3 s),\n"
       "peak resident memory (ru_maxrss) after building the problem and after the solve\n",
       tol);
