@@ -4,8 +4,12 @@
 //     matrices s M - J, and of Radau IIA's complex (alpha + i beta)/h M - J): the hierarchy
 //     coarsens (several levels), the solution agrees with KLU's to the solver's tolerance, for
 //     small and large shifts (h large: Laplacian-dominated) and repeated factorisations;
-//   - a zero or non-finite diagonal entry or a NaN anywhere makes factor() return false, and a
-//     good matrix afterwards is solved again;
+//   - a zero or non-finite diagonal entry (above 400 unknowns) or a NaN anywhere makes factor()
+//     return false, and a good matrix afterwards is solved again; up to 400 unknowns the coarse
+//     LU alone solves zero-diagonal (saddle point) systems and refuses singular ones;
+//   - a matrix on which the iteration diverges: NaN answers with solve_failure() saying so, and
+//     after 10 failed solves factor() refuses (singular_reason) instead of letting a method
+//     creep on;
 //   - solve_in_place allocates nothing;
 //   - the name, the kind, parse_linear_solver("iterative"), and solve() with it: heat2d with bdf
 //     and radau5 takes the same steps to the same accuracy as with KLU.
@@ -15,6 +19,7 @@
 #include <complex>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "allocation_counter.hpp"
 #include "daekit/daekit.hpp"
@@ -173,6 +178,66 @@ TEST(IterativeSolver, ZeroOrNonFiniteEntriesFailThenRecover) {
     EXPECT_FALSE(it->factor());
     recover("after a non-finite entry");
   }
+}
+
+TEST(IterativeSolver, SmallSystemsWithZeroDiagonalAreSolvedByTheCoarseLu) {
+  // [I B^T; B 0]-like saddle point of 300 + 100 unknowns (index-2 iteration matrices): zero
+  // diagonal entries, nonsingular; at most 400 unknowns: no smoothing, the dense LU alone
+  const int n1 = 300, n2 = 100, n = n1 + n2;
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int i = 0; i < n1; ++i) t.emplace_back(i, i, 2.0 + 0.01 * i);
+  for (int k = 0; k < n2; ++k) {
+    t.emplace_back(n1 + k, 3 * k, 1.0);
+    t.emplace_back(3 * k, n1 + k, 1.0);
+    t.emplace_back(n1 + k, 3 * k + 1, -0.5);
+    t.emplace_back(3 * k + 1, n1 + k, -0.5);
+  }
+  SparseMatrix A(n, n);
+  A.setFromTriplets(t.begin(), t.end());
+  auto it = make_krylov_solver<double>(n, A);
+  it->matrix().sparse() = A;
+  ASSERT_TRUE(it->factor());
+  const Eigen::VectorXd b = iter_test_rhs<double>(n);
+  Eigen::VectorXd x = b;
+  it->solve_in_place(x);
+  EXPECT_LT((A * x - b).norm() / b.norm(), 1e-12);
+  // singular (a zero row): refused
+  for (int k = A.outerIndexPtr()[0]; k < A.outerIndexPtr()[n]; ++k)
+    if (A.innerIndexPtr()[k] == n - 1) A.valuePtr()[k] = 0.0;
+  it->matrix().sparse() = A;
+  EXPECT_FALSE(it->factor());
+}
+
+TEST(IterativeSolver, DivergenceIsReportedAndEndsInRefusal) {
+  // 600 unknowns, tridiagonal with a tiny diagonal: Gauss-Seidel diverges, GMRES + AMG fails
+  const int n = 600;
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int i = 0; i < n; ++i) {
+    t.emplace_back(i, i, 1e-6);
+    if (i > 0) t.emplace_back(i, i - 1, -1.0);
+    if (i + 1 < n) t.emplace_back(i, i + 1, 1.0 + 0.001 * i);
+  }
+  SparseMatrix A(n, n);
+  A.setFromTriplets(t.begin(), t.end());
+  auto it = make_krylov_solver<double>(n, A);
+  const Eigen::VectorXd b = iter_test_rhs<double>(n);
+  int failed = 0;
+  for (int k = 0; k < 12; ++k) {
+    it->matrix().sparse() = A;
+    if (!it->factor()) {
+      const std::string why = it->singular_reason();
+      EXPECT_NE(why.find("failed 10 solves"), std::string::npos) << why;
+      EXPECT_EQ(failed, 10);
+      return;
+    }
+    Eigen::VectorXd x = b;
+    it->solve_in_place(x);
+    ASSERT_FALSE(std::isfinite(x[0])) << "converged at solve " << k;
+    ASSERT_NE(it->solve_failure(), nullptr);
+    EXPECT_NE(std::string(it->solve_failure()).find("iterative linear solver"), std::string::npos);
+    ++failed;
+  }
+  ADD_FAILURE() << "factor() never refused after " << failed << " failed solves";
 }
 
 TEST(IterativeSolver, SolveAllocatesNothing) {

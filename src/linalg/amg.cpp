@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace daekit {
 
@@ -68,6 +70,7 @@ int aggregate(int n, const std::vector<int>& ptr, const std::vector<int>& idx,
 
 template <typename Scalar>
 bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
+  failure_.clear();
   levels_.clear();
   coarse_direct_ = false;
   levels_.emplace_back();
@@ -79,20 +82,25 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
     const int* ptr = L.A.outerIndexPtr();
     const int* idx = L.A.innerIndexPtr();
     const Scalar* val = L.A.valuePtr();
+    L.x.setZero(n);
+    L.b.setZero(n);
+    L.r.setZero(n);
+    if (n <= kCoarseSize) break;  // a dense LU: no smoothing, any nonsingular matrix
     L.inv_diag.setZero(n);
     std::vector<double> bdiag(static_cast<size_t>(n), 0.0);  // |Re a_ii|
     for (int i = 0; i < n; ++i) {
       Scalar d(0);
       for (int k = ptr[i]; k < ptr[i + 1]; ++k)
         if (idx[k] == i) d = val[k];
-      if (d == Scalar(0) || !finite(d)) return false;
+      if (d == Scalar(0) || !finite(d)) {
+        failure_ = "a zero or non-finite diagonal entry (row " + std::to_string(i) +
+                   "): the iterative linear solver's Gauss-Seidel smoothing divides by it";
+        return false;
+      }
       L.inv_diag[i] = Scalar(1) / d;
       bdiag[static_cast<size_t>(i)] = std::abs(re(d));
     }
-    L.x.setZero(n);
-    L.b.setZero(n);
-    L.r.setZero(n);
-    if (n <= kCoarseSize || levels() == kMaxLevels) break;
+    if (levels() == kMaxLevels) break;
     // strength graph of B = Re A
     std::vector<int> sptr(static_cast<size_t>(n) + 1, 0), sidx;
     std::vector<double> sval;
@@ -152,6 +160,12 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
   Level& last = levels_.back();
   if (last.A.rows() <= kCoarseSize) {
     coarse_lu_.compute(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>(last.A));
+    const auto& lu = coarse_lu_.matrixLU();
+    for (Eigen::Index i = 0; i < lu.rows(); ++i)  // a zero or non-finite pivot: singular
+      if (lu(i, i) == Scalar(0) || !finite(lu(i, i))) {
+        failure_ = "a zero pivot in the LU of the coarsest level (the matrix is singular)";
+        return false;
+      }
     coarse_direct_ = true;
   }
   return true;

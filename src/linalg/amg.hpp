@@ -21,14 +21,18 @@
 // (A W-cycle was measured on heat2d: GMRES iterations per solve 8.7 instead of 8.9 at n = 1e4
 // and 10.5 instead of 11.1 at 1e5, for more time per solve: the growth of the iteration count
 // with n is the two-grid method's, not the levels'.)
-// A zero or non-finite diagonal entry makes setup() fail (Gauss-Seidel needs a_ii != 0): the
-// backend then reports the matrix as singular. Internal header.
+// A zero or non-finite diagonal entry on a level that is smoothed (more than kCoarseSize
+// unknowns: Gauss-Seidel needs a_ii != 0), or a zero pivot of the coarsest level's LU, makes
+// setup() fail with the reason in failure(): the backend then reports the matrix as unusable. A
+// matrix of at most kCoarseSize unknowns is solved by the dense LU alone (any nonsingular matrix,
+// index-2 and index-3 iteration matrices included). Internal header.
 #pragma once
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <complex>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace daekit {
@@ -43,8 +47,11 @@ class AmgHierarchy {
   static constexpr int kCoarseSize = 400;
   static constexpr int kMaxLevels = 25;
   static constexpr double kTheta = 0.08;
+  /// Why the last setup() failed ("" after a success).
+  const std::string& failure() const { return failure_; }
 
-  /// Builds the hierarchy for A; false if a diagonal entry is zero or not finite.
+  /// Builds the hierarchy for A; false if a smoothed level has a zero or non-finite diagonal
+  /// entry or the coarsest level's LU a zero pivot.
   bool setup(const ColMatrix& A);
   /// x = one V(1,1) cycle for A x = b from x = 0 (the preconditioner M^{-1} b).
   void apply(const VectorType& b, VectorType& x) const;
@@ -67,6 +74,7 @@ class AmgHierarchy {
   std::vector<Level> levels_;
   Eigen::PartialPivLU<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>> coarse_lu_;
   bool coarse_direct_ = false;
+  std::string failure_;
 };
 
 }  // namespace daekit

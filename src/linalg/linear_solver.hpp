@@ -55,6 +55,9 @@ class LinearSolver {
   virtual const char* singular_reason() const {
     return "zero pivot in the LU of the iteration matrix";
   }
+  /// Why the last solve_in_place() gave no answer (NaN), or nullptr: the direct backends always
+  /// answer; the iterative one may diverge or not converge.
+  virtual const char* solve_failure() const { return nullptr; }
   using BlockType = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
   /// True if the backend solves with A^T (the dense one).
   virtual bool supports_transposed_solve() const { return false; }

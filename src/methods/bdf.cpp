@@ -163,12 +163,14 @@ class Bdf final : public Method {
         if (matrix_failed_)
           return fail(AttemptOutcome::NonFinite, ++jacobian_failures_ == 1 ? 1.0 : 0.25,
                       "F or its Jacobian failed (NaN/Inf)");
-        return fail(AttemptOutcome::Singular, 0.25, "iteration matrix singular");
+        return fail(AttemptOutcome::Singular, 0.25, lu_->singular_reason());
       }
       jacobian_failures_ = 0;
       const int outcome = correct();
       if (outcome == 0) break;
-      if (outcome == 2) return fail(AttemptOutcome::NonFinite, 0.25, "F returned NaN/Inf");
+      if (outcome == 2)
+        return fail(AttemptOutcome::NonFinite, 0.25,
+                    lu_->solve_failure() ? lu_->solve_failure() : "F returned NaN/Inf");
       ++stats_.nnewton_fail;
       if (fresh) return fail(AttemptOutcome::NewtonFailed, 0.25, "Newton iteration failed");
       matrix_valid_ = false;  // stale matrix: recompute and retry with the same h

@@ -210,7 +210,9 @@ class Dirk final : public MassMatrixMethod {
         const double dyno = std::sqrt((tmp_.array() / scal_.array()).square().sum() / n_);
         const NewtonMonitor::Verdict v = newton_.next(dyno);
         if (v == NewtonMonitor::Verdict::NonFinite)
-          return fail(AttemptOutcome::NonFinite, 0.5, "Newton increment not finite");
+          return fail(
+              AttemptOutcome::NonFinite, 0.5,
+              lu_[0]->solve_failure() ? lu_[0]->solve_failure() : "Newton increment not finite");
         if (v == NewtonMonitor::Verdict::Diverging)
           return fail(AttemptOutcome::NewtonFailed, 0.5, "Newton diverges");
         if (v == NewtonMonitor::Verdict::TooSlow)

@@ -112,6 +112,14 @@ class IrkEngine {
   const Matrix& Z() const { return Z_; }
   /// The backend of the real iteration matrices ("dense LU", "banded LU", "KLU").
   const char* solver_name() const { return real_.empty() ? "" : real_[0]->name(); }
+  /// Why the last solves gave no answer (the iterative backend), or nullptr.
+  const char* solve_failure() const {
+    for (const auto& r : real_)
+      if (const char* w = r->solve_failure()) return w;
+    for (const auto& c : complex_)
+      if (const char* w = c->solve_failure()) return w;
+    return nullptr;
+  }
   /// Why factor() failed, in the backend's words.
   const char* singular_reason() const {
     return real_.empty() ? "iteration matrix singular" : real_[0]->singular_reason();

@@ -216,7 +216,9 @@ class Radau final : public MassMatrixMethod {
         return fail(AttemptOutcome::NonFinite, 0.5, "f failed at a stage of the step");
       case IrkEngine::Outcome::NonFinite:
         unexpected_ = true;
-        return fail(AttemptOutcome::NonFinite, 0.5, "Newton increment not finite");
+        return fail(
+            AttemptOutcome::NonFinite, 0.5,
+            engine_.solve_failure() ? engine_.solve_failure() : "Newton increment not finite");
       case IrkEngine::Outcome::Diverging:
         unexpected_ = true;
         return fail(AttemptOutcome::NewtonFailed, 0.5, "Newton diverges");
