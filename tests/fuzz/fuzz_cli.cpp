@@ -311,7 +311,7 @@ class Generator {
       if (option == "--formulation")
         return pick<std::string>({"index3", "index2", "index1", "ggl"});
       if (option == "--linear-solver")
-        return pick<std::string>({"auto", "dense", "banded", "sparse"});
+        return pick<std::string>({"auto", "dense", "banded", "sparse", "iterative"});
       if (option == "--controller") return pick<std::string>({"gustafsson", "classical", "pi"});
     }
     if (option == "--method")
@@ -328,7 +328,8 @@ class Generator {
     if (option == "--formulation")
       return pick<std::string>({"index3", "index2", "index1", "ggl", "", "index4", junk()});
     if (option == "--linear-solver")
-      return pick<std::string>({"auto", "dense", "banded", "sparse", "", "lapack", junk()});
+      return pick<std::string>(
+          {"auto", "dense", "banded", "sparse", "iterative", "", "lapack", junk()});
     if (option == "--controller")
       return pick<std::string>({"gustafsson", "classical", "pi", "", "pid", junk()});
     if (option == "--rtol" || option == "--atol" || option == "--h0" || option == "--t-end")
