@@ -133,6 +133,28 @@ def test_sparse_jacobian_pattern():
     np.testing.assert_allclose(res.y[:, -1], res_b.y[:, -1], rtol=1e-6, atol=1e-12)
 
 
+def test_iterative_linear_solver():
+    # GMRES + AMG on a large 1-D diffusion system (n = 2000 > the 400 its coarse LU takes alone)
+    n = 2000
+
+    def f(t, y):
+        d = np.empty(n)
+        d[0] = -2 * y[0] + y[1]
+        d[1:-1] = y[:-2] - 2 * y[1:-1] + y[2:]
+        d[-1] = y[-2] - 2 * y[-1]
+        return 1e4 * d
+
+    pattern = daekit.banded(1, 1)
+    y0 = np.sin(np.linspace(0, np.pi, n + 2)[1:-1])
+    res_k = daekit.solve_ivp(f, (0, 0.01), y0, jac_sparsity=pattern, rtol=1e-7, atol=1e-9,
+                             linear_solver="sparse")
+    res_i = daekit.solve_ivp(f, (0, 0.01), y0, jac_sparsity=pattern, rtol=1e-7, atol=1e-9,
+                             linear_solver="iterative")
+    assert res_k.success and res_k.linear_solver == "KLU"
+    assert res_i.success and res_i.linear_solver == "GMRES + AMG"
+    np.testing.assert_allclose(res_i.y[:, -1], res_k.y[:, -1], rtol=1e-5, atol=1e-8)
+
+
 def test_bad_input_raises():
     with pytest.raises(ValueError):
         daekit.solve_ivp(decay, (0, 1), [1.0], args=(1.0,), rtol=-1)
