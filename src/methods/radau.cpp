@@ -79,18 +79,29 @@ RadauOptions radau5_as_radau(const Radau5Options& o) {
   return r;
 }
 
-/// The Radau IIA constants for s = 1, 3, 5, 7 (computed once).
-struct RadauFamily {
-  IrkConstants k[4];
-  RadauFamily() {
-    for (int j = 0; j < 4; ++j) k[j] = IrkConstants::make(radau_iia(2 * j + 1));
+/// The engine's constants of Radau IIA with s = 1, 3, 5 or 7 stages, each made on its first
+/// use (thread-safe): radau5 needs s = 3 only, and the three larger tableaus cost 2.8 M
+/// instructions (their nodes are roots found numerically), more than a whole solve of the
+/// pendulum at 1e-7 after them.
+const IrkConstants& radau_constants(int s) {
+  switch (s) {
+    case 1: {
+      static const IrkConstants k = IrkConstants::make(radau_iia(1));
+      return k;
+    }
+    case 3: {
+      static const IrkConstants k = IrkConstants::make(radau_iia(3));
+      return k;
+    }
+    case 5: {
+      static const IrkConstants k = IrkConstants::make(radau_iia(5));
+      return k;
+    }
+    default: {
+      static const IrkConstants k = IrkConstants::make(radau_iia(7));
+      return k;
+    }
   }
-  const IrkConstants& of(int s) const { return k[(s - 1) / 2]; }
-};
-
-const RadauFamily& family() {
-  static const RadauFamily f;
-  return f;
 }
 
 /// RADAU's exponent of the tolerance transformation for s stages.
@@ -117,6 +128,9 @@ class Radau final : public MassMatrixMethod {
     scal_.resize(n);
     sys_.allocate_jacobian(J_);
     dense_.reserve(n, opt_.max_stages + 2);
+    // the constants of every order the run may use, before the step loop (which allocates
+    // nothing): made once per process
+    for (int s = opt_.min_stages; s <= opt_.max_stages; s += 2) radau_constants(s);
     index_.resize(n);
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
     max_index_ = dae.max_index();
@@ -364,7 +378,7 @@ class Radau final : public MassMatrixMethod {
   void set_stages(int s) {
     s_ = s;
     variable_ = opt_.min_stages < opt_.max_stages;
-    engine_.use(family().of(s));
+    engine_.use(radau_constants(s));
     nit_ = s == 1 ? opt_.max_newton_iterations - 3 : opt_.max_newton_iterations + 5 * (s - 3) / 2;
     newton_.settings().max_iterations = nit_;
     if (weights_) {
