@@ -21,6 +21,11 @@ namespace daekit {
 /// True if no entry of x[0..n) is NaN or Inf: x * 0 is 0 for finite x and NaN otherwise, so one
 /// vectorisable pass of multiply-adds decides (a fraction of Eigen's allFinite()).
 inline bool all_finite(const double* x, Eigen::Index n) {
+  if (n <= 4) {  // a few components: a plain loop (the vectorised one's set-up costs more)
+    for (Eigen::Index i = 0; i < n; ++i)
+      if (!(x[i] * 0.0 == 0.0)) return false;
+    return true;
+  }
   double acc = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) acc += x[i] * 0.0;
   return acc == 0.0;
