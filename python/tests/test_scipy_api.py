@@ -108,17 +108,24 @@ def test_events_as_scipy():
     assert res.t[-1] == pytest.approx(t_hit, rel=1e-8)
 
 
+def diffusion_rhs(n, scale):
+    """f(t, y) = scale (y_{i-1} - 2 y_i + y_{i+1}) with zero boundary values."""
+
+    def f(t, y):
+        d = np.empty(n)
+        d[0] = -2 * y[0] + y[1]
+        d[1:-1] = y[:-2] - 2 * y[1:-1] + y[2:]
+        d[-1] = y[-2] - 2 * y[-1]
+        return scale * d
+
+    return f
+
+
 def test_sparse_jacobian_pattern():
     import scipy.sparse
 
     n = 50  # (automatic choice: dense LU up to n = 32)
-
-    def f(t, y):
-        d = np.zeros(n)
-        d[0] = -2 * y[0] + y[1]
-        d[1:-1] = y[:-2] - 2 * y[1:-1] + y[2:]
-        d[-1] = y[-2] - 2 * y[-1]
-        return 100 * d
+    f = diffusion_rhs(n, 100)
 
     def jac(t, y):
         return 100 * scipy.sparse.diags([1, -2, 1], [-1, 0, 1], shape=(n, n), format="csc")
@@ -136,13 +143,7 @@ def test_sparse_jacobian_pattern():
 def test_iterative_linear_solver():
     # GMRES + AMG on a large 1-D diffusion system (n = 2000 > the 400 its coarse LU takes alone)
     n = 2000
-
-    def f(t, y):
-        d = np.empty(n)
-        d[0] = -2 * y[0] + y[1]
-        d[1:-1] = y[:-2] - 2 * y[1:-1] + y[2:]
-        d[-1] = y[-2] - 2 * y[-1]
-        return 1e4 * d
+    f = diffusion_rhs(n, 1e4)
 
     pattern = daekit.banded(1, 1)
     y0 = np.sin(np.linspace(0, np.pi, n + 2)[1:-1])

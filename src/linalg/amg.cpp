@@ -16,21 +16,6 @@ bool finite(const std::complex<double>& x) {
   return std::isfinite(x.real()) && std::isfinite(x.imag());
 }
 
-// y = A x for a row-major sparse A whose scalar may be real while x is complex.
-template <typename MatScalar, typename Scalar>
-void multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A,
-              const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& x,
-              Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y) {
-  const int* ptr = A.outerIndexPtr();
-  const int* idx = A.innerIndexPtr();
-  const MatScalar* val = A.valuePtr();
-  for (Eigen::Index i = 0; i < A.rows(); ++i) {
-    Scalar s(0);
-    for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
-    y[i] = s;
-  }
-}
-
 // The aggregates of the strength graph (ptr, idx): agg[i] in [0, count) or -1 (no strong
 // neighbour: left out of the coarse space). Vanek-Mandel-Brezina's three passes.
 int aggregate(int n, const std::vector<int>& ptr, const std::vector<int>& idx,
@@ -209,11 +194,11 @@ void AmgHierarchy<Scalar>::cycle(int l) const {
   const Level& C = levels_[static_cast<size_t>(l) + 1];
   L.x.setZero();
   gauss_seidel(L, true);
-  multiply(L.A, L.x, L.r);
+  csr_multiply(L.A, L.x, L.r);
   L.r = L.b - L.r;
-  multiply(L.R, L.r, C.b);
+  csr_multiply(L.R, L.r, C.b);
   cycle(l + 1);
-  multiply(L.P, C.x, L.r);
+  csr_multiply(L.P, C.x, L.r);
   L.x += L.r;
   gauss_seidel(L, false);
 }

@@ -37,6 +37,21 @@
 
 namespace daekit {
 
+/// y = A x for a row-major sparse A (its scalar may be real while x is complex), row by row.
+template <typename MatScalar, typename Scalar>
+void csr_multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A,
+                  const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& x,
+                  Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y) {
+  const int* ptr = A.outerIndexPtr();
+  const int* idx = A.innerIndexPtr();
+  const MatScalar* val = A.valuePtr();
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    Scalar s(0);
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
+    y[i] = s;
+  }
+}
+
 template <typename Scalar>
 class AmgHierarchy {
  public:

@@ -115,7 +115,7 @@ class KrylovSolver final : public LinearSolver<Scalar> {
         z_ = V_.col(j);
         amg_.apply(z_, w_);  // w = M^{-1} v_j
         Z_.col(j) = w_;
-        product(A, w_, z_);             // z = A M^{-1} v_j
+        csr_multiply(A, w_, z_);        // z = A M^{-1} v_j
         for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
           H_(i, j) = V_.col(i).dot(z_);
           z_ -= H_(i, j) * V_.col(i);
@@ -151,7 +151,7 @@ class KrylovSolver final : public LinearSolver<Scalar> {
       }
       for (int i = 0; i < j; ++i) x_ += y_[i] * Z_.col(i);
       // the true residual for the restart (and the stopping test)
-      product(A, x_, w_);
+      csr_multiply(A, x_, w_);
       w_ = b - w_;
       if (resid <= target) break;
     }
@@ -169,17 +169,6 @@ class KrylovSolver final : public LinearSolver<Scalar> {
   const char* solve_failure() const override { return failure_; }
 
  private:
-  template <typename M>
-  static void product(const M& A, const VectorType& x, VectorType& y) {
-    const int* ptr = A.outerIndexPtr();
-    const int* idx = A.innerIndexPtr();
-    const Scalar* val = A.valuePtr();
-    for (Eigen::Index i = 0; i < A.rows(); ++i) {
-      Scalar s(0);
-      for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
-      y[i] = s;
-    }
-  }
   // The rotation G = [c s; -conj(s) c] (c real) with G [a; b] = [r; 0].
   static void givens(const Scalar& a, const Scalar& b, double& c, Scalar& s) {
     const double na = std::abs(a), nb = std::abs(b);
