@@ -35,12 +35,7 @@ void DirkOptions::validate() const {
   if (tableau.b_hat.size() != 0 && tableau.b_hat.size() != s)
     throw InvalidArgument("dirk: b_hat of tableau '" + tableau.name + "' has the wrong size");
   if (max_newton_iterations < 1) throw InvalidArgument("dirk: max_newton_iterations must be >= 1");
-  if (newton_tolerance < 0 || !std::isfinite(newton_tolerance))
-    throw InvalidArgument("dirk: newton_tolerance must be >= 0 (0 = automatic)");
-  if (!(jacobian_reuse_theta > 0) || !(jacobian_reuse_theta < 1))
-    throw InvalidArgument("dirk: jacobian_reuse_theta must lie in (0, 1)");
-  if (!(lu_reuse_low > 0) || !(lu_reuse_low <= 1.0) || !(lu_reuse_high >= 1.0))
-    throw InvalidArgument("dirk: need 0 < lu_reuse_low <= 1 <= lu_reuse_high");
+  validate_newton_reuse(*this, "dirk");
 }
 
 namespace {

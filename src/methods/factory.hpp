@@ -3,7 +3,9 @@
 #pragma once
 
 #include <any>
+#include <cmath>
 #include <memory>
+#include <string>
 
 #include "core/guard.hpp"
 #include "daekit/core/sparsity.hpp"
@@ -49,6 +51,20 @@ O method_options(const MethodInput& in, const char* method) {
   if (!in.options || !in.options->has_value()) return O{};
   if (const O* o = std::any_cast<O>(in.options)) return *o;
   throw InvalidArgument(std::string("method '") + method + "' got the options of another method");
+}
+
+/// The checks of the Newton and reuse options shared by the RADAU5-style methods (radau5, radau,
+/// dirk): newton_tolerance >= 0 and finite (0 = automatic), jacobian_reuse_theta in (0, 1),
+/// 0 < lu_reuse_low <= 1 <= lu_reuse_high. Throws InvalidArgument naming `method` otherwise.
+template <typename O>
+void validate_newton_reuse(const O& o, const char* method) {
+  const std::string m(method);
+  if (o.newton_tolerance < 0 || !std::isfinite(o.newton_tolerance))
+    throw InvalidArgument(m + ": newton_tolerance must be >= 0 (0 = automatic)");
+  if (!(o.jacobian_reuse_theta > 0) || !(o.jacobian_reuse_theta < 1))
+    throw InvalidArgument(m + ": jacobian_reuse_theta must lie in (0, 1)");
+  if (!(o.lu_reuse_low > 0) || !(o.lu_reuse_low <= 1.0) || !(o.lu_reuse_high >= 1.0))
+    throw InvalidArgument(m + ": need 0 < lu_reuse_low <= 1 <= lu_reuse_high");
 }
 
 }  // namespace daekit

@@ -34,12 +34,7 @@ void RadauOptions::validate() const {
   if (max_newton_iterations < 4)
     throw InvalidArgument(
         "radau: max_newton_iterations must be >= 4 (the s = 1 method uses 3 fewer)");
-  if (newton_tolerance < 0 || !std::isfinite(newton_tolerance))
-    throw InvalidArgument("radau: newton_tolerance must be >= 0 (0 = automatic)");
-  if (!(jacobian_reuse_theta > 0) || !(jacobian_reuse_theta < 1))
-    throw InvalidArgument("radau: jacobian_reuse_theta must lie in (0, 1)");
-  if (!(lu_reuse_low > 0) || !(lu_reuse_low <= 1.0) || !(lu_reuse_high >= 1.0))
-    throw InvalidArgument("radau: need 0 < lu_reuse_low <= 1 <= lu_reuse_high");
+  validate_newton_reuse(*this, "radau");
   if (!(order_increase_theta > 0) || !(order_decrease_theta > order_increase_theta) ||
       !(order_decrease_theta < 1))
     throw InvalidArgument("radau: need 0 < order_increase_theta < order_decrease_theta < 1");
@@ -51,12 +46,7 @@ void Radau5Options::validate() const {
   if (max_newton_iterations < 1)
     throw InvalidArgument("radau5: max_newton_iterations must be >= 1, got " +
                           std::to_string(max_newton_iterations));
-  if (newton_tolerance < 0 || !std::isfinite(newton_tolerance))
-    throw InvalidArgument("radau5: newton_tolerance must be >= 0 (0 = automatic)");
-  if (!(jacobian_reuse_theta > 0) || !(jacobian_reuse_theta < 1))
-    throw InvalidArgument("radau5: jacobian_reuse_theta must lie in (0, 1)");
-  if (!(lu_reuse_low > 0) || !(lu_reuse_low <= 1.0) || !(lu_reuse_high >= 1.0))
-    throw InvalidArgument("radau5: need 0 < lu_reuse_low <= 1 <= lu_reuse_high");
+  validate_newton_reuse(*this, "radau5");
 }
 
 namespace {
