@@ -11,9 +11,11 @@
 //           numeric factorisation; complex systems through KLU's complex (klu_z_) routines;
 //   iterative  restarted GMRES right-preconditioned by a smoothed-aggregation AMG V-cycle
 //           (krylov_solver.cpp, amg.hpp): factor() builds the hierarchy, each solve iterates
-//           to a relative residual of 1e-10; O(nnz) per solve where an LU's fill grows faster.
-// A zero or non-finite pivot makes factor() return false (the caller shrinks the step), never
-// throws, never divides by it. Internal header (not installed).
+//           to a relative residual of 1e-6; O(nnz) per solve where an LU's fill grows faster.
+//           Never chosen automatically.
+// A zero or non-finite pivot (iterative: an unusable matrix, see singular_reason()) makes
+// factor() return false (the caller shrinks the step), never throws, never divides by it. Internal
+// header (not installed).
 #pragma once
 
 #include <complex>

@@ -134,21 +134,25 @@ bool IrkEngine::factor(double h, const StructuredMatrix<double>& J) {
   if (b.real_blocks() == 1 && b.complex_blocks() == 1) {  // Radau IIA(3): RADAU5's DECOMR/C
     sys_.assemble(b.gamma[0] / h, J, real_[0]->matrix());
     sys_.assemble(std::complex<double>(b.alpha[0] / h, b.beta[0] / h), J, complex_[0]->matrix());
-    lu_valid_ = real_[0]->factor() && complex_[0]->factor();
+    failed_ = !real_[0]->factor()      ? real_[0]->singular_reason()
+              : !complex_[0]->factor() ? complex_[0]->singular_reason()
+                                       : nullptr;
+    lu_valid_ = failed_ == nullptr;
     return lu_valid_;
   }
-  bool ok = true;
-  for (int r = 0; r < b.real_blocks() && ok; ++r) {
-    sys_.assemble(b.gamma[r] / h, J, real_[static_cast<size_t>(r)]->matrix());
-    ok = real_[static_cast<size_t>(r)]->factor();
+  failed_ = nullptr;
+  for (int r = 0; r < b.real_blocks() && !failed_; ++r) {
+    RealLinearSolver& lu = *real_[static_cast<size_t>(r)];
+    sys_.assemble(b.gamma[r] / h, J, lu.matrix());
+    if (!lu.factor()) failed_ = lu.singular_reason();
   }
-  for (int p = 0; p < b.complex_blocks() && ok; ++p) {
-    sys_.assemble(std::complex<double>(b.alpha[p] / h, b.beta[p] / h), J,
-                  complex_[static_cast<size_t>(p)]->matrix());
-    ok = complex_[static_cast<size_t>(p)]->factor();
+  for (int p = 0; p < b.complex_blocks() && !failed_; ++p) {
+    ComplexLinearSolver& lu = *complex_[static_cast<size_t>(p)];
+    sys_.assemble(std::complex<double>(b.alpha[p] / h, b.beta[p] / h), J, lu.matrix());
+    if (!lu.factor()) failed_ = lu.singular_reason();
   }
-  lu_valid_ = ok;
-  return ok;
+  lu_valid_ = failed_ == nullptr;
+  return lu_valid_;
 }
 
 void IrkEngine::start_zero() {

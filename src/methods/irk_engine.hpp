@@ -120,10 +120,8 @@ class IrkEngine {
       if (const char* w = c->solve_failure()) return w;
     return nullptr;
   }
-  /// Why factor() failed, in the backend's words.
-  const char* singular_reason() const {
-    return real_.empty() ? "iteration matrix singular" : real_[0]->singular_reason();
-  }
+  /// Why the last factor() failed, in the words of the backend that failed.
+  const char* singular_reason() const { return failed_ ? failed_ : "iteration matrix singular"; }
   Vector& work() { return tmp_; }
 
  private:
@@ -148,6 +146,7 @@ class IrkEngine {
   std::vector<std::unique_ptr<RealLinearSolver>> real_;
   std::vector<std::unique_ptr<ComplexLinearSolver>> complex_;
   bool lu_valid_ = false;
+  const char* failed_ = nullptr;  // singular_reason() of the solver whose factor() failed
   double h_lu_ = 0.0;
   Matrix Z_, W_, F_, R_, MW_;
   Vector tmp_, tmp2_, err_, ynew_;

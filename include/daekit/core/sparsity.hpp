@@ -46,7 +46,7 @@ struct Sparsity {
 /// structure (or small n), banded LU for a banded one and SuiteSparse KLU for a sparse pattern.
 /// Iterative (never chosen automatically): GMRES preconditioned by smoothed-aggregation AMG on
 /// the sparse pattern, for large mesh problems whose sparse LU fills faster than n (heat2d at
-/// n = 1e6); it needs nonzero diagonal entries.
+/// n = 1e6); above 400 unknowns it needs nonzero diagonal entries.
 enum class LinearSolverKind { Automatic, Dense, Banded, Sparse, Iterative };
 /// "auto", "dense", "banded", "sparse", "iterative".
 const char* to_string(LinearSolverKind kind);
