@@ -1,7 +1,8 @@
 // Large problems (issue 10, part 5): daekit's radau5 and bdf against SUNDIALS IDA on
 //  * heat2d (SUNDIALS' idaHeat2D, src/problems/heat2d.cpp) at n = m^2 = 1e3 .. 1e6, all with
-//    KLU and the same analytic sparse Jacobian (IDA: SUNLinSol_KLU through bench/ida_runner):
-//    time per solve, time per step, peak memory, and their growth with n;
+//    the same analytic sparse Jacobian and KLU (IDA: SUNLinSol_KLU through bench/ida_runner),
+//    or daekit's iterative backend, GMRES + AMG, for the codes radau5-amg and bdf-amg: time per
+//    solve, time per step, peak memory, and their growth with n;
 //  * heat2d at n = 1e5 over a range of tolerances: time per solve at equal accuracy (scd
 //    against the exact solution of the semi-discrete system, heat2d_reference);
 //  * food-web (SUNDIALS' idaFoodWeb, src/problems/food_web.cpp, n = 800, banded): daekit's
@@ -17,11 +18,13 @@
 //   build/bench/daekit_scaling                   heat2d n = 1e3 ... 1e6 (about an hour, most of it
 //                                                n = 1e6; peak memory 3.5 GB)
 //   build/bench/daekit_scaling --max-n 100000    the same up to n = 1e5
-//   build/bench/daekit_scaling --codes radau5,bdf   only these codes (of radau5, bdf, ida)
+//   build/bench/daekit_scaling --codes radau5,bdf   only these codes (of radau5, bdf, ida,
+//                                                radau5-amg, bdf-amg)
 //   build/bench/daekit_scaling --accuracy        heat2d n = 1e5, tol 1e-5 .. 1e-8, equal scd
 //   build/bench/daekit_scaling --foodweb         food-web, tol 1e-4 .. 1e-9: equal scd over
 //                                                [0, 0.01], equal tol over [0, 1]
-//   build/bench/daekit_scaling --case CODE M TOL one case (CODE radau5 | bdf | ida): one line
+//   build/bench/daekit_scaling --case CODE M TOL one case (CODE radau5 | bdf | ida |
+//                                                radau5-amg | bdf-amg): one line
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -394,9 +397,11 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(stderr,
-                   "usage: daekit_scaling [--max-n N] [--codes radau5,bdf,ida] | --accuracy | "
-                   "--foodweb | --case CODE M TOL\n");
+      std::fprintf(
+          stderr,
+          "usage: daekit_scaling [--max-n N] [--codes radau5,bdf,ida,radau5-amg,bdf-amg] | "
+          "--accuracy | "
+          "--foodweb | --case CODE M TOL\n");
       return 2;
     }
   }
