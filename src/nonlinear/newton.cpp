@@ -26,9 +26,14 @@ void NewtonMonitor::begin(double initial_rate, double roundoff) {
   roundoff_ = roundoff;
   step_factor_ = 0.5;
   previous_norm_ = first_norm_ = previous_ratio_ = 0.0;
-  if (s_.rate_estimate == RateEstimate::Successive)
-    factor_ = std::pow(std::max(factor_, kEps), s_.memory);
+  if (s_.rate_estimate == RateEstimate::Successive) {
+    if (pending_) factor_ = remembered();  // the previous step's factor, never tested
+    factor_ = std::max(factor_, kEps);
+    pending_ = true;
+  }
 }
+
+double NewtonMonitor::remembered() const { return std::pow(factor_, s_.memory); }
 
 NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
   ++k_;
@@ -42,6 +47,7 @@ NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
       previous_ratio_ = ratio;
       if (rate_ >= s_.divergence) return Verdict::Diverging;
       factor_ = rate_ / (1.0 - rate_);
+      pending_ = false;
       if (s_.predict_slow) {
         // rate^m by multiplication (within m ulps of pow); pow only to decide near the
         // threshold, so the decision is exactly the one pow would give
@@ -66,6 +72,12 @@ NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
       if (rate_ >= s_.divergence) return Verdict::Diverging;
       factor_ = rate_ / (1.0 - rate_);
     }
+  }
+  if (pending_) {
+    if (factor_ <= 1.0 && s_.memory > 0.0 && s_.memory <= 1.0 && factor_ * norm > s_.tolerance)
+      return k_ >= kmax ? Verdict::MaxIterations : Verdict::Continue;
+    factor_ = remembered();
+    pending_ = false;
   }
   if (factor_ * norm <= s_.tolerance) return Verdict::Converged;
   return k_ >= kmax ? Verdict::MaxIterations : Verdict::Continue;

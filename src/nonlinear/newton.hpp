@@ -43,13 +43,16 @@ class NewtonMonitor {
   /// After iteration k (1, 2, ...) with increment norm `norm`.
   Verdict next(double norm);
   /// Forget the factor (a new iteration matrix): FromFirst restarts from `factor`.
-  void reset_factor(double factor) { factor_ = factor; }
+  void reset_factor(double factor) {
+    factor_ = factor;
+    pending_ = false;
+  }
 
   int iterations() const { return k_; }
   /// Current contraction estimate theta.
   double rate() const { return rate_; }
   /// theta / (1 - theta), kept between steps.
-  double factor() const { return factor_; }
+  double factor() const { return pending_ ? remembered() : factor_; }
   /// Suggested step-size factor after TooSlow (else 0.5).
   double step_factor() const { return step_factor_; }
 
@@ -58,6 +61,12 @@ class NewtonMonitor {
   int k_ = 0;
   double rate_ = 0.0, factor_ = 1.0, previous_norm_ = 0.0, first_norm_ = 0.0;
   double previous_ratio_ = 0.0, roundoff_ = 0.0, step_factor_ = 0.5;
+  // Successive: begin() leaves factor_ = max(factor, eps) and pending_ set; the power
+  // factor_^memory is taken only when a test needs it (remembered()): the first iteration's
+  // test is decided without it when factor_ <= 1 and factor_ |dx_1| > tolerance (then
+  // factor_^memory >= factor_ for memory <= 1, so the test fails either way)
+  bool pending_ = false;
+  double remembered() const;
 };
 
 const char* to_string(NewtonMonitor::Verdict v);
