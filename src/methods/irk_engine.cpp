@@ -269,7 +269,10 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
   for (;;) {
     for (int i = 0; i < s; ++i) {
-      tmp_ = y + Z_.col(i);
+      const double* yv = y.data();
+      const double* zi = Z_.data() + i * n;
+      double* yi = tmp_.data();
+      for (long j = 0; j < n; ++j) yi[j] = yv[j] + zi[j];
       if (!sys_.f(t + k.c[i] * h, tmp_, F_.col(i))) return Outcome::FunctionFailed;
     }
     const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
