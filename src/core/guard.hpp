@@ -16,19 +16,41 @@
 
 #include "daekit/core/types.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace daekit {
 
 /// True if no entry of x[0..n) is NaN or Inf: x * 0 is 0 for finite x and NaN otherwise, so one
-/// vectorisable pass of multiply-adds decides (a fraction of Eigen's allFinite()).
+/// pass of multiply-adds decides (a fraction of Eigen's allFinite()); two entries per SSE2
+/// operation, four per iteration.
 inline bool all_finite(const double* x, Eigen::Index n) {
-  if (n <= 4) {  // a few components: a plain loop (the vectorised one's set-up costs more)
+  if (n < 4) {  // a few components: the packed set-up costs more than it saves
     for (Eigen::Index i = 0; i < n; ++i)
       if (!(x[i] * 0.0 == 0.0)) return false;
     return true;
   }
+#if defined(__SSE2__)
+  const __m128d zero = _mm_setzero_pd();
+  __m128d a = zero, b = zero;
+  Eigen::Index i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = _mm_add_pd(a, _mm_mul_pd(_mm_loadu_pd(x + i), zero));
+    b = _mm_add_pd(b, _mm_mul_pd(_mm_loadu_pd(x + i + 2), zero));
+  }
+  if (i + 2 <= n) {
+    a = _mm_add_pd(a, _mm_mul_pd(_mm_loadu_pd(x + i), zero));
+    i += 2;
+  }
+  if (i < n) b = _mm_add_pd(b, _mm_mul_pd(_mm_load_sd(x + i), zero));
+  // every lane is 0 unless an entry was NaN or Inf
+  return _mm_movemask_pd(_mm_cmpeq_pd(_mm_add_pd(a, b), zero)) == 3;
+#else
   double acc = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) acc += x[i] * 0.0;
   return acc == 0.0;
+#endif
 }
 
 struct CallbackFailure {
