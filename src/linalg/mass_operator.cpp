@@ -64,6 +64,7 @@ MassOperator MassOperator::from_dense(int n, const Matrix& m) {
         if (m(i, j) != 0.0) {
           op.column_.push_back(j);
           op.value_.push_back(m(i, j));
+          op.dense_offset_.push_back(i + static_cast<long>(n) * j);
         }
       op.row_start_.push_back(static_cast<int>(op.column_.size()));
     }
@@ -104,9 +105,9 @@ void MassOperator::add_to(StructuredMatrix<Scalar>& E, Scalar s) const {
       return;
     case Kind::Structured:
       if (!row_start_.empty() && E.kind() == Sparsity::Kind::Dense) {
-        auto& e = E.dense();
-        for (int i = 0; i < n_; ++i)
-          for (int k = row_start_[i]; k < row_start_[i + 1]; ++k) e(i, column_[k]) += s * value_[k];
+        Scalar* e = E.dense().data();
+        const size_t nnz = value_.size();
+        for (size_t k = 0; k < nnz; ++k) e[dense_offset_[k]] += s * value_[k];
         return;
       }
       E.add_scaled(matrix_, s);

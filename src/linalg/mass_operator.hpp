@@ -57,12 +57,17 @@ class MassOperator {
     const double* x = X.data();
     double* out = OUT.data();
     const long ldx = X.rows(), ldo = OUT.rows();
-    for (int i = 0; i < n_; ++i) {
+    const int* start = row_start_.data();
+    const int* column = column_.data();
+    const double* value = value_.data();
+    const int n = n_;
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
       double sum[kMaxColumns];
       for (int c = 0; c < cols; ++c) sum[c] = 0.0;
-      for (int k = row_start_[i]; k < row_start_[i + 1]; ++k) {
-        const double v = value_[k];
-        const long j = column_[k];
+      for (const int end = start[i + 1]; k < end; ++k) {
+        const double v = value[k];
+        const long j = column[k];
         for (int c = 0; c < cols; ++c) sum[c] += v * x[c * ldx + j];
       }
       for (int c = 0; c < cols; ++c) out[c * ldo + i] = sum[c];
@@ -106,9 +111,14 @@ class MassOperator {
  private:
   // out = M x, or out += M x, over the nonzeros row by row
   void apply_rows(const double* x, double* out, bool add) const {
-    for (int i = 0; i < n_; ++i) {
+    const int* start = row_start_.data();
+    const int* column = column_.data();
+    const double* value = value_.data();
+    const int n = n_;
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
       double sum = 0.0;
-      for (int k = row_start_[i]; k < row_start_[i + 1]; ++k) sum += value_[k] * x[column_[k]];
+      for (const int end = start[i + 1]; k < end; ++k) sum += value[k] * x[column[k]];
       out[i] = add ? out[i] + sum : sum;
     }
   }
@@ -124,6 +134,7 @@ class MassOperator {
   // touch only them. Empty otherwise.
   std::vector<int> row_start_, column_;
   std::vector<double> value_;
+  std::vector<long> dense_offset_;  // per nonzero i + n j: its place in a dense n x n E
 };
 
 }  // namespace daekit
