@@ -112,6 +112,8 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     components that must stay >= 0 (same syntax; default: the problem's)
   --no-jacobian-check
                     do not compare an analytic Jacobian with finite differences at t0
+  --global-error    estimate the global error at t_end by a second solve at tolerances / 10
+                    (reported, with a warning above 10 times the tolerance)
   --out FILE        write every accepted step as CSV: t, the components and, for
                     constrained problems, position_residual, velocity_residual
   --trace FILE      write every attempted step as CSV: t,h,outcome,order,
@@ -539,6 +541,9 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
 //   (array of component indices), controller ("gustafsson", "classical" or "pi"), trace_file
 //   (string or null), fixed_step (bool), tableau (--tableau name or null), nonnegative (array
 //   of component indices).
+// Added with Options::global_error_check (format_version still 1): global_error_check (bool,
+//   --global-error), global_error (the estimated error of y at t in units of the tolerance, or
+//   null), global_error_component (its component, or null).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 std::string to_json(const Run& run) {
@@ -622,6 +627,14 @@ std::string to_json(const Run& run) {
   else
     w.null("tableau");
   w.integers("nonnegative", run.options.nonnegative);
+  w.boolean("global_error_check", run.options.global_error_check);
+  if (r.global_error_component >= 0) {
+    w.number("global_error", r.global_error);
+    w.integer("global_error_component", r.global_error_component);
+  } else {
+    w.null("global_error");
+    w.null("global_error_component");
+  }
   w.end_object();
   return w.str() + "\n";
 }
@@ -677,12 +690,12 @@ int cmd_methods(const std::vector<std::string>& args, const Io& io) {
 }
 
 int cmd_solve(const std::vector<std::string>& args, const Io& io) {
-  const ParsedArgs a =
-      parse_args(args, "solve",
-                 {"--method", "--tableau", "--projection", "--formulation", "--rtol", "--atol",
-                  "--h0", "--t-end", "--max-steps", "--linear-solver", "--controller",
-                  "--exclude-from-error", "--nonnegative", "--out", "--trace", "--plot"},
-                 {"--fixed-step", "--no-jacobian-check", "--json", "--full-report"});
+  const ParsedArgs a = parse_args(
+      args, "solve",
+      {"--method", "--tableau", "--projection", "--formulation", "--rtol", "--atol", "--h0",
+       "--t-end", "--max-steps", "--linear-solver", "--controller", "--exclude-from-error",
+       "--nonnegative", "--out", "--trace", "--plot"},
+      {"--fixed-step", "--no-jacobian-check", "--global-error", "--json", "--full-report"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));
@@ -738,6 +751,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
         o.fixed_step = true;
       } else if (opt == "--no-jacobian-check") {
         o.check_jacobian = false;
+      } else if (opt == "--global-error") {
+        o.global_error_check = true;
       } else if (opt == "--json") {
         json = true;
       } else if (opt == "--full-report") {

@@ -129,6 +129,13 @@ elseif(CASE STREQUAL "linear_solver")
   # a matrix the iteration cannot solve (air-pipe-1000's algebraic rows): a quick, clear failure
   expect(1 "the iterative linear solver failed 10 solves" ""
          solve air-pipe-1000 --linear-solver iterative)
+  # the global error check: estimated, reported, warned about above 10 tolerances
+  expect(0 "\"global_error_check\": false,.*\"global_error\": null,.*\"global_error_component\": null" ""
+         solve vanderpol --json)
+  expect(0 "estimated global error at t = 10: [0-9.]+ times the tolerance" ""
+         solve pendulum-ssf --method bdf --rtol 1e-9 --atol 1e-9 --global-error)
+  expect(0 "\"global_error_check\": true,.*\"global_error\": [0-9]" ""
+         solve transistor --method bdf --global-error --json)
   expect(0 "\"controller\": \"pi\"" "" solve vanderpol --controller pi --json)
   expect(2 "" "unknown controller 'pid'" solve vanderpol --controller pid)
   # bdf chooses its own steps: the controller is reported as unused

@@ -27,6 +27,8 @@
 //
 //   build/bench/daekit_sweep [--problem NAME] [--method NAME] [--m-range A:B] [--csv FILE]
 //                            [--ignore-nonnegative]   (diagnosis: without the nonnegative lists)
+//                            [--global-error]   (Options::global_error_check in every run: the
+//                                                estimate, and a warning above 10 tolerances)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -152,14 +154,16 @@ struct Args {
   std::string problem, method, csv;
   int m_first = kMinM, m_last = kMaxM;
   bool ignore_nonnegative = false;  // diagnosis: solve without BuiltinProblem::nonnegative
+  bool global_error = false;        // Options::global_error_check in every run
 };
 
 void usage() {
   std::fprintf(stderr,
                "usage: daekit_sweep [--problem NAME] [--method NAME] [--m-range A:B] "
-               "[--csv FILE]\n                    [--ignore-nonnegative]\n"
+               "[--csv FILE]\n                    [--ignore-nonnegative] [--global-error]\n"
                "  m in [%d, %d]: rtol = atol = h0 = 10^(-4-m/4); --ignore-nonnegative solves "
-               "without the\n  problems' non-negative components (diagnosis)\n",
+               "without the\n  problems' non-negative components (diagnosis); --global-error "
+               "estimates each run's\n  global error (Options::global_error_check)\n",
                kMinM, kMaxM);
 }
 
@@ -172,6 +176,8 @@ bool parse(int argc, char** argv, Args* a) {
       a->method = argv[++i];
     } else if (!std::strcmp(argv[i], "--ignore-nonnegative")) {
       a->ignore_nonnegative = true;
+    } else if (!std::strcmp(argv[i], "--global-error")) {
+      a->global_error = true;
     } else if (!std::strcmp(argv[i], "--csv") && has_value) {
       a->csv = argv[++i];
     } else if (!std::strcmp(argv[i], "--m-range") && has_value) {
@@ -194,6 +200,7 @@ std::string command_line(const Args& a, const std::string& problem, const std::s
   if (a.m_first != kMinM || a.m_last != kMaxM)
     c += " --m-range " + std::to_string(a.m_first) + ":" + std::to_string(a.m_last);
   if (a.ignore_nonnegative) c += " --ignore-nonnegative";
+  if (a.global_error) c += " --global-error";
   return c;
 }
 
@@ -203,7 +210,8 @@ std::string not_applicable(const MethodInfo& m, const BuiltinProblem& p) {
 }
 
 Run solve_one(const BuiltinProblem& p, const std::string& method, int m,
-              const std::vector<int>& comps, bool use_mescd, bool ignore_nonnegative) {
+              const std::vector<int>& comps, bool use_mescd, bool ignore_nonnegative,
+              bool global_error) {
   Run run;
   run.m = m;
   run.tol = protocol_tolerance(m);
@@ -213,6 +221,7 @@ Run solve_one(const BuiltinProblem& p, const std::string& method, int m,
   if (!ignore_nonnegative) o.nonnegative = p.nonnegative;
   o.events = p.events;  // the model's switches, as the CLI adds them
   o.store_steps = false;
+  o.global_error_check = global_error;
   const Vector atol = o.atol_vector.size() ? o.atol_vector : Vector::Constant(p.dae.n, o.atol);
   Result r;
   try {
@@ -295,6 +304,11 @@ int main(int argc, char** argv) {
       args.ignore_nonnegative ? "their non-negative components IGNORED (--ignore-nonnegative)"
                               : "their non-negative components (Options::nonnegative) applied",
       kDropLimit, kWrongFactor);
+  if (args.global_error)
+    std::printf(
+        "Options::global_error_check on: every success is solved again at tolerances / 10, its\n"
+        "estimated global error reported in Result::global_error, with a warning above 10x the\n"
+        "tolerance (cpu: the first solve only).\n");
   std::printf("rerun: %s\n\n", command_line(args, args.problem, args.method).c_str());
   std::printf("%-13s %-7s %6s %-5s %6s %6s %5s %8s %10s %s\n", "problem", "method", "solved",
               "meas", "min", "max", "drops", "steps", "cpu ms", "wrong");
@@ -335,7 +349,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "[sweep] %s / %s ...\n", name.c_str(), info.name.c_str());
       std::vector<Run> runs;
       for (int m = args.m_first; m <= args.m_last; ++m) {
-        runs.push_back(solve_one(p, info.name, m, comps, use_mescd, args.ignore_nonnegative));
+        runs.push_back(solve_one(p, info.name, m, comps, use_mescd, args.ignore_nonnegative,
+                                 args.global_error));
         const Run& r = runs.back();
         std::fprintf(stderr, "[sweep]   m = %2d tol %.2e %-10s %s %8.1f ms\n", m, r.tol,
                      r.status.c_str(), r.solved ? fmt_digits(r.measure).c_str() : "-", r.cpu_ms);

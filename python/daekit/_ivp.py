@@ -10,7 +10,8 @@ from ._compiled import EVENT, RESIDUAL, RHS, LibraryFunction, as_callback, is_co
 _SCIPY_METHODS = {"Radau": "radau5", "BDF": "bdf"}
 # Options of the integrator passed through unchanged (see include/daekit/integrator/options.hpp).
 _PASSTHROUGH = ("max_steps", "fixed_step", "nonnegative", "exclude_from_error_test",
-                "check_jacobian", "check_consistency", "consistency_tol", "safety",
+                "check_jacobian", "check_consistency", "consistency_tol", "global_error_check",
+                "safety",
                 "max_increase", "max_decrease", "max_events", "linear_solver", "controller",
                 "projection", "trace", "step_callback", "store_steps")
 
@@ -92,6 +93,7 @@ def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_give
         daekit_status=r.status, stats=stats, yp=r.yp, method=r.method,
         cpu_seconds=r.cpu_seconds, warnings=list(r.warnings), linear_solver=r.linear_solver,
         events=r.events, max_residual=r.max_residual, result=r,
+        global_error=r.global_error,
         component_names=component_names)
     if n_user_events is not None:
         t_events = [[] for _ in range(n_user_events)]

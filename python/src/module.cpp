@@ -385,6 +385,7 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   if (auto v = get<std::vector<int>>(d, "exclude_from_error_test")) o.exclude_from_error_test = *v;
   if (auto v = get<bool>(d, "check_jacobian")) o.check_jacobian = *v;
   if (auto v = get<bool>(d, "check_consistency")) o.check_consistency = *v;
+  if (auto v = get<bool>(d, "global_error_check")) o.global_error_check = *v;
   if (auto v = get<double>(d, "consistency_tol")) o.consistency_tol = *v;
   if (auto v = get<double>(d, "safety")) o.safety = *v;
   if (auto v = get<double>(d, "max_increase")) o.max_increase = *v;
@@ -898,6 +899,8 @@ PYBIND11_MODULE(_daekit, m) {
       .def_property_readonly("controller", [](const Result& r) { return to_string(r.controller); })
       .def_readonly("jacobian_colours", &Result::jacobian_colours)
       .def_readonly("excluded_from_error_test", &Result::excluded_from_error_test)
+      .def_readonly("global_error", &Result::global_error)
+      .def_readonly("global_error_component", &Result::global_error_component)
       .def_readonly("warnings", &Result::warnings)
       .def_readonly("has_constraints", &Result::has_constraints)
       .def_property_readonly("max_residual",

@@ -156,6 +156,27 @@ def test_iterative_linear_solver():
     np.testing.assert_allclose(res_i.y[:, -1], res_k.y[:, -1], rtol=1e-5, atol=1e-8)
 
 
+def pendulum(t, y):
+    return [y[1], -9.81 * np.sin(y[0])]
+
+
+def test_global_error_check():
+    # the BDF on the conservative pendulum: every step meets rtol 1e-9, the answer at t = 10 is
+    # ~100x off; the check (a second solve at tolerances / 10) says so, the default does not
+    y0 = [1.0, 0.0]
+    kw = dict(method="bdf", rtol=1e-9, atol=1e-9, first_step=1e-9)
+    res = daekit.solve_ivp(pendulum, (0, 10), y0, **kw)
+    assert res.success and np.isnan(res.global_error)
+    assert not any("global error" in w for w in res.warnings)
+    chk = daekit.solve_ivp(pendulum, (0, 10), y0, global_error_check=True, **kw)
+    assert chk.success and chk.global_error > 10
+    assert any("estimated global error" in w for w in chk.warnings)
+    np.testing.assert_array_equal(chk.y[:, -1], res.y[:, -1])
+    ok = daekit.solve_ivp(pendulum, (0, 10), y0, method="radau", rtol=1e-9, atol=1e-9,
+                          global_error_check=True)
+    assert ok.success and ok.global_error < 10
+
+
 def test_bad_input_raises():
     with pytest.raises(ValueError):
         daekit.solve_ivp(decay, (0, 1), [1.0], args=(1.0,), rtol=-1)

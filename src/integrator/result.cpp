@@ -80,6 +80,9 @@ std::string Result::report(const std::string& extra) const {
     line(os, "  max |g(q)|        %.3e   max |G(q) v| %.3e\n", max_residual.position,
          max_residual.velocity);
   if (!events.empty()) line(os, "  events            %zu\n", events.size());
+  if (global_error_component >= 0)
+    line(os, "  global error      ~%.3g x tolerance (estimated, component %d)\n", global_error,
+         global_error_component);
   for (const std::string& w : warnings) os << "  warning           " << w << "\n";
   os << extra;
   // insert before the CPU-time line (the last one)
@@ -116,6 +119,11 @@ std::string Result::full_report() const {
     line(os, "\n  max |g(q)| %.3e, max |G(q) v| %.3e, max acceleration residual %.3e\n",
          max_residual.position, max_residual.velocity, max_residual.acceleration);
   if (!events.empty()) line(os, "  events                %zu located\n", events.size());
+  if (global_error_component >= 0)
+    line(os,
+         "  global error          ~%.3g x tolerance at t (estimated, component %d; check "
+         "%.3f ms)\n",
+         global_error, global_error_component, 1e3 * global_error_cpu_seconds);
   for (const std::string& w : warnings) os << "  warning: " << w << "\n";
   line(os, "  CPU time              %.3f ms\n", 1e3 * cpu_seconds);
   return os.str();

@@ -1,7 +1,10 @@
 #include "daekit/integrator/solve.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "daekit/nonlinear/impasse.hpp"
 
@@ -58,6 +61,86 @@ void explain_impasse(const MassMatrixDae& dae, double t0, const Vector& y0, Resu
     // the analysis is a diagnosis only: a problem it cannot analyse keeps its message
   }
 }
+
+// Options::global_error_check: the estimated global error of a successful solve r from the
+// difference to a second solve (`rerun`, given the options) at tolerances / kCheckFactor, in
+// units of the tolerance as given (RKSUITE's global error assessment integrates a second time
+// with smaller steps; here the tolerances decide the steps, for every method alike).
+constexpr double kCheckFactor = 10.0;
+constexpr double kCheckWarning = 10.0;  // a warning above this many tolerances
+
+std::string fmt_g(double x) {
+  std::ostringstream s;
+  s.precision(3);
+  s << x;
+  return s.str();
+}
+
+// Over the components in the error test of index tag <= 1 (differential and index-1 algebraic:
+// the tolerance bounds their error per step; the methods scale or leave out the error of
+// index-2 and index-3 components, multipliers and constrained velocities, and say so).
+template <typename IndexOf, typename Rerun>
+void assess_global_error(const Options& o, Result& r, IndexOf&& index_of, Rerun&& rerun) {
+  if (!o.global_error_check || !r.ok()) return;
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  Options c = o;
+  c.global_error_check = false;
+  c.rtol = o.rtol / kCheckFactor;
+  c.atol = o.atol / kCheckFactor;
+  if (c.atol_vector.size()) c.atol_vector /= kCheckFactor;
+  c.h0 = o.h0 / kCheckFactor;
+  c.output_times.clear();
+  c.store_steps = c.store_dense = false;
+  c.step_callback = nullptr;
+  c.progress = nullptr;
+  c.trace = nullptr;
+  if (!(c.rtol > 10 * eps)) {
+    r.warnings.push_back("global error not estimated (Options::global_error_check): rtol / " +
+                         fmt_g(kCheckFactor) + " = " + fmt_g(c.rtol) +
+                         " is below the smallest relative tolerance, 10 eps");
+    return;
+  }
+  Result ref;
+  try {
+    ref = rerun(c);
+  } catch (const std::exception& e) {
+    r.warnings.push_back(std::string("global error not estimated: the check's run failed: ") +
+                         e.what());
+    return;
+  }
+  r.global_error_cpu_seconds = ref.cpu_seconds;
+  if (!ref.ok() || ref.t != r.t || ref.y.size() != r.y.size()) {
+    r.warnings.push_back(
+        "global error not estimated (Options::global_error_check): the check's "
+        "run at tolerances / " +
+        fmt_g(kCheckFactor) + " ended with " + to_string(ref.status) + " at t = " + fmt_g(ref.t) +
+        " (" + ref.message + ")");
+    return;
+  }
+  std::vector<bool> excluded(static_cast<size_t>(r.y.size()), false);
+  for (int i : r.excluded_from_error_test)
+    if (i >= 0 && i < r.y.size()) excluded[static_cast<size_t>(i)] = true;
+  double worst = 0.0;
+  int where = -1;
+  for (Eigen::Index i = 0; i < r.y.size(); ++i) {
+    if (excluded[static_cast<size_t>(i)] || index_of(static_cast<int>(i)) > 1) continue;
+    const double atol_i = o.atol_vector.size() ? o.atol_vector[i] : o.atol;
+    const double e = std::abs(r.y[i] - ref.y[i]) / (atol_i + o.rtol * std::abs(ref.y[i]));
+    if (!(e <= worst)) {  // NaN counts as the worst
+      worst = e;
+      where = static_cast<int>(i);
+    }
+  }
+  r.global_error = worst;
+  r.global_error_component = where;
+  if (!(worst <= kCheckWarning))
+    r.warnings.push_back(
+        "estimated global error at t = " + fmt_g(r.t) + ": " + fmt_g(worst) +
+        " times the tolerance (component " + std::to_string(where) +
+        "; the difference to a second solve at tolerances / " + fmt_g(kCheckFactor) +
+        "): every step met the tolerance, but the errors accumulated (tighter tolerances, or a "
+        "method that damps or shifts less, e.g. radau5 for oscillations)");
+}
 }  // namespace
 
 Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
@@ -65,6 +148,11 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
   Integrator it(dae, t0, t_end, y0, method, options);
   Result r = run(it, t_end);
   explain_impasse(dae, t0, y0, r);
+  const auto index_of = [&](int i) { return dae.index_of(i); };
+  assess_global_error(options, r, index_of, [&](const Options& c) {
+    Integrator check(dae, t0, t_end, y0, method, c);
+    return run(check, t_end);
+  });
   return r;
 }
 
@@ -76,13 +164,25 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
 Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, y0, yp0, method, options);
-  return run(it, t_end);
+  Result r = run(it, t_end);
+  const auto index_of = [&](int i) { return dae.index_of(i); };
+  assess_global_error(options, r, index_of, [&](const Options& c) {
+    Integrator check(dae, t0, t_end, y0, yp0, method, c);
+    return run(check, t_end);
+  });
+  return r;
 }
 
 Result solve(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, x0, method, options);
-  return run(it, t_end);
+  Result r = run(it, t_end);
+  const auto index_of = [&](int i) { return i < dae.n ? 1 : 2; };  // x = (y, z): z index 2
+  assess_global_error(options, r, index_of, [&](const Options& c) {
+    Integrator check(dae, t0, t_end, x0, method, c);
+    return run(check, t_end);
+  });
+  return r;
 }
 
 }  // namespace daekit

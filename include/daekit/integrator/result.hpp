@@ -6,6 +6,7 @@
 // adds nothing of its own.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,13 @@ struct Result {
   int jacobian_colours = 0;  ///< f-evaluations per difference Jacobian (0: analytic)
   std::vector<int> excluded_from_error_test;
   std::vector<std::string> warnings;  ///< options not honoured, suspicious results
+
+  /// Options::global_error_check: the estimated error of y in units of the tolerance (max over
+  /// the components in the error test of index tag <= 1 of |y_i - y~_i| / (atol_i + rtol
+  /// |y~_i|), y~ the answer of the check's run at tolerances / 10); NaN when not estimated.
+  double global_error = std::numeric_limits<double>::quiet_NaN();
+  int global_error_component = -1;        ///< where it is largest (-1: not estimated)
+  double global_error_cpu_seconds = 0.0;  ///< the check's run (not in cpu_seconds)
 
   bool has_constraints = false;                     ///< the problem has a constraint monitor
   ConstraintResiduals max_residual;                 ///< max over accepted steps (and t0)
