@@ -23,6 +23,26 @@ bool finite_nonzero(const std::complex<double>& x) {
 double magnitude(double x) { return std::abs(x); }
 double magnitude(const std::complex<double>& x) { return std::abs(x.real()) + std::abs(x.imag()); }
 
+// The pivot row of column `col` among rows k .. rows - 1: the first of the largest magnitudes.
+// False if a candidate is NaN or Inf (then so is the sum of the magnitudes: one test per
+// column).
+template <typename Scalar>
+inline bool pivot_row(const Scalar* col, int k, int rows, int* p) {
+  int row = k;
+  double best = magnitude(col[k]);
+  double sum = best;
+  for (int i = k + 1; i < rows; ++i) {
+    const double m = magnitude(col[i]);
+    sum += m;
+    if (m > best) {
+      best = m;
+      row = i;
+    }
+  }
+  *p = row;
+  return std::isfinite(sum);
+}
+
 // x <- x - a b with b fixed over many a (the updates of the kernels below). For complex numbers
 // on SSE2 one packed (re, im) pair per operation: a b = (a_re b_re - a_im b_im,
 // a_im b_re + a_re b_im) = a * (b_re, b_re) + (a_im, a_re) * (-b_im, b_im), the products and
@@ -65,18 +85,7 @@ bool factor_kernel_unrolled(Scalar* a, int* perm, Scalar* inv_diag) {
   for (int k = 0; k < N; ++k) {
     Scalar* col_k = a + k * N;
     int p = k;
-    double best = magnitude(col_k[k]);
-    double sum = best;
-#pragma GCC unroll 16
-    for (int i = k + 1; i < N; ++i) {
-      const double m = magnitude(col_k[i]);
-      sum += m;
-      if (m > best) {
-        best = m;
-        p = i;
-      }
-    }
-    if (!std::isfinite(sum)) return false;
+    if (!pivot_row(col_k, k, N, &p)) return false;
     perm[k] = p;
     if (p != k)
 #pragma GCC unroll 16
@@ -116,17 +125,7 @@ bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
   const auto at = [a, n](int i, int j) -> Scalar& { return a[i + static_cast<long>(n) * j]; };
   for (int k = 0; k < n; ++k) {
     int p = k;
-    double best = magnitude(at(k, k));
-    double sum = best;  // NaN or Inf if any candidate is: one test per column
-    for (int i = k + 1; i < n; ++i) {
-      const double m = magnitude(at(i, k));
-      sum += m;
-      if (m > best) {
-        best = m;
-        p = i;
-      }
-    }
-    if (!std::isfinite(sum)) return false;
+    if (!pivot_row(&at(0, k), k, n, &p)) return false;
     perm[k] = p;
     if (p != k)
       for (int j = 0; j < n; ++j) std::swap(at(k, j), at(p, j));
@@ -222,17 +221,7 @@ bool panel_kernel(Scalar* a, long lda, int rows, int cols, int* perm, Scalar* in
   for (int k = 0; k < cols; ++k) {
     Scalar* col_k = a + lda * k;
     int p = k;
-    double best = magnitude(col_k[k]);
-    double sum = best;
-    for (int i = k + 1; i < rows; ++i) {
-      const double m = magnitude(col_k[i]);
-      sum += m;
-      if (m > best) {
-        best = m;
-        p = i;
-      }
-    }
-    if (!std::isfinite(sum)) return false;
+    if (!pivot_row(col_k, k, rows, &p)) return false;
     perm[k] = p;
     if (p != k)
       for (int j = 0; j < cols; ++j) std::swap(a[k + lda * j], a[p + lda * j]);

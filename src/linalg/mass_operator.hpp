@@ -54,24 +54,7 @@ class MassOperator {
       for (int c = 0; c < cols; ++c) apply(X.col(c), OUT.col(c));
       return;
     }
-    const double* x = X.data();
-    double* out = OUT.data();
-    const long ldx = X.rows(), ldo = OUT.rows();
-    const int* start = row_start_.data();
-    const int* column = column_.data();
-    const double* value = value_.data();
-    const int n = n_;
-    int k = 0;
-    for (int i = 0; i < n; ++i) {
-      double sum[kMaxColumns];
-      for (int c = 0; c < cols; ++c) sum[c] = 0.0;
-      for (const int end = start[i + 1]; k < end; ++k) {
-        const double v = value[k];
-        const long j = column[k];
-        for (int c = 0; c < cols; ++c) sum[c] += v * x[c * ldx + j];
-      }
-      for (int c = 0; c < cols; ++c) out[c * ldo + i] = sum[c];
-    }
+    rows_product<C, false>(X.data(), X.rows(), OUT.data(), OUT.rows(), cols);
   }
   /// out += M x (out must not alias x).
   void apply_add(const Eigen::Ref<const Vector>& x, Eigen::Ref<Vector> out) const {
@@ -111,15 +94,30 @@ class MassOperator {
  private:
   // out = M x, or out += M x, over the nonzeros row by row
   void apply_rows(const double* x, double* out, bool add) const {
+    if (add)
+      rows_product<1, true>(x, n_, out, n_, 1);
+    else
+      rows_product<1, false>(x, n_, out, n_, 1);
+  }
+  // OUT.col(c) (+)= M X.col(c), c < cols (C > 0: cols = C at compile time), the compressed
+  // rows read once for all columns, on local pointers
+  template <int C, bool Add>
+  void rows_product(const double* x, long ldx, double* out, long ldo, int ncols) const {
+    const int cols = C > 0 ? C : ncols;
     const int* start = row_start_.data();
     const int* column = column_.data();
     const double* value = value_.data();
     const int n = n_;
     int k = 0;
     for (int i = 0; i < n; ++i) {
-      double sum = 0.0;
-      for (const int end = start[i + 1]; k < end; ++k) sum += value[k] * x[column[k]];
-      out[i] = add ? out[i] + sum : sum;
+      double sum[kMaxColumns];
+      for (int c = 0; c < cols; ++c) sum[c] = 0.0;
+      for (const int end = start[i + 1]; k < end; ++k) {
+        const double v = value[k];
+        const long j = column[k];
+        for (int c = 0; c < cols; ++c) sum[c] += v * x[c * ldx + j];
+      }
+      for (int c = 0; c < cols; ++c) out[c * ldo + i] = Add ? out[c * ldo + i] + sum[c] : sum[c];
     }
   }
 
