@@ -194,20 +194,33 @@ void AmgHierarchy<Scalar>::cycle(int l) const {
   const Level& C = levels_[static_cast<size_t>(l) + 1];
   L.x.setZero();
   gauss_seidel(L, true);
-  csr_multiply(L.A, L.x, L.r);
-  L.r = L.b - L.r;
-  csr_multiply(L.R, L.r, C.b);
+  residual(L);  // r = b - A x in one pass
+  csr_multiply(L.R, L.r.data(), C.b.data());
   cycle(l + 1);
-  csr_multiply(L.P, C.x, L.r);
-  L.x += L.r;
+  csr_multiply<true>(L.P, C.x.data(), L.x.data());  // x += P x_c in one pass
   gauss_seidel(L, false);
 }
 
 template <typename Scalar>
-void AmgHierarchy<Scalar>::apply(const VectorType& b, VectorType& x) const {
-  levels_.front().b = b;
+void AmgHierarchy<Scalar>::residual(const Level& L) const {
+  const int* ptr = L.A.outerIndexPtr();
+  const int* idx = L.A.innerIndexPtr();
+  const Scalar* val = L.A.valuePtr();
+  const Scalar* x = L.x.data();
+  for (Eigen::Index i = 0; i < L.A.rows(); ++i) {
+    Scalar s(0);
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
+    L.r[i] = L.b[i] - s;
+  }
+}
+
+template <typename Scalar>
+void AmgHierarchy<Scalar>::apply(const Scalar* b, Scalar* x) const {
+  const Level& L = levels_.front();
+  const Eigen::Index n = L.A.rows();
+  L.b = Eigen::Map<const VectorType>(b, n);
   cycle(0);
-  x = levels_.front().x;
+  Eigen::Map<VectorType>(x, n) = L.x;
 }
 
 template class AmgHierarchy<double>;

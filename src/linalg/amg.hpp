@@ -37,19 +37,25 @@
 
 namespace daekit {
 
-/// y = A x for a row-major sparse A (its scalar may be real while x is complex), row by row.
-template <typename MatScalar, typename Scalar>
-void csr_multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A,
-                  const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& x,
-                  Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y) {
+/// y = A x (Add: y += A x) for a row-major sparse A (its scalar may be real while x is
+/// complex), row by row; x and y must not overlap.
+template <bool Add = false, typename MatScalar, typename Scalar>
+void csr_multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A, const Scalar* x,
+                  Scalar* y) {
   const int* ptr = A.outerIndexPtr();
   const int* idx = A.innerIndexPtr();
   const MatScalar* val = A.valuePtr();
   for (Eigen::Index i = 0; i < A.rows(); ++i) {
     Scalar s(0);
     for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
-    y[i] = s;
+    y[i] = Add ? y[i] + s : s;
   }
+}
+template <typename MatScalar, typename Scalar>
+void csr_multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A,
+                  const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& x,
+                  Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y) {
+  csr_multiply(A, x.data(), y.data());
 }
 
 template <typename Scalar>
@@ -68,8 +74,10 @@ class AmgHierarchy {
   /// Builds the hierarchy for A; false if a smoothed level has a zero or non-finite diagonal
   /// entry or the coarsest level's LU a zero pivot.
   bool setup(const ColMatrix& A);
-  /// x = one V(1,1) cycle for A x = b from x = 0 (the preconditioner M^{-1} b).
-  void apply(const VectorType& b, VectorType& x) const;
+  /// x = one V(1,1) cycle for A x = b from x = 0 (the preconditioner M^{-1} b); b and x of
+  /// size n, not overlapping.
+  void apply(const Scalar* b, Scalar* x) const;
+  void apply(const VectorType& b, VectorType& x) const { apply(b.data(), x.data()); }
   /// The fine-level matrix (row-major copy of A), for the Krylov method's products.
   const RowMatrix& fine() const { return levels_.front().A; }
   int levels() const { return static_cast<int>(levels_.size()); }
@@ -85,6 +93,7 @@ class AmgHierarchy {
     mutable VectorType x, b, r;
   };
   void cycle(int l) const;
+  void residual(const Level& L) const;  // L.r = L.b - L.A L.x
   void gauss_seidel(const Level& L, bool forward) const;
   std::vector<Level> levels_;
   Eigen::PartialPivLU<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>> coarse_lu_;

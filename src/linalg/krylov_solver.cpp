@@ -112,11 +112,9 @@ class KrylovSolver final : public LinearSolver<Scalar> {
       g_[0] = beta;
       int j = 0;
       for (; j < kRestart && done < kMaxIterations; ++j, ++done) {
-        z_ = V_.col(j);
-        amg_.apply(z_, w_);  // w = M^{-1} v_j
-        Z_.col(j) = w_;
-        csr_multiply(A, w_, z_);        // z = A M^{-1} v_j
-        for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+        amg_.apply(V_.col(j).data(), Z_.col(j).data());  // z_j = M^{-1} v_j
+        csr_multiply(A, Z_.col(j).data(), z_.data());    // z = A z_j
+        for (int i = 0; i <= j; ++i) {                   // modified Gram-Schmidt
           H_(i, j) = V_.col(i).dot(z_);
           z_ -= H_(i, j) * V_.col(i);
         }
