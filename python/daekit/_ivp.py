@@ -21,7 +21,9 @@ class DaeResult(dict):
     ``y_events``, ``nfev``, ``njev``, ``nlu``, ``status``, ``message``, ``success``) plus
     daekit's: ``daekit_status`` (e.g. ``"max_steps_exceeded"``), ``stats`` (every counter),
     ``yp``, ``method``, ``cpu_seconds``, ``warnings``, ``linear_solver``, ``events`` (every
-    located event with its name) and ``result`` (the compiled Result); ``report()`` prints what
+    located event with its name), ``global_error`` (with ``global_error_check=True``: the
+    answer's estimated global error in units of the tolerance, else NaN) and ``result`` (the
+    compiled Result); ``report()`` prints what
     the daekit command prints and ``plot()`` draws the solution with matplotlib."""
 
     def __getattr__(self, name):
