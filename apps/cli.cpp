@@ -1010,6 +1010,12 @@ int cmd_tableau(const std::vector<std::string>& args, const Io& io) {
 std::vector<Vector> read_parameter_sets(const std::string& path) {
   std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "r");
   if (!f) throw UsageError("--params: cannot open " + show(path) + ": " + std::strerror(errno));
+  struct Closer {  // also when a line does not parse (run_cli is called in-process)
+    void operator()(std::FILE* g) const {
+      if (g != stdin) std::fclose(g);
+    }
+  };
+  const std::unique_ptr<std::FILE, Closer> file(f);
   std::vector<Vector> sets;
   std::string line;
   long line_no = 0;
@@ -1035,17 +1041,30 @@ std::vector<Vector> read_parameter_sets(const std::string& path) {
     for (size_t i = 0; i < values.size(); ++i) v[static_cast<Eigen::Index>(i)] = values[i];
     sets.push_back(v);
   };
+  // a device or binary file (/dev/zero, /dev/full: endless NUL bytes) is refused at its first
+  // NUL byte or overlong line instead of being read until memory runs out
+  constexpr size_t kMaxLine = 1u << 20;
+  const char* refused = nullptr;
   for (int c; (c = std::fgetc(f)) != EOF;) {
+    if (c == '\0') {
+      refused = "a NUL byte (not a text file)";
+      break;
+    }
     if (c == '\n') {
       flush_line();
       line.clear();
+    } else if (line.size() >= kMaxLine) {
+      refused = "a line longer than 1 MiB (not a parameter file)";
+      break;
     } else {
       line += static_cast<char>(c);
     }
   }
-  if (!line.empty()) flush_line();
   const bool failed = std::ferror(f) != 0;
-  if (f != stdin) std::fclose(f);
+  if (refused)
+    throw UsageError("--params " + show(path) + ", line " + std::to_string(line_no + 1) + ": " +
+                     refused);
+  if (!line.empty()) flush_line();
   if (failed) throw std::runtime_error("--params: cannot read " + show(path));
   return sets;
 }

@@ -129,6 +129,9 @@ elseif(CASE STREQUAL "linear_solver")
   # a matrix the iteration cannot solve (air-pipe-1000's algebraic rows): a quick, clear failure
   expect(1 "the iterative linear solver failed 10 solves" ""
          solve air-pipe-1000 --linear-solver iterative)
+  # a device or binary file as --params: refused at once (it was read until memory ran out)
+  expect(2 "" "--params '/dev/zero', line 1: a NUL byte \\(not a text file\\)"
+         sweep andrews --params /dev/zero)
   # the global error check: estimated, reported, warned about above 10 tolerances
   expect(0 "\"global_error_check\": false,.*\"global_error\": null,.*\"global_error_component\": null" ""
          solve vanderpol --json)

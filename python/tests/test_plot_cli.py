@@ -54,6 +54,12 @@ def test_sweep_json_lines(cli, tmp_path):
     bad = subprocess.run([cli, "sweep", "vanderpol", "--values", "1"], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "has 0 parameter(s)" in bad.stderr
+    # not a parameter file: refused at once instead of read until memory runs out
+    long_line = tmp_path / "long.csv"
+    long_line.write_text("1" * ((1 << 20) + 10))
+    bad = subprocess.run([cli, "sweep", "andrews", "--params", str(long_line)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "a line longer than 1 MiB" in bad.stderr
     fail = subprocess.run([cli, "sweep", "andrews", "--values", "0.033", "--max-steps", "3"],
                           capture_output=True, text=True)
     assert fail.returncode == 1 and json.loads(fail.stdout)["status"] == "max_steps_exceeded"

@@ -211,6 +211,7 @@ class Generator {
                                                    "--exclude-from-error",
                                                    "--nonnegative",
                                                    "--no-jacobian-check",
+                                                   "--global-error",
                                                    "--out",
                                                    "--trace",
                                                    "--plot",
@@ -378,7 +379,7 @@ class Generator {
       }
       if (option == "--plot" && !chance(0.05)) option = "--out";  // gnuplot only rarely
       if (option == "--fixed-step" || option == "--no-jacobian-check" || option == "--json" ||
-          option == "--full-report") {
+          option == "--full-report" || option == "--global-error") {
         args.push_back(chance(0.03) ? option + "=1" : option);
         continue;
       }
