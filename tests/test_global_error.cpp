@@ -101,6 +101,28 @@ TEST(GlobalErrorCheck, SaysSoWhenTheCheckCannotRun) {
   r = solve(p.dae, p.t0, p.t_end, p.y0, MethodChoice("radau"), o);
   EXPECT_TRUE(std::isnan(r.global_error));
   EXPECT_TRUE(ge_has_warning(r, "below the smallest relative tolerance")) << r.report();
+  // a solve that stops at a terminal event: its end point moves with the tolerance
+  {
+    MassMatrixDae ball;
+    ball.n = 2;
+    ball.f = [](double, VecIn y, VecOut f) {
+      f[0] = y[1];
+      f[1] = -9.81;
+    };
+    Options e;
+    e.global_error_check = true;
+    Event ground;
+    ground.name = "ground";
+    ground.r = [](double, VecIn y, VecIn) { return y[0]; };
+    ground.action = [](double, Vector&) { return EventAction::Stop; };
+    e.events = {ground};
+    Vector y0(2);
+    y0 << 10.0, 0.0;
+    const Result rb = solve(ball, 0.0, 8.0, y0, MethodChoice("radau5"), e);
+    EXPECT_EQ(rb.status, Status::TerminalEvent) << rb.message;
+    EXPECT_TRUE(std::isnan(rb.global_error));
+    EXPECT_TRUE(ge_has_warning(rb, "stopped at a terminal event")) << rb.report();
+  }
   // a failed solve is not assessed
   o = ge_options(4, true);
   o.max_steps = 5;

@@ -81,7 +81,14 @@ std::string fmt_g(double x) {
 // index-2 and index-3 components, multipliers and constrained velocities, and say so).
 template <typename IndexOf, typename Rerun>
 void assess_global_error(const Options& o, Result& r, IndexOf&& index_of, Rerun&& rerun) {
-  if (!o.global_error_check || !r.ok()) return;
+  if (!o.global_error_check) return;
+  if (r.status == Status::TerminalEvent) {  // the runs' end points differ with the event's
+    r.warnings.push_back(
+        "global error not estimated (Options::global_error_check): the solve "
+        "stopped at a terminal event, whose location the check's run moves");
+    return;
+  }
+  if (!r.ok()) return;
   constexpr double eps = std::numeric_limits<double>::epsilon();
   Options c = o;
   c.global_error_check = false;
