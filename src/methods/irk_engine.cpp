@@ -97,6 +97,7 @@ IrkEngine::IrkEngine(MassMatrixSystem& sys, int max_stages, int max_real, int ma
   Z_.setZero(n_, max_stages);
   W_.setZero(n_, max_stages);
   F_.setZero(n_, max_stages);
+  Y_.setZero(n_, max_stages);
   R_.setZero(n_, max_stages);
   tmp_.setZero(n_);
   tmp2_.setZero(n_);
@@ -268,13 +269,15 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   }
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
   for (;;) {
-    for (int i = 0; i < s; ++i) {
+    {  // the stage arguments y + Z_i, all in one pass
       const double* yv = y.data();
-      const double* zi = Z_.data() + i * n;
-      double* yi = tmp_.data();
-      for (long j = 0; j < n; ++j) yi[j] = yv[j] + zi[j];
-      if (!sys_.f(t + k.c[i] * h, tmp_, F_.col(i))) return Outcome::FunctionFailed;
+      const double* z = Z_.data();
+      double* ya = Y_.data();
+      for (long j = 0; j < n; ++j)
+        for (int i = 0; i < s; ++i) ya[i * n + j] = yv[j] + z[i * n + j];
     }
+    for (int i = 0; i < s; ++i)
+      if (!sys_.f(t + k.c[i] * h, Y_.col(i), F_.col(i))) return Outcome::FunctionFailed;
     const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
     if (M.kind() == MassOperator::Kind::Structured) {
       M.apply_columns<S>(W_, s, MW_);

@@ -148,7 +148,7 @@ class IrkEngine {
   bool lu_valid_ = false;
   const char* failed_ = nullptr;  // singular_reason() of the solver whose factor() failed
   double h_lu_ = 0.0;
-  Matrix Z_, W_, F_, R_, MW_;
+  Matrix Z_, W_, F_, R_, MW_, Y_;  // Y_: the stage arguments y + Z_i
   Vector tmp_, tmp2_, err_, ynew_;
   std::vector<Eigen::VectorXcd> cpairs_;  // the row forms' complex right-hand sides, per pair
 };
