@@ -1,16 +1,11 @@
 #include "core/guard.hpp"
 
-#include <sstream>
+#include "core/format.hpp"
 
 namespace daekit {
 
 namespace {
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(6);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x) { return format_number(x, 6); }
 }  // namespace
 
 std::string CallbackFailure::describe() const {

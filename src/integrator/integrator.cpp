@@ -9,8 +9,8 @@
 #include <ctime>
 #include <functional>
 #include <limits>
-#include <sstream>
 
+#include "core/format.hpp"
 #include "core/guard.hpp"
 #include "daekit/nonlinear/initialization.hpp"
 #include "integrator/controller.hpp"
@@ -32,12 +32,7 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(6);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x) { return format_number(x, 6); }
 
 StepTrace::Outcome trace_outcome(AttemptOutcome o) {
   switch (o) {

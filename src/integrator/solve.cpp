@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/format.hpp"
 #include "daekit/nonlinear/impasse.hpp"
 
 namespace daekit {
@@ -69,12 +70,7 @@ void explain_impasse(const MassMatrixDae& dae, double t0, const Vector& y0, Resu
 constexpr double kCheckFactor = 10.0;
 constexpr double kCheckWarning = 10.0;  // a warning above this many tolerances
 
-std::string fmt_g(double x) {
-  std::ostringstream s;
-  s.precision(3);
-  s << x;
-  return s.str();
-}
+std::string fmt_g(double x) { return format_number(x, 3); }
 
 // Over the components in the error test of index tag <= 1 (differential and index-1 algebraic:
 // the tolerance bounds their error per step; the methods scale or leave out the error of
@@ -138,6 +134,12 @@ void assess_global_error(const Options& o, Result& r, IndexOf&& index_of, Rerun&
       where = static_cast<int>(i);
     }
   }
+  if (where < 0) {  // nothing to compare: every component excluded or of index 2 or 3
+    r.warnings.push_back(
+        "global error not estimated (Options::global_error_check): no component of index "
+        "tag <= 1 is in the error test");
+    return;
+  }
   r.global_error = worst;
   r.global_error_component = where;
   if (!(worst <= kCheckWarning))
@@ -146,7 +148,7 @@ void assess_global_error(const Options& o, Result& r, IndexOf&& index_of, Rerun&
         " times the tolerance (component " + std::to_string(where) +
         "; the difference to a second solve at tolerances / " + fmt_g(kCheckFactor) +
         "): every step met the tolerance, but the errors accumulated (tighter tolerances, or a "
-        "method that damps or shifts less, e.g. radau5 for oscillations)");
+        "method whose errors accumulate less, e.g. radau on oscillations)");
 }
 }  // namespace
 

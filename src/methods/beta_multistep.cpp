@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <sstream>
 
+#include "core/format.hpp"
 #include "daekit/methods/projected_rk.hpp"
 #include "daekit/tableaus/runge_kutta.hpp"
 #include "methods/factory.hpp"
@@ -49,12 +49,7 @@ const char* to_string(MultiplierScheme s) {
 
 namespace {
 
-std::string fmt(double x, int digits = 4) {
-  std::ostringstream os;
-  os.precision(digits);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x, int digits = 4) { return format_number(x, digits); }
 
 // The search range for blocking constants of Adams-Moulton formulas (paper 003 Fig. 4.1 shows
 // c in [-1, 0.2]; the best c lies near -1/(2k) and the largest root tends to 1 for |c| -> inf).

@@ -3,8 +3,8 @@
 #include "daekit/nonlinear/euler_lagrange.hpp"
 
 #include <cmath>
-#include <sstream>
 
+#include "core/format.hpp"
 #include "core/guard.hpp"
 #include "daekit/nonlinear/formulations.hpp"
 #include "nonlinear/euler_lagrange_system.hpp"
@@ -13,12 +13,7 @@ namespace daekit {
 
 namespace {
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(4);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x) { return format_number(x, 4); }
 
 }  // namespace
 

@@ -3,20 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "core/dense_spectra.hpp"
+#include "core/format.hpp"
 
 namespace daekit {
 
 namespace {
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(4);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x) { return format_number(x, 4); }
 
 std::vector<int> complement(const std::vector<int>& v, int n) {
   std::vector<int> out;

@@ -5,21 +5,16 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <sstream>
 
 #include "core/dense_spectra.hpp"
+#include "core/format.hpp"
 #include "nonlinear/finite_difference.hpp"
 
 namespace daekit {
 
 namespace {
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(4);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x) { return format_number(x, 4); }
 
 }  // namespace
 

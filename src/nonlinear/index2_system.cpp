@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "core/dense_spectra.hpp"
+#include "core/format.hpp"
 #include "nonlinear/consistency.hpp"
 
 namespace daekit {
@@ -21,12 +21,7 @@ const char* const kPartYNames[Index2System::kParts] = {"f_y[0]", "f_y[1]", "f_y[
 const char* const kPartZNames[Index2System::kParts] = {"f_z[0]", "f_z[1]", "f_z[2]", "f_z[3]",
                                                        "f_z[4]"};
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(3);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x) { return format_number(x, 3); }
 
 // The increment in t for differences of a(t, y) and g(t, y) in t.
 double time_increment(double t) { return std::sqrt(kEps) * std::max(1.0, std::abs(t)); }

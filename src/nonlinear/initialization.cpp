@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/dense_spectra.hpp"
+#include "core/format.hpp"
 #include "linalg/dense_kernels.hpp"
 #include "linalg/linear_solver.hpp"
 #include "nonlinear/consistency.hpp"
@@ -35,12 +36,7 @@ std::string InitResult::report() const {
 
 namespace {
 
-std::string fmt(double x) {
-  std::ostringstream os;
-  os.precision(4);
-  os << x;
-  return os.str();
-}
+std::string fmt(double x) { return format_number(x, 4); }
 
 double max_abs(const Vector& v) {
   return v.allFinite() ? (v.size() ? v.cwiseAbs().maxCoeff() : 0.0)

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/format.hpp"
 #include "daekit/integrator/result.hpp"
 #include "daekit/problems/registry.hpp"
 
@@ -11,11 +12,7 @@ namespace daekit {
 
 namespace {
 
-std::string fmt_g(double x, int digits) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-  return buf;
-}
+std::string fmt_g(double x, int digits) { return format_number(x, digits); }
 
 }  // namespace
 
