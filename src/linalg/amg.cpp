@@ -203,15 +203,9 @@ void AmgHierarchy<Scalar>::cycle(int l) const {
 
 template <typename Scalar>
 void AmgHierarchy<Scalar>::residual(const Level& L) const {
-  const int* ptr = L.A.outerIndexPtr();
-  const int* idx = L.A.innerIndexPtr();
-  const Scalar* val = L.A.valuePtr();
-  const Scalar* x = L.x.data();
-  for (Eigen::Index i = 0; i < L.A.rows(); ++i) {
-    Scalar s(0);
-    for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
-    L.r[i] = L.b[i] - s;
-  }
+  Scalar* r = L.r.data();
+  const Scalar* b = L.b.data();
+  csr_rows(L.A, L.x.data(), [r, b](Eigen::Index i, const Scalar& s) { r[i] = b[i] - s; });
 }
 
 template <typename Scalar>
