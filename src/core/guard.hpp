@@ -68,9 +68,10 @@ struct CallbackFailure {
 
 class CallGuard {
  public:
-  /// Runs body(); returns false (and records why) if it threw.
+  /// Runs body(); returns false (and records why) if it threw. t is read when the failure is
+  /// recorded (a body that calls back several times keeps it at the current call's time).
   template <typename Body>
-  bool operator()(const char* callback, double t, Body&& body) noexcept {
+  bool operator()(const char* callback, const double& t, Body&& body) noexcept {
     try {
       body();
       return true;

@@ -235,6 +235,21 @@ void StructuredMatrix<Scalar>::add_identity(Scalar s) {
   for (int i = 0; i < n_; ++i) ref(i, i) += s;
 }
 
+template <typename Scalar>
+bool StructuredMatrix<Scalar>::assign_shifted_negative(const StructuredMatrix<double>& J,
+                                                       const Vector& d, Scalar s) {
+  if (kind() != Sparsity::Kind::Dense || J.kind() != Sparsity::Kind::Dense ||
+      J.dense().rows() != n_ || dense_.rows() != n_ || dense_.cols() != n_)
+    return false;
+  const double* __restrict j = J.dense().data();
+  Scalar* __restrict e = dense_.data();
+  const long n = n_, size = n * n;
+  for (long k = 0; k < size; ++k) e[k] = Scalar(-j[k]);
+  for (long i = 0; i < n; ++i)
+    if (d[i] != 0.0) e[i * (n + 1)] += s * d[i];
+  return true;
+}
+
 template class StructuredMatrix<double>;
 template class StructuredMatrix<std::complex<double>>;
 

@@ -82,6 +82,10 @@ class StructuredMatrix {
   void add_diagonal(const Vector& d, Scalar s);
   /// this += s * I.
   void add_identity(Scalar s);
+  /// this = s * diag(d) - J in one pass, the same values as assign_scaled(J, -1) followed by
+  /// add_diagonal(d, s), when both are dense of one size (false, nothing done, otherwise): the
+  /// iteration matrix of a small system with a diagonal M.
+  bool assign_shifted_negative(const StructuredMatrix<double>& J, const Vector& d, Scalar s);
 
   // Raw storage for the backends (see the layout above).
   DenseType& dense() { return dense_; }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/pack.hpp"
+
 namespace daekit {
 
 namespace {
@@ -98,6 +100,10 @@ IrkEngine::IrkEngine(MassMatrixSystem& sys, int max_stages, int max_real, int ma
   W_.setZero(n_, max_stages);
   F_.setZero(n_, max_stages);
   Y_.setZero(n_, max_stages);
+  for (int i = 0; i < max_stages; ++i) {
+    y_cols_.emplace_back(Y_.col(i));
+    f_cols_.emplace_back(F_.col(i));
+  }
   R_.setZero(n_, max_stages);
   tmp_.setZero(n_);
   tmp2_.setZero(n_);
@@ -125,6 +131,8 @@ void IrkEngine::use(const IrkConstants& k) {
     for (int c = 0; c < k.s; ++c) {
       t_rows_[r * k.s + c] = b.T(r, c);
       ti_rows_[r * k.s + c] = b.T_inverse(r, c);
+      splat_pair(t_rows_[r * k.s + c], t_pairs_ + 2 * (r * k.s + c));
+      splat_pair(ti_rows_[r * k.s + c], ti_pairs_ + 2 * (r * k.s + c));
     }
 }
 
@@ -194,21 +202,22 @@ void IrkEngine::start_rows(const IrkDense& previous, double h) {
       s1[k] = th[k] - x1;
       s2[k] = th[k] - x2;
     }
-    const double* ti = ti_rows_;
+    const double* ti = ti_pairs_;
     double* z = Z_.data();
     double* w = W_.data();
-    for (long i = 0; i < n; ++i) {
-      const double a = c1[i], b = c2[i], c = c3[i];
-      const double z0 = (a + s1[0] * (b + s2[0] * c)) * th[0];
-      const double z1 = (a + s1[1] * (b + s2[1] * c)) * th[1];
-      const double z2 = (a + s1[2] * (b + s2[2] * c)) * th[2];
-      z[i] = z0;
-      z[n + i] = z1;
-      z[2 * n + i] = z2;
-      w[i] = ti[0] * z0 + ti[1] * z1 + ti[2] * z2;
-      w[n + i] = ti[3] * z0 + ti[4] * z1 + ti[5] * z2;
-      w[2 * n + i] = ti[6] * z0 + ti[7] * z1 + ti[8] * z2;
-    }
+    for_rows(n, [&]<int W>(long i) {
+      using P = Pack<W>;
+      const P a = P::load(c1 + i), b = P::load(c2 + i), c = P::load(c3 + i);
+      const P z0 = (a + P::splat(s1[0]) * (b + P::splat(s2[0]) * c)) * P::splat(th[0]);
+      const P z1 = (a + P::splat(s1[1]) * (b + P::splat(s2[1]) * c)) * P::splat(th[1]);
+      const P z2 = (a + P::splat(s1[2]) * (b + P::splat(s2[2]) * c)) * P::splat(th[2]);
+      z0.store(z + i);
+      z1.store(z + n + i);
+      z2.store(z + 2 * n + i);
+      (P::pair(ti) * z0 + P::pair(ti + 2) * z1 + P::pair(ti + 4) * z2).store(w + i);
+      (P::pair(ti + 6) * z0 + P::pair(ti + 8) * z1 + P::pair(ti + 10) * z2).store(w + n + i);
+      (P::pair(ti + 12) * z0 + P::pair(ti + 14) * z1 + P::pair(ti + 16) * z2).store(w + 2 * n + i);
+    });
     return;
   }
   const long n = n_;
@@ -245,6 +254,76 @@ void IrkEngine::start_rows(const IrkDense& previous, double h) {
   }
 }
 
+// Radau IIA(3)'s passes of newton_rows<3> (one real block, one complex pair) with kPackWidth
+// rows per instruction (core/pack.hpp): each row's values are those of the general row loops
+// below, to the bit (the same operations in the same order per lane).
+void IrkEngine::stage_arguments3(const Vector& y) {
+  const long n = n_;
+  const double* yv = y.data();
+  const double* z = Z_.data();
+  double* ya = Y_.data();
+  auto rows = [&]<int W>(long i) {
+    using P = Pack<W>;
+    const P yi = P::load(yv + i);
+    for (int c = 0; c < 3; ++c) (yi + P::load(z + c * n + i)).store(ya + c * n + i);
+  };
+  for_rows(n, rows);
+}
+
+void IrkEngine::residual3(const double* mw, const double* diag, double g, double al, double be) {
+  const long n = n_;
+  const double* f = F_.data();
+  double* rr = R_.data();
+  std::complex<double>* cp = cpairs_[0].data();
+  alignas(16) double gp[2], alp[2], bep[2];
+  splat_pair(g, gp);
+  splat_pair(al, alp);
+  splat_pair(be, bep);
+  const double* ti = ti_pairs_;
+  auto rows = [&]<int W>(long i) {
+    using P = Pack<W>;
+    const P f0 = P::load(f + i), f1 = P::load(f + n + i), f2 = P::load(f + 2 * n + i);
+    P w0 = P::load(mw + i), w1 = P::load(mw + n + i), w2 = P::load(mw + 2 * n + i);
+    if (diag) {
+      const P m = P::load(diag + i);
+      w0 = m * w0;
+      w1 = m * w1;
+      w2 = m * w2;
+    }
+    const P r0 = P::pair(ti) * f0 + P::pair(ti + 2) * f1 + P::pair(ti + 4) * f2;
+    const P r1 = P::pair(ti + 6) * f0 + P::pair(ti + 8) * f1 + P::pair(ti + 10) * f2;
+    const P r2 = P::pair(ti + 12) * f0 + P::pair(ti + 14) * f1 + P::pair(ti + 16) * f2;
+    (r0 - P::pair(gp) * w0).store(rr + i);
+    const P a = P::pair(alp), b = P::pair(bep);
+    P::store_complex(cp + i, r1 - (a * w1 - b * w2), r2 - (b * w1 + a * w2));
+  };
+  for_rows(n, rows);
+}
+
+void IrkEngine::update3() {
+  const long n = n_;
+  const double* rr = R_.data();
+  const std::complex<double>* cp = cpairs_[0].data();
+  double* wc = W_.data();
+  double* zc = Z_.data();
+  const double* t = t_pairs_;
+  auto rows = [&]<int W>(long i) {
+    using P = Pack<W>;
+    P re, im;
+    P::load_complex(cp + i, re, im);
+    const P w0 = P::load(wc + i) + P::load(rr + i);
+    const P w1 = P::load(wc + n + i) + re;
+    const P w2 = P::load(wc + 2 * n + i) + im;
+    w0.store(wc + i);
+    w1.store(wc + n + i);
+    w2.store(wc + 2 * n + i);
+    (P::pair(t) * w0 + P::pair(t + 2) * w1 + P::pair(t + 4) * w2).store(zc + i);
+    (P::pair(t + 6) * w0 + P::pair(t + 8) * w1 + P::pair(t + 10) * w2).store(zc + n + i);
+    (P::pair(t + 12) * w0 + P::pair(t + 14) * w1 + P::pair(t + 16) * w2).store(zc + 2 * n + i);
+  };
+  for_rows(n, rows);
+}
+
 // One pass over the components per iteration for each of: the transformed residual and the
 // right-hand sides of the real and complex solves, the increment norm (column by column, as
 // the column form sums), the update of W and Z = (T (x) I) W.
@@ -269,15 +348,17 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   }
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
   for (;;) {
-    {  // the stage arguments y + Z_i, all in one pass
+    if constexpr (S == 3) {
+      stage_arguments3(y);
+    } else {  // the stage arguments y + Z_i, all in one pass
       const double* yv = y.data();
       const double* z = Z_.data();
       double* ya = Y_.data();
       for (long j = 0; j < n; ++j)
         for (int i = 0; i < s; ++i) ya[i * n + j] = yv[j] + z[i * n + j];
     }
-    for (int i = 0; i < s; ++i)
-      if (!sys_.f(t + k.c[i] * h, Y_.col(i), F_.col(i))) return Outcome::FunctionFailed;
+    if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data()))
+      return Outcome::FunctionFailed;
     const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
     if (M.kind() == MassOperator::Kind::Structured) {
       M.apply_columns<S>(W_, s, MW_);
@@ -285,7 +366,8 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     }
     const double* f = F_.data();
     double* rr = R_.data();
-    for (long i = 0; i < n; ++i) {
+    if constexpr (S == 3) residual3(mw, diag, g[0], al[0], be[0]);
+    for (long i = 0; S == 3 ? false : i < n; ++i) {
       double fv[kMaxStages], w[kMaxStages];
       for (int c = 0; c < s; ++c) fv[c] = f[c * n + i];
       const double m = diag ? diag[i] : 1.0;
@@ -330,7 +412,8 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     if (const Outcome o = failure(v); o != Outcome::Converged) return o;
     double* wc = W_.data();
     double* zc = Z_.data();
-    for (long i = 0; i < n; ++i) {
+    if constexpr (S == 3) update3();
+    for (long i = 0; S == 3 ? false : i < n; ++i) {
       double w[kMaxStages];
       for (int c = 0; c < nr; ++c) w[c] = (wc[c * n + i] += rr[c * n + i]);
       for (int p = 0; p < np; ++p) {
@@ -393,17 +476,18 @@ void IrkEngine::dense(const Vector& y, double h, IrkDense& out) {
     const double* z = Z_.data();
     const double* yv = y.data();
     double* c = out.coeffs.data();
-    for (long i = 0; i < n; ++i) {
-      const double z1 = z[i], z2 = z[n + i], z3 = z[2 * n + i];
-      const double d1 = (z2 - z3) / (c2 - 1.0);
-      const double a = (z1 - z2) / (c1 - c2);
-      const double b = (a - z1 / c1) / c2;
-      const double d2 = (a - d1) / (c1 - 1.0);
-      c[i] = yv[i] + z3;
-      c[ld + i] = d1;
-      c[2 * ld + i] = d2;
-      c[3 * ld + i] = d2 - b;
-    }
+    for_rows(n, [&]<int W>(long i) {
+      using P = Pack<W>;
+      const P z1 = P::load(z + i), z2 = P::load(z + n + i), z3 = P::load(z + 2 * n + i);
+      const P d1 = (z2 - z3) / P::splat(c2 - 1.0);
+      const P a = (z1 - z2) / P::splat(c1 - c2);
+      const P b = (a - z1 / P::splat(c1)) / P::splat(c2);
+      const P d2 = (a - d1) / P::splat(c1 - 1.0);
+      (P::load(yv + i) + z3).store(c + i);
+      d1.store(c + ld + i);
+      d2.store(c + 2 * ld + i);
+      (d2 - b).store(c + 3 * ld + i);
+    });
     return;
   }
   end_value(y, ynew_);

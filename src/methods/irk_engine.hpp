@@ -136,9 +136,16 @@ class IrkEngine {
                       NewtonMonitor& monitor);
   template <int S, int M>
   void start_rows(const IrkDense& previous, double h);
+  [[gnu::always_inline]] inline void stage_arguments3(const Vector& y);
+  [[gnu::always_inline]] inline void residual3(const double* mw, const double* diag, double g,
+                                               double al, double be);
+  [[gnu::always_inline]] inline void update3();
   bool radau3_ = false;                           // Radau IIA(3): dense() as RADAU5 writes it
   double t_rows_[kMaxStages * kMaxStages] = {};   // T, row-major
   double ti_rows_[kMaxStages * kMaxStages] = {};  // T^{-1}, row-major
+  // the same, each entry twice (a constant of Pack<2>, core/pack.hpp)
+  alignas(16) double t_pairs_[2 * kMaxStages * kMaxStages] = {};
+  alignas(16) double ti_pairs_[2 * kMaxStages * kMaxStages] = {};
 
   MassMatrixSystem& sys_;
   const IrkConstants* k_ = nullptr;
@@ -149,6 +156,10 @@ class IrkEngine {
   const char* failed_ = nullptr;  // singular_reason() of the solver whose factor() failed
   double h_lu_ = 0.0;
   Matrix Z_, W_, F_, R_, MW_, Y_;  // Y_: the stage arguments y + Z_i
+  // f's arguments Y_.col(i) and F_.col(i), made once: a call then passes them as they are
+  // (no Eigen::Ref built and destroyed per call: a fifth of a small system's f-call cost)
+  std::vector<VecIn> y_cols_;
+  std::vector<VecOut> f_cols_;
   Vector tmp_, tmp2_, err_, ynew_;
   std::vector<Eigen::VectorXcd> cpairs_;  // the row forms' complex right-hand sides, per pair
 };

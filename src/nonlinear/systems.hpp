@@ -44,11 +44,33 @@ class MassMatrixSystem {
   Stats& stats() { return *stats_; }
 
   /// out = f(t, y); false if the callback failed or returned NaN/Inf (recorded in the guard).
-  bool f(double t, const VecIn& y, VecOut out) {
+  bool f(double t, const VecIn& y, const VecOut& out) {
     ++stats_->nfev;
     if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, p_ref_); })) return false;
     if (!guard_->check_finite("f", t, out)) return false;
     return chain_m1_ == 0 || second_order_holds(t, y, out);
+  }
+  /// out_i = f(t + c_i h, y_i), i < s (the stages of a Runge-Kutta step): the same as s calls
+  /// of f(), within one guarded region and one NaN/Inf check of the s outputs, which must be
+  /// the consecutive columns of one matrix (the first failure is recorded with its t).
+  bool f_stages(double t, double h, const double* c, int s, const VecIn* y, const VecOut* out) {
+    double ti = t;
+    int i = 0;
+    const bool ran = (*guard_)("f", ti, [&] {
+      for (; i < s; ++i) {
+        ti = t + c[i] * h;
+        ++stats_->nfev;
+        dae_.f(ti, y[i], out[i], p_ref_);
+      }
+    });
+    if (!ran) return false;
+    if (!all_finite(out[0].data(), static_cast<Eigen::Index>(s) * out[0].size()))
+      for (i = 0; i < s; ++i)
+        if (!guard_->check_finite("f", t + c[i] * h, out[i])) return false;
+    if (chain_m1_ != 0)
+      for (i = 0; i < s; ++i)
+        if (!second_order_holds(t + c[i] * h, y[i], out[i])) return false;
+    return true;
   }
   /// J = df/dy at (t, y) with f0 = f(t, y); J sized by allocate_jacobian(). Counts njac and
   /// the f-evaluations of differences. False on a callback failure, wrong size or NaN/Inf.
@@ -78,6 +100,9 @@ class MassMatrixSystem {
   /// E = s M - J (E from make_solver(), J from jacobian()).
   template <typename Scalar>
   void assemble(Scalar s, const StructuredMatrix<double>& J, StructuredMatrix<Scalar>& E) const {
+    if (mass_.kind() != MassOperator::Kind::Structured &&
+        E.assign_shifted_negative(J, mass_.diagonal(), s))
+      return;
     E.assign_scaled(J, -1.0);
     if (E.kind() == Sparsity::Kind::Sparse && E.sparse().nonZeros() == pattern_nnz_) {
       // M's entries at their positions in the iteration pattern (found once): O(nnz(M))

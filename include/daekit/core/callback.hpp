@@ -18,10 +18,10 @@
 namespace daekit {
 
 namespace detail {
-// How a callback's parameter travels inside the stored std::function: read-only vectors
-// (Eigen::Ref<const VectorXd>, which owns a fallback copy and has a destructor) by const
-// reference, so that a call copies them at most once (into a user function that takes them by
-// value); everything else as declared.
+// How a callback's parameter travels inside the stored std::function: the Eigen::Ref vectors
+// and matrices by const reference (a read-only Ref owns a fallback copy and has a destructor;
+// an output Ref is written through its copy), so that a call copies them at most once (into a
+// user function that takes them by value); everything else as declared.
 template <typename T>
 struct Passed {
   using type = T;
@@ -29,6 +29,14 @@ struct Passed {
 template <>
 struct Passed<VecIn> {
   using type = const VecIn&;
+};
+template <>
+struct Passed<VecOut> {
+  using type = const VecOut&;
+};
+template <>
+struct Passed<MatOut> {
+  using type = const MatOut&;
 };
 template <typename T>
 using passed_t = typename Passed<T>::type;
