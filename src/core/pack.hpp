@@ -8,6 +8,7 @@
 #pragma once
 
 #include <complex>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -73,12 +74,24 @@ constexpr int kPackWidth = 1;
 #endif
 
 /// body.template operator()<W>(i) for i = 0, W, 2W, ... with W = kPackWidth while W rows
-/// remain, then W = 1 for the rest: a row loop over n components.
-template <typename Body>
+/// remain, then W = 1 for the rest: a row loop over n components. N > 0: n = N known at
+/// compile time, the loop written out (no loop control: the small systems' code path).
+template <long N = 0, typename Body>
 inline void for_rows(long n, Body&& body) {
-  long i = 0;
-  for (; i + kPackWidth <= n; i += kPackWidth) body.template operator()<kPackWidth>(i);
-  for (; i < n; ++i) body.template operator()<1>(i);
+  if constexpr (N > 0) {
+    [&]<long... P>(std::integer_sequence<long, P...>) {
+      (body.template operator()<kPackWidth>(P * kPackWidth), ...);
+    }
+    (std::make_integer_sequence<long, N / kPackWidth>{});
+    [&]<long... P>(std::integer_sequence<long, P...>) {
+      (body.template operator()<1>(N / kPackWidth * kPackWidth + P), ...);
+    }
+    (std::make_integer_sequence<long, N % kPackWidth>{});
+  } else {
+    long i = 0;
+    for (; i + kPackWidth <= n; i += kPackWidth) body.template operator()<kPackWidth>(i);
+    for (; i < n; ++i) body.template operator()<1>(i);
+  }
 }
 
 /// out[0] = out[1] = x: a constant for Pack<W>::pair() (out 16-byte aligned).

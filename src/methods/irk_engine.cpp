@@ -257,8 +257,9 @@ void IrkEngine::start_rows(const IrkDense& previous, double h) {
 // Radau IIA(3)'s passes of newton_rows<3> (one real block, one complex pair) with kPackWidth
 // rows per instruction (core/pack.hpp): each row's values are those of the general row loops
 // below, to the bit (the same operations in the same order per lane).
+template <long N>
 void IrkEngine::stage_arguments3(const Vector& y) {
-  const long n = n_;
+  const long n = N > 0 ? N : n_;
   const double* yv = y.data();
   const double* z = Z_.data();
   double* ya = Y_.data();
@@ -267,11 +268,12 @@ void IrkEngine::stage_arguments3(const Vector& y) {
     const P yi = P::load(yv + i);
     for (int c = 0; c < 3; ++c) (yi + P::load(z + c * n + i)).store(ya + c * n + i);
   };
-  for_rows(n, rows);
+  for_rows<N>(n, rows);
 }
 
+template <long N>
 void IrkEngine::residual3(const double* mw, const double* diag, double g, double al, double be) {
-  const long n = n_;
+  const long n = N > 0 ? N : n_;
   const double* f = F_.data();
   double* rr = R_.data();
   std::complex<double>* cp = cpairs_[0].data();
@@ -297,11 +299,12 @@ void IrkEngine::residual3(const double* mw, const double* diag, double g, double
     const P a = P::pair(alp), b = P::pair(bep);
     P::store_complex(cp + i, r1 - (a * w1 - b * w2), r2 - (b * w1 + a * w2));
   };
-  for_rows(n, rows);
+  for_rows<N>(n, rows);
 }
 
+template <long N>
 void IrkEngine::update3() {
-  const long n = n_;
+  const long n = N > 0 ? N : n_;
   const double* rr = R_.data();
   const std::complex<double>* cp = cpairs_[0].data();
   double* wc = W_.data();
@@ -321,13 +324,13 @@ void IrkEngine::update3() {
     (P::pair(t + 6) * w0 + P::pair(t + 8) * w1 + P::pair(t + 10) * w2).store(zc + n + i);
     (P::pair(t + 12) * w0 + P::pair(t + 14) * w1 + P::pair(t + 16) * w2).store(zc + 2 * n + i);
   };
-  for_rows(n, rows);
+  for_rows<N>(n, rows);
 }
 
 // One pass over the components per iteration for each of: the transformed residual and the
 // right-hand sides of the real and complex solves, the increment norm (column by column, as
 // the column form sums), the update of W and Z = (T (x) I) W.
-template <int S>
+template <int S, long N>
 IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, const Vector& scal,
                                           NewtonMonitor& monitor) {
   const IrkConstants& k = *k_;
@@ -337,7 +340,7 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   const int np = S > 0 ? (S - 1) / 2 : k.blocks.complex_blocks();
   std::complex<double>* cp[kMaxStages];
   for (int p = 0; p < np; ++p) cp[p] = cpairs_[static_cast<size_t>(p)].data();
-  const long n = n_;
+  const long n = N > 0 ? N : n_;
   const MassOperator& M = sys_.mass();
   Stats& stats = sys_.stats();
   double g[kMaxStages], al[kMaxStages], be[kMaxStages];
@@ -349,7 +352,7 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
   for (;;) {
     if constexpr (S == 3) {
-      stage_arguments3(y);
+      stage_arguments3<N>(y);
     } else {  // the stage arguments y + Z_i, all in one pass
       const double* yv = y.data();
       const double* z = Z_.data();
@@ -366,7 +369,7 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     }
     const double* f = F_.data();
     double* rr = R_.data();
-    if constexpr (S == 3) residual3(mw, diag, g[0], al[0], be[0]);
+    if constexpr (S == 3) residual3<N>(mw, diag, g[0], al[0], be[0]);
     for (long i = 0; S == 3 ? false : i < n; ++i) {
       double fv[kMaxStages], w[kMaxStages];
       for (int c = 0; c < s; ++c) fv[c] = f[c * n + i];
@@ -412,7 +415,7 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     if (const Outcome o = failure(v); o != Outcome::Converged) return o;
     double* wc = W_.data();
     double* zc = Z_.data();
-    if constexpr (S == 3) update3();
+    if constexpr (S == 3) update3<N>();
     for (long i = 0; S == 3 ? false : i < n; ++i) {
       double w[kMaxStages];
       for (int c = 0; c < nr; ++c) w[c] = (wc[c * n + i] += rr[c * n + i]);
@@ -433,19 +436,30 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   }
 }
 
+// Radau IIA(3) with n <= kMaxFixedRows: the rows' count known at compile time (every row loop
+// written out), else the general loops.
+template <long... N>
+IrkEngine::Outcome IrkEngine::newton3(double t, const Vector& y, double h, const Vector& scal,
+                                      NewtonMonitor& monitor, std::integer_sequence<long, N...>) {
+  Outcome o = Outcome::Converged;
+  const bool fixed =
+      ((N > 0 && n_ == N ? (o = newton_rows<3, N>(t, y, h, scal, monitor), true) : false) || ...);
+  return fixed ? o : newton_rows<3, 0>(t, y, h, scal, monitor);
+}
+
 IrkEngine::Outcome IrkEngine::newton(double t, const Vector& y, double h, const Vector& scal,
                                      NewtonMonitor& monitor) {
   switch (k_->blocks.real_blocks() == 1 ? k_->s : 0) {
     case 1:
-      return newton_rows<1>(t, y, h, scal, monitor);
+      return newton_rows<1, 0>(t, y, h, scal, monitor);
     case 3:
-      return newton_rows<3>(t, y, h, scal, monitor);
+      return newton3(t, y, h, scal, monitor, std::make_integer_sequence<long, kMaxFixedRows + 1>{});
     case 5:
-      return newton_rows<5>(t, y, h, scal, monitor);
+      return newton_rows<5, 0>(t, y, h, scal, monitor);
     case 7:
-      return newton_rows<7>(t, y, h, scal, monitor);
+      return newton_rows<7, 0>(t, y, h, scal, monitor);
     default:
-      return newton_rows<0>(t, y, h, scal, monitor);
+      return newton_rows<0, 0>(t, y, h, scal, monitor);
   }
 }
 

@@ -22,6 +22,7 @@
 
 #include <complex>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "daekit/tableaus/runge_kutta.hpp"
@@ -131,14 +132,22 @@ class IrkEngine {
   // formed in the order RADAU5 forms it (bitwise RADAU5's results at s = 3); S > 0 fixes s
   // at compile time (Radau IIA 1, 3, 5, 7), M > 0 the previous interpolant's degree.
   static constexpr int kMaxStages = 8;
-  template <int S>
+  // n <= kMaxFixedRows: newton_rows<3, n> (Radau IIA(3), every row loop written out)
+  static constexpr long kMaxFixedRows = 8;
+  template <int S, long N>
   Outcome newton_rows(double t, const Vector& y, double h, const Vector& scal,
                       NewtonMonitor& monitor);
+  template <long... N>
+  Outcome newton3(double t, const Vector& y, double h, const Vector& scal, NewtonMonitor& monitor,
+                  std::integer_sequence<long, N...>);
   template <int S, int M>
   void start_rows(const IrkDense& previous, double h);
+  template <long N>
   [[gnu::always_inline]] inline void stage_arguments3(const Vector& y);
+  template <long N>
   [[gnu::always_inline]] inline void residual3(const double* mw, const double* diag, double g,
                                                double al, double be);
+  template <long N>
   [[gnu::always_inline]] inline void update3();
   bool radau3_ = false;                           // Radau IIA(3): dense() as RADAU5 writes it
   double t_rows_[kMaxStages * kMaxStages] = {};   // T, row-major

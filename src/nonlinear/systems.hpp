@@ -51,26 +51,27 @@ class MassMatrixSystem {
     return chain_m1_ == 0 || second_order_holds(t, y, out);
   }
   /// out_i = f(t + c_i h, y_i), i < s (the stages of a Runge-Kutta step): the same as s calls
-  /// of f(), within one guarded region and one NaN/Inf check of the s outputs, which must be
-  /// the consecutive columns of one matrix (the first failure is recorded with its t).
+  /// of f() (the same evaluations, stopping at the first failure), within one guarded region.
   bool f_stages(double t, double h, const double* c, int s, const VecIn* y, const VecOut* out) {
     double ti = t;
     int i = 0;
+    bool finite = true;
     const bool ran = (*guard_)("f", ti, [&] {
       for (; i < s; ++i) {
         ti = t + c[i] * h;
         ++stats_->nfev;
         dae_.f(ti, y[i], out[i], p_ref_);
+        if (!all_finite(out[i].data(), out[i].size()) ||
+            (chain_m1_ != 0 && !second_order_holds(ti, y[i], out[i]))) {
+          finite = false;
+          return;
+        }
       }
     });
     if (!ran) return false;
-    if (!all_finite(out[0].data(), static_cast<Eigen::Index>(s) * out[0].size()))
-      for (i = 0; i < s; ++i)
-        if (!guard_->check_finite("f", t + c[i] * h, out[i])) return false;
-    if (chain_m1_ != 0)
-      for (i = 0; i < s; ++i)
-        if (!second_order_holds(t + c[i] * h, y[i], out[i])) return false;
-    return true;
+    // the stage that stopped: records its NaN/Inf (a broken declaration is recorded already)
+    if (!finite) guard_->check_finite("f", ti, out[i]);
+    return finite;
   }
   /// J = df/dy at (t, y) with f0 = f(t, y); J sized by allocate_jacobian(). Counts njac and
   /// the f-evaluations of differences. False on a callback failure, wrong size or NaN/Inf.
