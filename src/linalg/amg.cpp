@@ -67,9 +67,10 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
     const int* ptr = L.A.outerIndexPtr();
     const int* idx = L.A.innerIndexPtr();
     const Scalar* val = L.A.valuePtr();
-    L.x.setZero(n);
-    L.b.setZero(n);
-    L.r.setZero(n);
+    if (levels_.size() > 1) {  // the coarse levels' vectors (the finest uses apply()'s)
+      L.x.setZero(n);
+      L.b.setZero(n);
+    }
     if (n <= kCoarseSize) break;  // a dense LU: no smoothing, any nonsingular matrix
     L.inv_diag.setZero(n);
     std::vector<double> bdiag(static_cast<size_t>(n), 0.0);  // |Re a_ii|
@@ -134,9 +135,8 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
     RealRow S(n, n);
     S.setFromTriplets(t.begin(), t.end());
     L.P = (S * P0).pruned();
-    L.R = L.P.transpose();
     const RowMatrix Ps = L.P.template cast<Scalar>();
-    const RowMatrix Rs = L.R.template cast<Scalar>();
+    const RowMatrix Rs = RealRow(L.P.transpose()).template cast<Scalar>();
     RowMatrix coarse = Rs * (L.A * Ps);
     coarse.makeCompressed();
     levels_.emplace_back();
@@ -163,58 +163,74 @@ std::vector<int> AmgHierarchy<Scalar>::sizes() const {
   return out;
 }
 
+// One sweep x_i = (b_i - sum_{j != i} a_ij x_j) / a_ii, forward or backward; from_zero: the
+// first sweep of x = 0 (x is written, not read: only the entries j < i contribute).
 template <typename Scalar>
-void AmgHierarchy<Scalar>::gauss_seidel(const Level& L, bool forward) const {
+void AmgHierarchy<Scalar>::gauss_seidel(const Level& L, const Scalar* b, Scalar* x, bool forward,
+                                        bool from_zero) const {
   const int n = static_cast<int>(L.A.rows());
   const int* ptr = L.A.outerIndexPtr();
   const int* idx = L.A.innerIndexPtr();
   const Scalar* val = L.A.valuePtr();
+  const Scalar* inv_diag = L.inv_diag.data();
+  if (from_zero) {  // forward (column indices ascending within a row)
+    for (int i = 0; i < n; ++i) {
+      Scalar s = b[i];
+      for (int k = ptr[i]; k < ptr[i + 1] && idx[k] < i; ++k) s -= val[k] * x[idx[k]];
+      x[i] = s * inv_diag[i];
+    }
+    return;
+  }
   for (int step = 0; step < n; ++step) {
     const int i = forward ? step : n - 1 - step;
-    Scalar s = L.b[i];
+    Scalar s = b[i];
     for (int k = ptr[i]; k < ptr[i + 1]; ++k)
-      if (idx[k] != i) s -= val[k] * L.x[idx[k]];
-    L.x[i] = s * L.inv_diag[i];
+      if (idx[k] != i) s -= val[k] * x[idx[k]];
+    x[i] = s * inv_diag[i];
   }
 }
 
+// cb = P^T (b - A x) in one pass over the rows: r_i = b_i - (A x)_i is added to the coarse
+// entries of P's row i at once (never stored); each cb_c sums its terms in ascending i, as the
+// product with the stored transpose did.
 template <typename Scalar>
-void AmgHierarchy<Scalar>::cycle(int l) const {
+void AmgHierarchy<Scalar>::restrict_residual(const Level& L, const Scalar* b, const Scalar* x,
+                                             Scalar* cb) const {
+  std::fill(cb, cb + L.P.cols(), Scalar(0));
+  const int* pptr = L.P.outerIndexPtr();
+  const int* pidx = L.P.innerIndexPtr();
+  const double* pval = L.P.valuePtr();
+  csr_rows(L.A, x, [&](Eigen::Index i, const Scalar& ax) {
+    const Scalar r = b[i] - ax;
+    for (int k = pptr[i]; k < pptr[i + 1]; ++k) cb[pidx[k]] += pval[k] * r;
+  });
+}
+
+// One V(1,1) cycle on level l for A x = b from x = 0 (x written).
+template <typename Scalar>
+void AmgHierarchy<Scalar>::cycle(int l, const Scalar* b, Scalar* x) const {
   const Level& L = levels_[static_cast<size_t>(l)];
+  const Eigen::Index n = L.A.rows();
   if (l + 1 == levels()) {
     if (coarse_direct_) {
-      L.x = coarse_lu_.solve(L.b);
+      Eigen::Map<VectorType>(x, n) = coarse_lu_.solve(Eigen::Map<const VectorType>(b, n));
     } else {
-      L.x.setZero();
-      gauss_seidel(L, true);
-      gauss_seidel(L, false);
+      gauss_seidel(L, b, x, true, true);
+      gauss_seidel(L, b, x, false, false);
     }
     return;
   }
   const Level& C = levels_[static_cast<size_t>(l) + 1];
-  L.x.setZero();
-  gauss_seidel(L, true);
-  residual(L);  // r = b - A x in one pass
-  csr_multiply(L.R, L.r.data(), C.b.data());
-  cycle(l + 1);
-  csr_multiply<true>(L.P, C.x.data(), L.x.data());  // x += P x_c in one pass
-  gauss_seidel(L, false);
-}
-
-template <typename Scalar>
-void AmgHierarchy<Scalar>::residual(const Level& L) const {
-  Scalar* r = L.r.data();
-  const Scalar* b = L.b.data();
-  csr_rows(L.A, L.x.data(), [r, b](Eigen::Index i, const Scalar& s) { r[i] = b[i] - s; });
+  gauss_seidel(L, b, x, true, true);
+  restrict_residual(L, b, x, C.b.data());
+  cycle(l + 1, C.b.data(), C.x.data());
+  csr_multiply<true>(L.P, C.x.data(), x);  // x += P x_c in one pass
+  gauss_seidel(L, b, x, false, false);
 }
 
 template <typename Scalar>
 void AmgHierarchy<Scalar>::apply(const Scalar* b, Scalar* x) const {
-  const Level& L = levels_.front();
-  const Eigen::Index n = L.A.rows();
-  L.b = Eigen::Map<const VectorType>(b, n);
-  cycle(0);
-  Eigen::Map<VectorType>(x, n) = L.x;
+  cycle(0, b, x);  // the finest level on b and x themselves
 }
 
 template class AmgHierarchy<double>;

@@ -94,13 +94,14 @@ class AmgHierarchy {
   struct Level {
     RowMatrix A;
     VectorType inv_diag;
-    Eigen::SparseMatrix<double, Eigen::RowMajor, int> P, R;  // n x nc and nc x n (R = P^T)
-    // cycle scratch (mutable: apply() is logically const)
-    mutable VectorType x, b, r;
+    Eigen::SparseMatrix<double, Eigen::RowMajor, int> P;  // n x nc (the restriction is P^T)
+    // the coarse levels' right-hand side and solution (mutable: apply() is logically const;
+    // the finest level works on apply()'s b and x)
+    mutable VectorType x, b;
   };
-  void cycle(int l) const;
-  void residual(const Level& L) const;  // L.r = L.b - L.A L.x
-  void gauss_seidel(const Level& L, bool forward) const;
+  void cycle(int l, const Scalar* b, Scalar* x) const;
+  void gauss_seidel(const Level& L, const Scalar* b, Scalar* x, bool forward, bool from_zero) const;
+  void restrict_residual(const Level& L, const Scalar* b, const Scalar* x, Scalar* cb) const;
   std::vector<Level> levels_;
   Eigen::PartialPivLU<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>> coarse_lu_;
   bool coarse_direct_ = false;

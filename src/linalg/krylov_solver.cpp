@@ -20,6 +20,7 @@
 // cannot solve ends in a failure status after a few shrinking steps instead of creeping on
 // with inaccurate solves (air-pipe-1000: steps of 1e-8 at 0.2 s each before). No allocation in
 // solve_in_place() (the Krylov basis is sized in factor()).
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <memory>
@@ -93,21 +94,25 @@ class KrylovSolver final : public LinearSolver<Scalar> {
     }
     const auto& A = amg_.fine();
     const double bnorm = b.norm();
-    x_.setZero();
     if (bnorm == 0.0 || !std::isfinite(bnorm)) {
       if (!std::isfinite(bnorm)) b.setConstant(Scalar(std::nan("")));
-      return;
+      return;  // b = 0: x = 0 is b itself
     }
     const double target = kRelTol * bnorm;
     failure_ = nullptr;
-    w_ = b;  // residual of x = 0
+    // The first cycle starts from x = 0 with the residual b itself (no copy, its norm known);
+    // a restart from x_ with the true residual w_ = b - A x_.
+    bool restarted = false;
     int done = 0;
     double resid = bnorm;  // the residual norm: true at each restart, Givens' estimate between
     while (done < kMaxIterations) {
-      const double beta = w_.norm();
+      const double beta = restarted ? w_.norm() : bnorm;
       resid = beta;
       if (beta <= target) break;
-      V_.col(0) = w_ / beta;
+      if (restarted)
+        V_.col(0) = w_ / beta;
+      else
+        V_.col(0) = b / beta;
       g_.setZero();
       g_[0] = beta;
       int j = 0;
@@ -147,11 +152,15 @@ class KrylovSolver final : public LinearSolver<Scalar> {
         for (int k = i + 1; k < j; ++k) s -= H_(i, k) * y_[k];
         y_[i] = s / H_(i, i);
       }
-      for (int i = 0; i < j; ++i) x_ += y_[i] * Z_.col(i);
+      if (resid <= target) {  // converged (Givens' estimate): the answer straight into b
+        combine(j, restarted, b.data());
+        return succeed();
+      }
+      combine(j, restarted, x_.data());
       // the true residual for the restart (and the stopping test)
       csr_multiply(A, x_, w_);
       w_ = b - w_;
-      if (resid <= target) break;
+      restarted = true;
     }
     if (resid > target) {  // kMaxIterations without reaching the tolerance: no answer
       failure_ =
@@ -161,8 +170,8 @@ class KrylovSolver final : public LinearSolver<Scalar> {
       count_failure();
       return;
     }
-    b = x_;
-    if (++successes_ >= 100) failures_ = 0;
+    b = x_;  // a restart's true residual met the tolerance
+    succeed();
   }
   const char* solve_failure() const override { return failure_; }
 
@@ -201,6 +210,29 @@ class KrylovSolver final : public LinearSolver<Scalar> {
   void count_failure() const {
     ++failures_;
     successes_ = 0;
+  }
+  void succeed() const {
+    if (++successes_ >= 100) failures_ = 0;
+  }
+  // out = x_ (0 in the first cycle) + Z y over the cycle's j directions, each entry summed in
+  // direction order as j updates x += y_i z_i would sum it, in row blocks that stay in the L1
+  // cache: Z read once and out written once instead of j passes over x.
+  void combine(int j, bool add_x, Scalar* out) const {
+    constexpr Eigen::Index kBlock = 256;
+    const Eigen::Index n = x_.size();
+    for (Eigen::Index i0 = 0; i0 < n; i0 += kBlock) {
+      const Eigen::Index m = std::min(kBlock, n - i0);
+      Scalar* o = out + i0;
+      if (!add_x)
+        std::fill(o, o + m, Scalar(0));
+      else if (o != x_.data() + i0)
+        std::copy(x_.data() + i0, x_.data() + i0 + m, o);
+      for (int c = 0; c < j; ++c) {
+        const Scalar yc = y_[c];
+        const Scalar* z = Z_.col(c).data() + i0;
+        for (Eigen::Index k = 0; k < m; ++k) o[k] += yc * z[k];
+      }
+    }
   }
   mutable Dense V_, Z_;
   mutable VectorType w_, z_, x_;
