@@ -21,6 +21,8 @@
 //   build/bench/daekit_scaling --codes radau5,bdf   only these codes (of radau5, bdf, ida,
 //                                                radau5-amg, bdf-amg)
 //   build/bench/daekit_scaling --accuracy        heat2d n = 1e5, tol 1e-5 .. 1e-8, equal scd
+//   build/bench/daekit_scaling --kernels         ns per row of A x and of a Gauss-Seidel sweep
+//                                                at n = 1e4, 1e5, 1e6 (the machine's share)
 //   build/bench/daekit_scaling --foodweb         food-web, tol 1e-4 .. 1e-9: equal scd over
 //                                                [0, 0.01], equal tol over [0, 1]
 //   build/bench/daekit_scaling --case CODE M TOL one case (CODE radau5 | bdf | ida |
@@ -70,7 +72,7 @@ double median_cpu(const std::function<void()>& run, double min_time) {
 
 struct Outcome {
   bool ok = false;
-  long steps = 0, nfev = 0, njac = 0, nlu = 0;
+  long steps = 0, nfev = 0, njac = 0, nlu = 0, nsol = 0, nli = 0;  // nli: GMRES iterations
   double cpu = 0.0, scd = -99.0, setup_mb = 0.0, peak_mb = 0.0;
 };
 
@@ -107,6 +109,8 @@ Outcome run_code(const std::string& code, const BuiltinProblem& p, double tol, c
     out.nfev = r.stats.nfev + r.stats.nfev_jac;
     out.njac = r.stats.njac;
     out.nlu = r.stats.nlu;
+    out.nsol = r.stats.nsol;
+    out.nli = r.stats.nli;
     if (out.ok) out.scd = scd(r.y, ref);
     return out;
   }
@@ -152,8 +156,8 @@ int run_case(const std::string& code, int m, double tol) {
   Outcome o = run_code(code, p, tol, ref, 0.3);
   o.setup_mb = setup;
   o.peak_mb = peak_mb();
-  std::printf("RESULT %d %ld %ld %ld %ld %.6e %.4f %.1f %.1f\n", o.ok ? 1 : 0, o.steps, o.nfev,
-              o.njac, o.nlu, o.cpu, o.scd, o.setup_mb, o.peak_mb);
+  std::printf("RESULT %d %ld %ld %ld %ld %.6e %.4f %.1f %.1f %ld %ld\n", o.ok ? 1 : 0, o.steps,
+              o.nfev, o.njac, o.nlu, o.cpu, o.scd, o.setup_mb, o.peak_mb, o.nsol, o.nli);
   return 0;
 }
 
@@ -169,8 +173,9 @@ Outcome child_case(const std::string& code, int m, double tol) {
   char line[512];
   while (std::fgets(line, sizeof line, pipe)) {
     int ok = 0;
-    if (std::sscanf(line, "RESULT %d %ld %ld %ld %ld %lf %lf %lf %lf", &ok, &o.steps, &o.nfev,
-                    &o.njac, &o.nlu, &o.cpu, &o.scd, &o.setup_mb, &o.peak_mb) == 9)
+    if (std::sscanf(line, "RESULT %d %ld %ld %ld %ld %lf %lf %lf %lf %ld %ld", &ok, &o.steps,
+                    &o.nfev, &o.njac, &o.nlu, &o.cpu, &o.scd, &o.setup_mb, &o.peak_mb, &o.nsol,
+                    &o.nli) == 11)
       o.ok = ok != 0;
   }
   pclose(pipe);
@@ -216,8 +221,9 @@ void scaling_table(long max_n, double tol, const std::vector<std::string>& list)
     for (size_t c = 0; c < list.size(); ++c) rerun += (c ? "," : "") + list[c];
   }
   std::printf("rerun: %s\n\n", rerun.c_str());
-  std::printf("%-8s %8s %-4s %6s %7s %6s %6s %11s %10s %6s %9s %9s\n", "code", "n", "ok", "steps",
-              "nfev", "njac", "nlu", "s/solve", "ms/step", "scd", "setup MB", "peak MB");
+  std::printf("%-8s %8s %-4s %6s %7s %6s %6s %11s %10s %6s %9s %9s %8s\n", "code", "n", "ok",
+              "steps", "nfev", "njac", "nlu", "s/solve", "ms/step", "scd", "setup MB", "peak MB",
+              "nli/sol");
   struct Row {
     std::string code;
     long n;
@@ -230,9 +236,10 @@ void scaling_table(long max_n, double tol, const std::vector<std::string>& list)
     for (const std::string& c : list) {
       const Outcome o = child_case(c, m, tol);
       rows.push_back({c, n, o});
-      std::printf("%-8s %8ld %-4s %6ld %7ld %6ld %6ld %11.4f %10.3f %6.2f %9.1f %9.1f\n",
+      std::printf("%-8s %8ld %-4s %6ld %7ld %6ld %6ld %11.4f %10.3f %6.2f %9.1f %9.1f %8.2f\n",
                   code_title(c), n, o.ok ? "ok" : "FAIL", o.steps, o.nfev, o.njac, o.nlu, o.cpu,
-                  o.steps ? 1e3 * o.cpu / o.steps : 0.0, o.scd, o.setup_mb, o.peak_mb);
+                  o.steps ? 1e3 * o.cpu / o.steps : 0.0, o.scd, o.setup_mb, o.peak_mb,
+                  o.nsol ? static_cast<double>(o.nli) / o.nsol : 0.0);
       std::fflush(stdout);
     }
   }
@@ -249,10 +256,15 @@ void scaling_table(long max_n, double tol, const std::vector<std::string>& list)
     const double per_step_a = a->o.cpu / a->o.steps, per_step_b = b->o.cpu / b->o.steps;
     std::printf(
         "%-8s n x %.0f: time per solve x %.1f, time per step x %.1f, steps x %.2f, "
-        "peak memory x %.1f\n",
+        "peak memory x %.1f",
         code_title(c), static_cast<double>(b->n) / a->n, b->o.cpu / a->o.cpu,
         per_step_b / per_step_a, static_cast<double>(b->o.steps) / a->o.steps,
         b->o.peak_mb / a->o.peak_mb);
+    if (a->o.nli > 0 && b->o.nli > 0)  // the iterative backend: GMRES iterations per solve
+      std::printf(", GMRES iterations per solve x %.2f",
+                  (static_cast<double>(b->o.nli) / b->o.nsol) /
+                      (static_cast<double>(a->o.nli) / a->o.nsol));
+    std::printf("\n");
   }
 }
 
@@ -360,6 +372,69 @@ void foodweb_table(double t_end) {
 
 }  // namespace
 
+// --kernels: what the machine's memory hierarchy alone does to a sparse iteration's cost per
+// unknown from n = 1e4 to 1e6, on the five-point matrix of heat2d's interior (compressed rows,
+// double values, int indices, as the iterative backend stores it): the product y = A x
+// (bandwidth-bound once A and x leave the caches) and one forward Gauss-Seidel sweep (bound by
+// the latency of its recurrence through x_{i-1}). CPU ns per row, median of 5 timings.
+void kernels_table() {
+  std::printf(
+      "the five-point matrix (n = m^2, 5 entries per row, CSR with double values and int\n"
+      "indices): CPU ns per row of y = A x and of a forward Gauss-Seidel sweep, median of 5\n"
+      "rerun: build/bench/daekit_scaling --kernels\n\n");
+  std::printf("%8s %12s %12s\n", "n", "A x ns/row", "GS ns/row");
+  double first[2] = {0.0, 0.0}, last[2] = {0.0, 0.0};
+  for (int m : {100, 317, 1000}) {
+    const int n = m * m;
+    std::vector<int> ptr(static_cast<size_t>(n) + 1, 0), idx;
+    std::vector<double> val;
+    for (int i = 0; i < n; ++i) {
+      const int r = i / m, c = i % m;
+      const int cols[5] = {r > 0 ? i - m : -1, c > 0 ? i - 1 : -1, i, c < m - 1 ? i + 1 : -1,
+                           r < m - 1 ? i + m : -1};
+      for (int j : cols)
+        if (j >= 0) {
+          idx.push_back(j);
+          val.push_back(j == i ? 4.5 : -1.0);
+        }
+      ptr[static_cast<size_t>(i) + 1] = static_cast<int>(idx.size());
+    }
+    std::vector<double> x(static_cast<size_t>(n), 1.0), y(static_cast<size_t>(n), 0.0);
+    const std::vector<double> inv_diag(static_cast<size_t>(n), 1.0 / 4.5);
+    const int reps = std::max(3, static_cast<int>(2e7 / n));
+    double ns[2];
+    for (int kernel = 0; kernel < 2; ++kernel) {
+      std::vector<double> t;
+      for (int round = 0; round < 5; ++round) {
+        const double t0 = cpu_now();
+        for (int rep = 0; rep < reps; ++rep)
+          for (int i = 0; i < n; ++i) {
+            double sum = kernel == 0 ? 0.0 : y[static_cast<size_t>(i)];
+            for (int k = ptr[static_cast<size_t>(i)]; k < ptr[static_cast<size_t>(i) + 1]; ++k) {
+              const int j = idx[static_cast<size_t>(k)];
+              if (kernel == 0)
+                sum += val[static_cast<size_t>(k)] * x[static_cast<size_t>(j)];
+              else if (j != i)
+                sum -= val[static_cast<size_t>(k)] * x[static_cast<size_t>(j)];
+            }
+            if (kernel == 0)
+              y[static_cast<size_t>(i)] = sum;
+            else
+              x[static_cast<size_t>(i)] = sum * inv_diag[static_cast<size_t>(i)];
+          }
+        t.push_back(cpu_now() - t0);
+      }
+      std::sort(t.begin(), t.end());
+      ns[kernel] = 1e9 * t[2] / reps / n;
+      if (m == 100) first[kernel] = ns[kernel];
+      last[kernel] = ns[kernel];
+    }
+    std::printf("%8d %12.2f %12.2f\n", n, ns[0], ns[1]);
+  }
+  std::printf("\nfrom n = 1e4 to 1e6: A x x %.2f per row, Gauss-Seidel x %.2f per row\n",
+              last[0] / first[0], last[1] / first[1]);
+}
+
 int main(int argc, char** argv) {
   self_path = argv[0];
   long max_n = 1000000;
@@ -369,6 +444,9 @@ int main(int argc, char** argv) {
       return run_case(argv[i + 1], std::atoi(argv[i + 2]), std::atof(argv[i + 3]));
     } else if (!std::strcmp(argv[i], "--accuracy")) {
       accuracy_table();
+      return 0;
+    } else if (!std::strcmp(argv[i], "--kernels")) {
+      kernels_table();
       return 0;
     } else if (!std::strcmp(argv[i], "--foodweb")) {
       std::printf("rerun: build/bench/daekit_scaling --foodweb\n\n");
@@ -400,7 +478,7 @@ int main(int argc, char** argv) {
       std::fprintf(
           stderr,
           "usage: daekit_scaling [--max-n N] [--codes radau5,bdf,ida,radau5-amg,bdf-amg] | "
-          "--accuracy | "
+          "--accuracy | --kernels | "
           "--foodweb | --case CODE M TOL\n");
       return 2;
     }

@@ -298,6 +298,10 @@ TEST(IterativeSolver, Heat2dWithBdfAndRadau5LikeKlu) {
     EXPECT_EQ(r[1].linear_solver, "GMRES + AMG");
     EXPECT_NEAR(static_cast<double>(r[1].stats.nsteps), static_cast<double>(r[0].stats.nsteps),
                 2.0);
+    // Stats::nli: the GMRES iterations, at least one per solve, none for KLU
+    EXPECT_EQ(r[0].stats.nli, 0);
+    EXPECT_GE(r[1].stats.nli, r[1].stats.nsol);
+    EXPECT_LT(r[1].stats.nli, 30 * r[1].stats.nsol);
     EXPECT_LT(e_it, 3.0 * e_klu + 1e-9);
   }
 }

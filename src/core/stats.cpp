@@ -13,6 +13,7 @@ const std::vector<StatsField>& stats_fields() {
       {"njac", "Jacobian evaluations", &Stats::njac},
       {"nlu", "LU factorisations of the iteration matrix", &Stats::nlu},
       {"nsol", "forward/backward substitutions", &Stats::nsol},
+      {"nli", "linear (GMRES) iterations of the iterative backend", &Stats::nli},
       {"nnewton", "Newton iterations", &Stats::nnewton},
       {"nnewton_fail", "Newton failures", &Stats::nnewton_fail},
       {"nproject", "projections onto the constraint manifold", &Stats::nproject},

@@ -66,6 +66,7 @@ std::string Result::brief_report() const {
        stats.nfev_jac);
   line(os, "  Jacobians         %ld\n", stats.njac);
   line(os, "  LU factorisations %ld, solves %ld\n", stats.nlu, stats.nsol);
+  if (stats.nli > 0) line(os, "  GMRES iterations  %ld\n", stats.nli);
   line(os, "  Newton iterations %ld (%ld failures)\n", stats.nnewton, stats.nnewton_fail);
   line(os, "  CPU time          %.3f ms\n", 1e3 * cpu_seconds);
   return os.str();

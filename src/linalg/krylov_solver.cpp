@@ -137,7 +137,7 @@ class KrylovSolver final : public LinearSolver<Scalar> {
               "matrix is too far from diagonal dominance for its Gauss-Seidel smoothing; use "
               "'sparse')";
           b.setConstant(Scalar(std::nan("")));
-          count_failure();
+          count_failure(done + 1);
           return;
         }
         if (resid <= target || hnext == 0.0) {
@@ -154,7 +154,7 @@ class KrylovSolver final : public LinearSolver<Scalar> {
       }
       if (resid <= target) {  // converged (Givens' estimate): the answer straight into b
         combine(j, restarted, b.data());
-        return succeed();
+        return succeed(done);
       }
       combine(j, restarted, x_.data());
       // the true residual for the restart (and the stopping test)
@@ -167,11 +167,11 @@ class KrylovSolver final : public LinearSolver<Scalar> {
           "the iterative linear solver did not converge (150 GMRES + AMG iterations without "
           "reaching a relative residual of 1e-6; use 'sparse')";
       b.setConstant(Scalar(std::nan("")));
-      count_failure();
+      count_failure(done);
       return;
     }
     b = x_;  // a restart's true residual met the tolerance
-    succeed();
+    succeed(done);
   }
   const char* solve_failure() const override { return failure_; }
 
@@ -207,12 +207,17 @@ class KrylovSolver final : public LinearSolver<Scalar> {
   // which the iteration still converges (air-pipe-1000: steps of 2e-9, 0.2 s each)
   static constexpr int kMaxSolveFailures = 10;
   mutable int failures_ = 0, successes_ = 0;
-  void count_failure() const {
+  void count_failure(int iterations) const {
+    count(iterations);
     ++failures_;
     successes_ = 0;
   }
-  void succeed() const {
+  void succeed(int iterations) const {
+    count(iterations);
     if (++successes_ >= 100) failures_ = 0;
+  }
+  void count(int iterations) const {
+    if (this->iterations_) *this->iterations_ += iterations;
   }
   // out = x_ (0 in the first cycle) + Z y over the cycle's j directions, each entry summed in
   // direction order as j updates x += y_i z_i would sum it, in row blocks that stay in the L1

@@ -66,9 +66,13 @@ class LinearSolver {
   /// Solves A^T X = B (transpose, not conjugate; B n x r) in place with the last successful
   /// factorisation, if supports_transposed_solve(): false, B untouched, otherwise.
   virtual bool solve_transposed_in_place(Eigen::Ref<BlockType> /*B*/) const { return false; }
+  /// Where an iterative backend adds its iterations per solve (Stats::nli; the direct ones
+  /// have none).
+  void count_iterations_in(long* counter) { iterations_ = counter; }
 
  protected:
   StructuredMatrix<Scalar> matrix_;
+  long* iterations_ = nullptr;
 };
 
 using RealLinearSolver = LinearSolver<double>;

@@ -87,7 +87,9 @@ class MassMatrixSystem {
   std::unique_ptr<LinearSolver<Scalar>> make_solver() const {
     if (eliminates_second_order())
       return make_second_order_solver<Scalar>(n(), dae_.second_order.m1, dae_.second_order.m2);
-    return make_linear_solver<Scalar>(n(), iteration_structure_, backend_);
+    auto solver = make_linear_solver<Scalar>(n(), iteration_structure_, backend_);
+    solver->count_iterations_in(&stats_->nli);
+    return solver;
   }
   /// The solvers of make_solver() eliminate the declared second-order block
   /// (MassMatrixDae::second_order): dense backend, n > 16 (below, the fixed-size LU kernels of
@@ -203,7 +205,9 @@ class ImplicitSystem {
   const Sparsity& iteration_structure() const { return iteration_structure_; }
   LinearSolverKind backend() const { return backend_; }
   std::unique_ptr<LinearSolver<double>> make_solver() const {
-    return make_linear_solver<double>(n_, iteration_structure_, backend_);
+    auto solver = make_linear_solver<double>(n_, iteration_structure_, backend_);
+    solver->count_iterations_in(&stats_->nli);
+    return solver;
   }
   int jacobian_colours() const {
     return mass_form_ ? mass_form_->jacobian_colours() : fd_.colours();

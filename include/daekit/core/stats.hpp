@@ -14,6 +14,7 @@ struct Stats {
   long njac = 0;          ///< Jacobian evaluations (analytic or by differences)
   long nlu = 0;           ///< LU factorisations of the iteration matrix (a real+complex pair is 1)
   long nsol = 0;          ///< forward/backward substitutions (a real+complex pair is 1)
+  long nli = 0;           ///< Krylov iterations of the iterative linear solver (0 for direct)
   long nsteps = 0;        ///< step attempts: accepted + rejected by the error test + failed
   long naccept = 0;       ///< accepted steps
   long nreject = 0;       ///< steps rejected by the error test
