@@ -71,6 +71,12 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
       L.x.setZero(n);
       L.b.setZero(n);
     }
+    L.lower = L.upper = 0;  // the bandwidths: the fused passes' lags
+    for (int i = 0; i < n; ++i)
+      for (int k = ptr[i]; k < ptr[i + 1]; ++k) {
+        L.lower = std::max(L.lower, i - idx[k]);
+        L.upper = std::max(L.upper, idx[k] - i);
+      }
     if (n <= kCoarseSize) break;  // a dense LU: no smoothing, any nonsingular matrix
     L.inv_diag.setZero(n);
     std::vector<double> bdiag(static_cast<size_t>(n), 0.0);  // |Re a_ii|
@@ -163,74 +169,114 @@ std::vector<int> AmgHierarchy<Scalar>::sizes() const {
   return out;
 }
 
-// One sweep x_i = (b_i - sum_{j != i} a_ij x_j) / a_ii, forward or backward; from_zero: the
-// first sweep of x = 0 (x is written, not read: only the entries j < i contribute).
+namespace {
+// Row i of the compressed-row A: sum_j a_ij x_j over all entries (the storage order), or over
+// j != i only / j < i only.
+template <typename M, typename Scalar>
+Scalar row_product(const M& A, int i, const Scalar* x) {
+  const int* ptr = A.outerIndexPtr();
+  const int* idx = A.innerIndexPtr();
+  const auto* val = A.valuePtr();
+  Scalar s(0);
+  for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
+  return s;
+}
+}  // namespace
+
+// The sweeps of one cycle on a level, each fused with the pass that follows or precedes it:
+// the pass's row k runs as soon as every x_j it reads is final (a lag of the level's bandwidth
+// in rows), while the rows it shares with the sweep are still in the cache. For a banded level
+// (heat2d's finest: bandwidth m = sqrt(n), a lag of m rows of A ~ 60 kB) the matrix is read
+// from memory once for the two passes instead of twice; for a level of large bandwidth the lag
+// covers the whole level and each pass runs after the sweep as it would on its own. Either way
+// every row does the same operations in the same order as the separate passes.
+
+// Forward Gauss-Seidel from x = 0 (x written, not read: the entries j < i only), then
+// cb = P^T (b - A x): r_k = b_k - (A x)_k added to the coarse entries of P's row k at once (never
+// stored), in ascending k as the product with P^T sums them.
 template <typename Scalar>
-void AmgHierarchy<Scalar>::gauss_seidel(const Level& L, const Scalar* b, Scalar* x, bool forward,
-                                        bool from_zero) const {
+void AmgHierarchy<Scalar>::forward_restrict(const Level& L, const Scalar* b, Scalar* x,
+                                            Scalar* cb) const {
   const int n = static_cast<int>(L.A.rows());
   const int* ptr = L.A.outerIndexPtr();
   const int* idx = L.A.innerIndexPtr();
   const Scalar* val = L.A.valuePtr();
   const Scalar* inv_diag = L.inv_diag.data();
-  if (from_zero) {  // forward (column indices ascending within a row)
-    for (int i = 0; i < n; ++i) {
-      Scalar s = b[i];
-      for (int k = ptr[i]; k < ptr[i + 1] && idx[k] < i; ++k) s -= val[k] * x[idx[k]];
-      x[i] = s * inv_diag[i];
-    }
-    return;
+  const int* pptr = L.P.outerIndexPtr();
+  const int* pidx = L.P.innerIndexPtr();
+  const double* pval = L.P.valuePtr();
+  std::fill(cb, cb + L.P.cols(), Scalar(0));
+  const auto restrict_row = [&](int k) {
+    const Scalar r = b[k] - row_product(L.A, k, x);
+    for (int q = pptr[k]; q < pptr[k + 1]; ++q) cb[pidx[q]] += pval[q] * r;
+  };
+  const int lag = L.upper;  // row k reads x_j, j <= k + upper: final after row k + upper
+  for (int i = 0; i < n; ++i) {
+    Scalar s = b[i];
+    for (int k = ptr[i]; k < ptr[i + 1] && idx[k] < i; ++k) s -= val[k] * x[idx[k]];
+    x[i] = s * inv_diag[i];
+    if (i >= lag) restrict_row(i - lag);
   }
-  for (int step = 0; step < n; ++step) {
-    const int i = forward ? step : n - 1 - step;
+  for (int k = std::max(0, n - lag); k < n; ++k) restrict_row(k);
+}
+
+// x += P x_c (the coarse correction), then backward Gauss-Seidel, then (Ax non-null)
+// Ax = A x, all in one descending sweep: row p is corrected before any row reads it (rows
+// i <= p + lower), and product row k is formed once x_j, j >= k - lower, is final.
+template <typename Scalar>
+void AmgHierarchy<Scalar>::correct_backward(const Level& L, const Scalar* b, Scalar* x,
+                                            const Scalar* cx, Scalar* Ax) const {
+  const int n = static_cast<int>(L.A.rows());
+  const int* ptr = L.A.outerIndexPtr();
+  const int* idx = L.A.innerIndexPtr();
+  const Scalar* val = L.A.valuePtr();
+  const Scalar* inv_diag = L.inv_diag.data();
+  const int lag = L.lower;
+  int p = n - 1;  // the next row to correct
+  for (int i = n - 1; i >= 0; --i) {
+    if (cx)
+      for (; p >= 0 && p >= i - lag; --p) x[p] = x[p] + row_product(L.P, p, cx);
     Scalar s = b[i];
     for (int k = ptr[i]; k < ptr[i + 1]; ++k)
       if (idx[k] != i) s -= val[k] * x[idx[k]];
     x[i] = s * inv_diag[i];
+    if (Ax && i + lag < n) Ax[i + lag] = row_product(L.A, i + lag, x);
   }
+  if (Ax)
+    for (int k = std::min(n, lag) - 1; k >= 0; --k) Ax[k] = row_product(L.A, k, x);
 }
 
-// cb = P^T (b - A x) in one pass over the rows: r_i = b_i - (A x)_i is added to the coarse
-// entries of P's row i at once (never stored); each cb_c sums its terms in ascending i, as the
-// product with the stored transpose did.
+// One V(1,1) cycle on level l for A x = b from x = 0 (x written); Ax non-null: also A x.
 template <typename Scalar>
-void AmgHierarchy<Scalar>::restrict_residual(const Level& L, const Scalar* b, const Scalar* x,
-                                             Scalar* cb) const {
-  std::fill(cb, cb + L.P.cols(), Scalar(0));
-  const int* pptr = L.P.outerIndexPtr();
-  const int* pidx = L.P.innerIndexPtr();
-  const double* pval = L.P.valuePtr();
-  csr_rows(L.A, x, [&](Eigen::Index i, const Scalar& ax) {
-    const Scalar r = b[i] - ax;
-    for (int k = pptr[i]; k < pptr[i + 1]; ++k) cb[pidx[k]] += pval[k] * r;
-  });
-}
-
-// One V(1,1) cycle on level l for A x = b from x = 0 (x written).
-template <typename Scalar>
-void AmgHierarchy<Scalar>::cycle(int l, const Scalar* b, Scalar* x) const {
+void AmgHierarchy<Scalar>::cycle(int l, const Scalar* b, Scalar* x, Scalar* Ax) const {
   const Level& L = levels_[static_cast<size_t>(l)];
   const Eigen::Index n = L.A.rows();
   if (l + 1 == levels()) {
     if (coarse_direct_) {
       Eigen::Map<VectorType>(x, n) = coarse_lu_.solve(Eigen::Map<const VectorType>(b, n));
-    } else {
-      gauss_seidel(L, b, x, true, true);
-      gauss_seidel(L, b, x, false, false);
+      if (Ax) csr_multiply(L.A, x, Ax);
+    } else {  // smoothing only: a forward sweep from zero, a backward one
+      const int* ptr = L.A.outerIndexPtr();
+      const int* idx = L.A.innerIndexPtr();
+      const Scalar* val = L.A.valuePtr();
+      for (int i = 0; i < static_cast<int>(n); ++i) {
+        Scalar s = b[i];
+        for (int k = ptr[i]; k < ptr[i + 1] && idx[k] < i; ++k) s -= val[k] * x[idx[k]];
+        x[i] = s * L.inv_diag[i];
+      }
+      correct_backward(L, b, x, nullptr, Ax);
     }
     return;
   }
   const Level& C = levels_[static_cast<size_t>(l) + 1];
-  gauss_seidel(L, b, x, true, true);
-  restrict_residual(L, b, x, C.b.data());
-  cycle(l + 1, C.b.data(), C.x.data());
-  csr_multiply<true>(L.P, C.x.data(), x);  // x += P x_c in one pass
-  gauss_seidel(L, b, x, false, false);
+  forward_restrict(L, b, x, C.b.data());
+  cycle(l + 1, C.b.data(), C.x.data(), nullptr);
+  correct_backward(L, b, x, C.x.data(), Ax);
 }
 
 template <typename Scalar>
-void AmgHierarchy<Scalar>::apply(const Scalar* b, Scalar* x) const {
-  cycle(0, b, x);  // the finest level on b and x themselves
+void AmgHierarchy<Scalar>::apply(const Scalar* b, Scalar* x, Scalar* Ax) const {
+  cycle(0, b, x, Ax);  // the finest level on b and x themselves
 }
 
 template class AmgHierarchy<double>;

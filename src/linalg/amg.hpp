@@ -81,8 +81,9 @@ class AmgHierarchy {
   /// entry or the coarsest level's LU a zero pivot.
   bool setup(const ColMatrix& A);
   /// x = one V(1,1) cycle for A x = b from x = 0 (the preconditioner M^{-1} b); b and x of
-  /// size n, not overlapping.
-  void apply(const Scalar* b, Scalar* x) const;
+  /// size n, not overlapping. Ax non-null: also Ax = A x with the fine-level matrix, formed
+  /// within the cycle's last sweep (GMRES's product A M^{-1} v at the cost of one pass less).
+  void apply(const Scalar* b, Scalar* x, Scalar* Ax = nullptr) const;
   void apply(const VectorType& b, VectorType& x) const { apply(b.data(), x.data()); }
   /// The fine-level matrix (row-major copy of A), for the Krylov method's products.
   const RowMatrix& fine() const { return levels_.front().A; }
@@ -95,13 +96,15 @@ class AmgHierarchy {
     RowMatrix A;
     VectorType inv_diag;
     Eigen::SparseMatrix<double, Eigen::RowMajor, int> P;  // n x nc (the restriction is P^T)
+    int lower = 0, upper = 0;  // bandwidths: a_ij = 0 for i - j > lower or j - i > upper
     // the coarse levels' right-hand side and solution (mutable: apply() is logically const;
     // the finest level works on apply()'s b and x)
     mutable VectorType x, b;
   };
-  void cycle(int l, const Scalar* b, Scalar* x) const;
-  void gauss_seidel(const Level& L, const Scalar* b, Scalar* x, bool forward, bool from_zero) const;
-  void restrict_residual(const Level& L, const Scalar* b, const Scalar* x, Scalar* cb) const;
+  void cycle(int l, const Scalar* b, Scalar* x, Scalar* Ax) const;
+  void forward_restrict(const Level& L, const Scalar* b, Scalar* x, Scalar* cb) const;
+  void correct_backward(const Level& L, const Scalar* b, Scalar* x, const Scalar* cx,
+                        Scalar* Ax) const;
   std::vector<Level> levels_;
   Eigen::PartialPivLU<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>> coarse_lu_;
   bool coarse_direct_ = false;

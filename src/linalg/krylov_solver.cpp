@@ -117,9 +117,9 @@ class KrylovSolver final : public LinearSolver<Scalar> {
       g_[0] = beta;
       int j = 0;
       for (; j < kRestart && done < kMaxIterations; ++j, ++done) {
-        amg_.apply(V_.col(j).data(), Z_.col(j).data());  // z_j = M^{-1} v_j
-        csr_multiply(A, Z_.col(j).data(), z_.data());    // z = A z_j
-        for (int i = 0; i <= j; ++i) {                   // modified Gram-Schmidt
+        // z_j = M^{-1} v_j and z = A z_j (formed within the cycle's last sweep)
+        amg_.apply(V_.col(j).data(), Z_.col(j).data(), z_.data());
+        for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
           H_(i, j) = V_.col(i).dot(z_);
           z_ -= H_(i, j) * V_.col(i);
         }
