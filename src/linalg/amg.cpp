@@ -77,7 +77,8 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
         L.lower = std::max(L.lower, i - idx[k]);
         L.upper = std::max(L.upper, idx[k] - i);
       }
-    if (n <= kCoarseSize) break;  // a dense LU: no smoothing, any nonsingular matrix
+    // a dense LU: no smoothing, any nonsingular matrix (the whole matrix up to kDirectSize)
+    if (n <= (levels_.size() == 1 ? kDirectSize : kCoarseSize)) break;
     L.inv_diag.setZero(n);
     std::vector<double> bdiag(static_cast<size_t>(n), 0.0);  // |Re a_ii|
     for (int i = 0; i < n; ++i) {
@@ -149,7 +150,7 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
     levels_.back().A = std::move(coarse);
   }
   Level& last = levels_.back();
-  if (last.A.rows() <= kCoarseSize) {
+  if (last.A.rows() <= (levels_.size() == 1 ? kDirectSize : kCoarseSize)) {
     coarse_lu_.compute(Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>(last.A));
     const auto& lu = coarse_lu_.matrixLU();
     for (Eigen::Index i = 0; i < lu.rows(); ++i)  // a zero or non-finite pivot: singular
