@@ -76,6 +76,11 @@ bool AmgHierarchy<Scalar>::setup(const ColMatrix& A) {
       for (int k = ptr[i]; k < ptr[i + 1]; ++k) {
         L.lower = std::max(L.lower, i - idx[k]);
         L.upper = std::max(L.upper, idx[k] - i);
+        if (k > ptr[i] && idx[k] <= idx[k - 1]) {  // the sweeps read rows in ascending j
+          failure_ = "unsorted or repeated column indices in row " + std::to_string(i) +
+                     " of an AMG level (internal error)";
+          return false;
+        }
       }
     // a dense LU: no smoothing, any nonsingular matrix (the whole matrix up to kDirectSize)
     if (n <= (levels_.size() == 1 ? kDirectSize : kCoarseSize)) break;
