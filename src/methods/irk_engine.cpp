@@ -164,6 +164,25 @@ bool IrkEngine::factor(double h, const StructuredMatrix<double>& J) {
   return lu_valid_;
 }
 
+namespace {
+// Row r of a 3 x 3 matrix held as splat pairs (row-major, IrkEngine's t_pairs_ / ti_pairs_)
+// times (v0, v1, v2): m_r0 v0 + m_r1 v1 + m_r2 v2, summed in that order (as the scalar loops).
+template <int W>
+[[gnu::always_inline]] inline Pack<W> product_row3(const double* row, Pack<W> v0, Pack<W> v1,
+                                                   Pack<W> v2) {
+  using P = Pack<W>;
+  return P::pair(row) * v0 + P::pair(row + 2) * v1 + P::pair(row + 4) * v2;
+}
+// The three rows' products stored in three columns of stride n from out.
+template <int W>
+[[gnu::always_inline]] inline void store_product3(const double* m, Pack<W> v0, Pack<W> v1,
+                                                  Pack<W> v2, double* out, long n) {
+  product_row3(m, v0, v1, v2).store(out);
+  product_row3(m + 6, v0, v1, v2).store(out + n);
+  product_row3(m + 12, v0, v1, v2).store(out + 2 * n);
+}
+}  // namespace
+
 void IrkEngine::start_zero() {
   Z_.setZero();
   W_.setZero();
@@ -214,9 +233,7 @@ void IrkEngine::start_rows(const IrkDense& previous, double h) {
       z0.store(z + i);
       z1.store(z + n + i);
       z2.store(z + 2 * n + i);
-      (P::pair(ti) * z0 + P::pair(ti + 2) * z1 + P::pair(ti + 4) * z2).store(w + i);
-      (P::pair(ti + 6) * z0 + P::pair(ti + 8) * z1 + P::pair(ti + 10) * z2).store(w + n + i);
-      (P::pair(ti + 12) * z0 + P::pair(ti + 14) * z1 + P::pair(ti + 16) * z2).store(w + 2 * n + i);
+      store_product3(ti, z0, z1, z2, w + i, n);
     });
     return;
   }
@@ -292,9 +309,9 @@ void IrkEngine::residual3(const double* mw, const double* diag, double g, double
       w1 = m * w1;
       w2 = m * w2;
     }
-    const P r0 = P::pair(ti) * f0 + P::pair(ti + 2) * f1 + P::pair(ti + 4) * f2;
-    const P r1 = P::pair(ti + 6) * f0 + P::pair(ti + 8) * f1 + P::pair(ti + 10) * f2;
-    const P r2 = P::pair(ti + 12) * f0 + P::pair(ti + 14) * f1 + P::pair(ti + 16) * f2;
+    const P r0 = product_row3(ti, f0, f1, f2);
+    const P r1 = product_row3(ti + 6, f0, f1, f2);
+    const P r2 = product_row3(ti + 12, f0, f1, f2);
     (r0 - P::pair(gp) * w0).store(rr + i);
     const P a = P::pair(alp), b = P::pair(bep);
     P::store_complex(cp + i, r1 - (a * w1 - b * w2), r2 - (b * w1 + a * w2));
@@ -320,9 +337,7 @@ void IrkEngine::update3() {
     w0.store(wc + i);
     w1.store(wc + n + i);
     w2.store(wc + 2 * n + i);
-    (P::pair(t) * w0 + P::pair(t + 2) * w1 + P::pair(t + 4) * w2).store(zc + i);
-    (P::pair(t + 6) * w0 + P::pair(t + 8) * w1 + P::pair(t + 10) * w2).store(zc + n + i);
-    (P::pair(t + 12) * w0 + P::pair(t + 14) * w1 + P::pair(t + 16) * w2).store(zc + 2 * n + i);
+    store_product3(t, w0, w1, w2, zc + i, n);
   };
   for_rows<N>(n, rows);
 }
