@@ -154,6 +154,9 @@ def test_iterative_linear_solver():
     assert res_k.success and res_k.linear_solver == "KLU"
     assert res_i.success and res_i.linear_solver == "GMRES + AMG"
     np.testing.assert_allclose(res_i.y[:, -1], res_k.y[:, -1], rtol=1e-5, atol=1e-8)
+    # stats["nli"]: GMRES iterations, at least one per solve; none for the direct backends
+    assert res_k.stats["nli"] == 0
+    assert res_i.stats["nli"] >= res_i.stats["nsol"] > 0
 
 
 def pendulum(t, y):
