@@ -176,16 +176,16 @@ std::vector<int> AmgHierarchy<Scalar>::sizes() const {
 }
 
 namespace {
-// Row i of the compressed-row A: sum_j a_ij x_j over all entries (the storage order), or over
-// j != i only / j < i only.
+// Row i of a forward Gauss-Seidel sweep from x = 0: x_i = (b_i - sum_{j < i} a_ij x_j) / a_ii
+// (the entries j > i meet x_j = 0 and are skipped; rows are sorted, setup() checks it).
 template <typename M, typename Scalar>
-Scalar row_product(const M& A, int i, const Scalar* x) {
+void forward_row_from_zero(const M& A, const Scalar* inv_diag, const Scalar* b, Scalar* x, int i) {
   const int* ptr = A.outerIndexPtr();
   const int* idx = A.innerIndexPtr();
-  const auto* val = A.valuePtr();
-  Scalar s(0);
-  for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
-  return s;
+  const Scalar* val = A.valuePtr();
+  Scalar s = b[i];
+  for (int k = ptr[i]; k < ptr[i + 1] && idx[k] < i; ++k) s -= val[k] * x[idx[k]];
+  x[i] = s * inv_diag[i];
 }
 }  // namespace
 
@@ -204,23 +204,18 @@ template <typename Scalar>
 void AmgHierarchy<Scalar>::forward_restrict(const Level& L, const Scalar* b, Scalar* x,
                                             Scalar* cb) const {
   const int n = static_cast<int>(L.A.rows());
-  const int* ptr = L.A.outerIndexPtr();
-  const int* idx = L.A.innerIndexPtr();
-  const Scalar* val = L.A.valuePtr();
   const Scalar* inv_diag = L.inv_diag.data();
   const int* pptr = L.P.outerIndexPtr();
   const int* pidx = L.P.innerIndexPtr();
   const double* pval = L.P.valuePtr();
   std::fill(cb, cb + L.P.cols(), Scalar(0));
   const auto restrict_row = [&](int k) {
-    const Scalar r = b[k] - row_product(L.A, k, x);
+    const Scalar r = b[k] - csr_row(L.A, k, x);
     for (int q = pptr[k]; q < pptr[k + 1]; ++q) cb[pidx[q]] += pval[q] * r;
   };
   const int lag = L.upper;  // row k reads x_j, j <= k + upper: final after row k + upper
   for (int i = 0; i < n; ++i) {
-    Scalar s = b[i];
-    for (int k = ptr[i]; k < ptr[i + 1] && idx[k] < i; ++k) s -= val[k] * x[idx[k]];
-    x[i] = s * inv_diag[i];
+    forward_row_from_zero(L.A, inv_diag, b, x, i);
     if (i >= lag) restrict_row(i - lag);
   }
   for (int k = std::max(0, n - lag); k < n; ++k) restrict_row(k);
@@ -241,15 +236,15 @@ void AmgHierarchy<Scalar>::correct_backward(const Level& L, const Scalar* b, Sca
   int p = n - 1;  // the next row to correct
   for (int i = n - 1; i >= 0; --i) {
     if (cx)
-      for (; p >= 0 && p >= i - lag; --p) x[p] = x[p] + row_product(L.P, p, cx);
+      for (; p >= 0 && p >= i - lag; --p) x[p] = x[p] + csr_row(L.P, p, cx);
     Scalar s = b[i];
     for (int k = ptr[i]; k < ptr[i + 1]; ++k)
       if (idx[k] != i) s -= val[k] * x[idx[k]];
     x[i] = s * inv_diag[i];
-    if (Ax && i + lag < n) Ax[i + lag] = row_product(L.A, i + lag, x);
+    if (Ax && i + lag < n) Ax[i + lag] = csr_row(L.A, i + lag, x);
   }
   if (Ax)
-    for (int k = std::min(n, lag) - 1; k >= 0; --k) Ax[k] = row_product(L.A, k, x);
+    for (int k = std::min(n, lag) - 1; k >= 0; --k) Ax[k] = csr_row(L.A, k, x);
 }
 
 // One V(1,1) cycle on level l for A x = b from x = 0 (x written); Ax non-null: also A x.
@@ -262,14 +257,8 @@ void AmgHierarchy<Scalar>::cycle(int l, const Scalar* b, Scalar* x, Scalar* Ax) 
       Eigen::Map<VectorType>(x, n) = coarse_lu_.solve(Eigen::Map<const VectorType>(b, n));
       if (Ax) csr_multiply(L.A, x, Ax);
     } else {  // smoothing only: a forward sweep from zero, a backward one
-      const int* ptr = L.A.outerIndexPtr();
-      const int* idx = L.A.innerIndexPtr();
-      const Scalar* val = L.A.valuePtr();
-      for (int i = 0; i < static_cast<int>(n); ++i) {
-        Scalar s = b[i];
-        for (int k = ptr[i]; k < ptr[i + 1] && idx[k] < i; ++k) s -= val[k] * x[idx[k]];
-        x[i] = s * L.inv_diag[i];
-      }
+      for (int i = 0; i < static_cast<int>(n); ++i)
+        forward_row_from_zero(L.A, L.inv_diag.data(), b, x, i);
       correct_backward(L, b, x, nullptr, Ax);
     }
     return;

@@ -37,25 +37,26 @@
 
 namespace daekit {
 
-/// For each row i of a row-major sparse A (its scalar may be real while x is complex):
-/// store(i, (A x)_i), the row's sum in storage order.
-template <typename MatScalar, typename Scalar, typename Store>
-void csr_rows(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A, const Scalar* x,
-              Store&& store) {
+/// (A x)_i for row i of a row-major sparse A (its scalar may be real while x is complex): the
+/// row's sum in storage order.
+template <typename MatScalar, typename Scalar>
+Scalar csr_row(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A, Eigen::Index i,
+               const Scalar* x) {
   const int* ptr = A.outerIndexPtr();
   const int* idx = A.innerIndexPtr();
   const MatScalar* val = A.valuePtr();
-  for (Eigen::Index i = 0; i < A.rows(); ++i) {
-    Scalar s(0);
-    for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
-    store(i, s);
-  }
+  Scalar s(0);
+  for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[idx[k]];
+  return s;
 }
 /// y = A x (Add: y += A x); x and y must not overlap.
 template <bool Add = false, typename MatScalar, typename Scalar>
 void csr_multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A, const Scalar* x,
                   Scalar* y) {
-  csr_rows(A, x, [y](Eigen::Index i, const Scalar& s) { y[i] = Add ? y[i] + s : s; });
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    const Scalar s = csr_row(A, i, x);
+    y[i] = Add ? y[i] + s : s;
+  }
 }
 template <typename MatScalar, typename Scalar>
 void csr_multiply(const Eigen::SparseMatrix<MatScalar, Eigen::RowMajor, int>& A,

@@ -241,8 +241,8 @@ bool StructuredMatrix<Scalar>::assign_shifted_negative(const StructuredMatrix<do
   if (kind() != Sparsity::Kind::Dense || J.kind() != Sparsity::Kind::Dense ||
       J.dense().rows() != n_ || dense_.rows() != n_ || dense_.cols() != n_)
     return false;
-  const double* __restrict j = J.dense().data();
-  Scalar* __restrict e = dense_.data();
+  const double* j = J.dense().data();
+  Scalar* e = dense_.data();
   const long n = n_, size = n * n;
   for (long k = 0; k < size; ++k) e[k] = Scalar(-j[k]);
   for (long i = 0; i < n; ++i)

@@ -274,16 +274,18 @@ void IrkEngine::start_rows(const IrkDense& previous, double h) {
 // Radau IIA(3)'s passes of newton_rows<3> (one real block, one complex pair) with kPackWidth
 // rows per instruction (core/pack.hpp): each row's values are those of the general row loops
 // below, to the bit (the same operations in the same order per lane).
-template <long N>
-void IrkEngine::stage_arguments3(const Vector& y) {
+// The stage arguments Y_i = y + Z_i of every stage, in one pass over the components (any s).
+template <int S, long N>
+void IrkEngine::stage_arguments(const Vector& y) {
   const long n = N > 0 ? N : n_;
+  const int s = S > 0 ? S : k_->s;
   const double* yv = y.data();
   const double* z = Z_.data();
   double* ya = Y_.data();
   auto rows = [&]<int W>(long i) {
     using P = Pack<W>;
     const P yi = P::load(yv + i);
-    for (int c = 0; c < 3; ++c) (yi + P::load(z + c * n + i)).store(ya + c * n + i);
+    for (int c = 0; c < s; ++c) (yi + P::load(z + c * n + i)).store(ya + c * n + i);
   };
   for_rows<N>(n, rows);
 }
@@ -366,15 +368,7 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   }
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
   for (;;) {
-    if constexpr (S == 3) {
-      stage_arguments3<N>(y);
-    } else {  // the stage arguments y + Z_i, all in one pass
-      const double* yv = y.data();
-      const double* z = Z_.data();
-      double* ya = Y_.data();
-      for (long j = 0; j < n; ++j)
-        for (int i = 0; i < s; ++i) ya[i * n + j] = yv[j] + z[i * n + j];
-    }
+    stage_arguments<S, N>(y);
     if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data()))
       return Outcome::FunctionFailed;
     const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
@@ -384,25 +378,27 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     }
     const double* f = F_.data();
     double* rr = R_.data();
-    if constexpr (S == 3) residual3<N>(mw, diag, g[0], al[0], be[0]);
-    for (long i = 0; S == 3 ? false : i < n; ++i) {
-      double fv[kMaxStages], w[kMaxStages];
-      for (int c = 0; c < s; ++c) fv[c] = f[c * n + i];
-      const double m = diag ? diag[i] : 1.0;
-      for (int c = 0; c < s; ++c) w[c] = m * mw[c * n + i];  // m w = w exactly for m = 1
-      double r[kMaxStages];
-      for (int c = 0; c < s; ++c) {
-        double acc = ti_rows_[c * s] * fv[0];
-        for (int j = 1; j < s; ++j) acc += ti_rows_[c * s + j] * fv[j];
-        r[c] = acc;
+    if constexpr (S == 3)
+      residual3<N>(mw, diag, g[0], al[0], be[0]);
+    else
+      for (long i = 0; i < n; ++i) {
+        double fv[kMaxStages], w[kMaxStages];
+        for (int c = 0; c < s; ++c) fv[c] = f[c * n + i];
+        const double m = diag ? diag[i] : 1.0;
+        for (int c = 0; c < s; ++c) w[c] = m * mw[c * n + i];  // m w = w exactly for m = 1
+        double r[kMaxStages];
+        for (int c = 0; c < s; ++c) {
+          double acc = ti_rows_[c * s] * fv[0];
+          for (int j = 1; j < s; ++j) acc += ti_rows_[c * s + j] * fv[j];
+          r[c] = acc;
+        }
+        for (int c = 0; c < nr; ++c) rr[c * n + i] = r[c] - g[c] * w[c];
+        for (int p = 0; p < np; ++p) {
+          const int a = nr + 2 * p;
+          cp[p][i] = std::complex<double>(r[a] - (al[p] * w[a] - be[p] * w[a + 1]),
+                                          r[a + 1] - (be[p] * w[a] + al[p] * w[a + 1]));
+        }
       }
-      for (int c = 0; c < nr; ++c) rr[c * n + i] = r[c] - g[c] * w[c];
-      for (int p = 0; p < np; ++p) {
-        const int a = nr + 2 * p;
-        cp[p][i] = std::complex<double>(r[a] - (al[p] * w[a] - be[p] * w[a + 1]),
-                                        r[a + 1] - (be[p] * w[a] + al[p] * w[a + 1]));
-      }
-    }
     for (int c = 0; c < nr; ++c) real_[static_cast<size_t>(c)]->solve_in_place(R_.col(c));
     for (int p = 0; p < np; ++p)
       complex_[static_cast<size_t>(p)]->solve_in_place(cpairs_[static_cast<size_t>(p)]);
@@ -430,22 +426,24 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
     if (const Outcome o = failure(v); o != Outcome::Converged) return o;
     double* wc = W_.data();
     double* zc = Z_.data();
-    if constexpr (S == 3) update3<N>();
-    for (long i = 0; S == 3 ? false : i < n; ++i) {
-      double w[kMaxStages];
-      for (int c = 0; c < nr; ++c) w[c] = (wc[c * n + i] += rr[c * n + i]);
-      for (int p = 0; p < np; ++p) {
-        const std::complex<double> x = cp[p][i];
-        const int a = nr + 2 * p;
-        w[a] = (wc[a * n + i] += x.real());
-        w[a + 1] = (wc[(a + 1) * n + i] += x.imag());
+    if constexpr (S == 3)
+      update3<N>();
+    else
+      for (long i = 0; i < n; ++i) {
+        double w[kMaxStages];
+        for (int c = 0; c < nr; ++c) w[c] = (wc[c * n + i] += rr[c * n + i]);
+        for (int p = 0; p < np; ++p) {
+          const std::complex<double> x = cp[p][i];
+          const int a = nr + 2 * p;
+          w[a] = (wc[a * n + i] += x.real());
+          w[a + 1] = (wc[(a + 1) * n + i] += x.imag());
+        }
+        for (int c = 0; c < s; ++c) {
+          double acc = t_rows_[c * s] * w[0];
+          for (int j = 1; j < s; ++j) acc += t_rows_[c * s + j] * w[j];
+          zc[c * n + i] = acc;
+        }
       }
-      for (int c = 0; c < s; ++c) {
-        double acc = t_rows_[c * s] * w[0];
-        for (int j = 1; j < s; ++j) acc += t_rows_[c * s + j] * w[j];
-        zc[c * n + i] = acc;
-      }
-    }
     if (v == NewtonMonitor::Verdict::Converged) return Outcome::Converged;
     if (v == NewtonMonitor::Verdict::MaxIterations) return Outcome::MaxIterations;
   }

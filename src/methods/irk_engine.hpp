@@ -142,8 +142,8 @@ class IrkEngine {
                   std::integer_sequence<long, N...>);
   template <int S, int M>
   void start_rows(const IrkDense& previous, double h);
-  template <long N>
-  [[gnu::always_inline]] inline void stage_arguments3(const Vector& y);
+  template <int S, long N>
+  [[gnu::always_inline]] inline void stage_arguments(const Vector& y);
   template <long N>
   [[gnu::always_inline]] inline void residual3(const double* mw, const double* diag, double g,
                                                double al, double be);

@@ -8,7 +8,6 @@ namespace daekit {
 
 namespace {
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-
 }  // namespace
 
 void NewtonMonitor::begin(double initial_rate, double roundoff) {
