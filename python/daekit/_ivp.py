@@ -11,9 +11,8 @@ _SCIPY_METHODS = {"Radau": "radau5", "BDF": "bdf"}
 # Options of the integrator passed through unchanged (see include/daekit/integrator/options.hpp).
 _PASSTHROUGH = ("max_steps", "fixed_step", "nonnegative", "exclude_from_error_test",
                 "check_jacobian", "check_consistency", "consistency_tol", "global_error_check",
-                "safety",
-                "max_increase", "max_decrease", "max_events", "linear_solver", "controller",
-                "projection", "trace", "step_callback", "store_steps")
+                "safety", "max_increase", "max_decrease", "max_events", "linear_solver",
+                "controller", "projection", "trace", "step_callback", "store_steps")
 
 
 class DaeResult(dict):
