@@ -28,6 +28,12 @@ const char* to_string(Status status) {
       return "restart_failed";
     case Status::CallbackError:
       return "callback_error";
+    case Status::EventAccumulation:
+      return "event_accumulation";
+    case Status::Interrupted:
+      return "interrupted";
+    case Status::Unreliable:
+      return "unreliable";
   }
   return "unknown";
 }

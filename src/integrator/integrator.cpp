@@ -372,10 +372,22 @@ struct Integrator::Impl : public DenseSource {
     return Stop::Failure;
   }
 
+  // Options::interrupt asked to stop (or failed): finishes the solve, true.
+  bool interrupted() {
+    bool stop = false;
+    if (!guard("the interrupt check", method->t(), [&] { stop = opt.interrupt(); })) {
+      fail(Status::CallbackError, guard.failure().describe());
+      return true;
+    }
+    if (stop) fail(Status::Interrupted, "interrupted at t = " + fmt(method->t()));
+    return stop;
+  }
+
   Stop step_guarded() {
     Stats& s = result.stats;
     for (;;) {
       if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+      if (opt.interrupt && interrupted()) return Stop::Failure;
       const double t = method->t();
       bool last = false;
       // last step: reach t_end exactly, never leave a remainder at round-off level (with

@@ -33,6 +33,12 @@ enum class Status {
   TerminalEvent,              ///< stopped at a terminal event (Result::events says which)
   RestartFailed,              ///< re-initialisation after an event found no consistent values
   CallbackError,              ///< a user callback threw, or returned output of the wrong size
+  EventAccumulation,          ///< events accumulated at a point (Zeno behaviour): the solve
+                              ///< stopped before it, where the events still were resolved
+  Interrupted,                ///< Options::interrupt asked to stop (Ctrl-C in Python)
+  Unreliable,                 ///< the solve's own checks found the answer untrustworthy (a
+                              ///< blow-up within a few steps, an error estimate that
+                              ///< contradicts the Newton increments: the message says which)
 };
 
 /// Short stable identifier of a status, e.g. "success", "max_steps_exceeded" (used in JSON).

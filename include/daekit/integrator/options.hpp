@@ -187,6 +187,10 @@ struct Options {
   std::function<void(double fraction)> progress;
   /// Called for every attempted step (accepted, rejected or failed): a trace for debugging.
   std::function<void(const StepTrace&)> trace;
+  /// Asked before every step attempt: true stops the solve at the last accepted step with
+  /// Status::Interrupted (the partial result is kept). The Python module uses it for Ctrl-C
+  /// (compiled callbacks never return to the interpreter); it should be cheap.
+  std::function<bool()> interrupt;
 
   void validate(int n) const;  ///< throws InvalidArgument naming a bad field
 };
