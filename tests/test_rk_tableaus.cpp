@@ -68,6 +68,28 @@ TEST(RkTableaus, PublishedTableausMeetTheirOrderConditions) {
 }
 
 // Orders of the collocation and Lobatto families by the trees (s <= 6) and Butcher's theorem.
+// A continuous extension b(theta) of order q: for fixed theta, y_n + h sum b_i(theta) k_i is the
+// Runge-Kutta method (A / theta, b(theta) / theta, c / theta) with step theta h, whose order
+// conditions are those of the extension (Hairer-Norsett-Wanner I, II.6).
+TEST(RkTableaus, ContinuousExtensionOfDopri5HasOrderFour) {
+  const RungeKuttaTableau t = dormand_prince5();
+  ASSERT_EQ(t.b_theta.rows(), t.stages());
+  EXPECT_EQ(t.dense_order, 4);
+  EXPECT_LT((t.b_theta.rowwise().sum() - t.b).cwiseAbs().maxCoeff(), 1e-15) << "b(1) = b";
+  for (double theta : {0.2, 0.5, 0.8}) {
+    RungeKuttaTableau x = t;
+    x.A = t.A / theta;
+    x.c = t.c / theta;
+    x.b.setZero(t.stages());
+    double power = theta;
+    for (int k = 0; k < t.b_theta.cols(); ++k, power *= theta) x.b += t.b_theta.col(k) * power;
+    x.b /= theta;
+    x.b_hat.resize(0);
+    const OrderConditions oc = order_conditions(x, 6);
+    EXPECT_EQ(oc.order_by_trees, 4) << "theta = " << theta;
+  }
+}
+
 TEST(RkTableaus, FamilyOrders) {
   for (int s = 1; s <= 7; ++s) {
     EXPECT_EQ(classical_order(radau_iia(s)).order, 2 * s - 1) << s;

@@ -443,6 +443,7 @@ class Integrator:
             self._it = _daekit.Integrator(problem, t0, t1, y0, _method_name(method or "radau5"),
                                           tableau, opts, args, p is not None)
         self._t_eval_given = t_eval is not None
+        self._dir = 1.0 if t1 >= t0 else -1.0
         self.last = None
 
     def step(self):
@@ -450,12 +451,42 @@ class Integrator:
         self.last = self._it.step()
         return self.last
 
-    def solve_until(self, t):
-        """Steps until t is reached; returns y(t) (interpolated)."""
-        self.last = self._it.solve_until(float(t))
-        if self.last == "failure":
-            return None
-        return self._it.y_at(float(t))
+    def solve_until(self, t, stop_exactly=False):
+        """Steps until t is reached; returns y(t) (None if the solve failed or ended before t).
+
+        By default the integrator may step past t and y(t) comes from its continuous output
+        (SUNDIALS' normal mode); with ``stop_exactly=True`` the last step ends at t itself
+        (SUNDIALS' tstop), which a control loop that changes the model at t needs (then call
+        ``model_changed()``, ``set_parameters(p)`` or ``reinit(y)``)."""
+        t = float(t)
+        self.last = self._it.solve_until(t, bool(stop_exactly))
+        if self.last == "failure" or self._dir * (t - self._it.t) > 0:
+            return None  # failed, or ended (a terminal event) before t: result() says why
+        return self._it.y_at(t)
+
+    def model_changed(self):
+        """The model changed at the current point (an input or a parameter the callbacks read):
+        restarts the method there, discarding every value computed with the old model (f,
+        Jacobian, LU, stages, history), as ``reinit!`` / ``IDAReInit`` do.  Needs the
+        integrator to stand at the point (after ``step()`` or ``solve_until(t,
+        stop_exactly=True)``).  Returns False if the restart failed (``result()`` says why)."""
+        self.last = None
+        return self._it.model_changed()
+
+    def set_parameters(self, p):
+        """New parameters p (passed to the callbacks) from the current point on; restarts the
+        method as ``model_changed()`` does."""
+        return self._it.set_parameters(np.asarray(p, dtype=float))
+
+    def reinit(self, y):
+        """A new state y at the current point (an impulse, a reset), as ``IDAReInit``; the
+        algebraic components are made consistent again where the method can."""
+        return self._it.reinit(np.atleast_1d(np.asarray(y, dtype=float)))
+
+    @property
+    def p(self):
+        """The parameters the callbacks see now."""
+        return self._it.parameters
 
     @property
     def t(self):

@@ -542,14 +542,35 @@ class PyIntegrator {
     }
     return name(s);
   }
-  std::string solve_until(double t) {
+  std::string solve_until(double t, bool stop_exactly) {
     check();
     Integrator::Stop s;
     {
       py::gil_scoped_release release;
-      s = it_->solve_until(t);
+      s = it_->solve_until(t, stop_exactly);
     }
     return name(s);
+  }
+  bool model_changed() {
+    check();
+    py::gil_scoped_release release;
+    return it_->model_changed();
+  }
+  bool set_parameters(const py::object& p) {
+    check();
+    const Vector v = to_vector(p, "p");
+    py::gil_scoped_release release;
+    return it_->set_parameters(v);
+  }
+  bool reinit(const py::object& y) {
+    check();
+    const Vector v = to_vector(y, "y");
+    py::gil_scoped_release release;
+    return it_->reinit(v);
+  }
+  py::array_t<double> parameters() const {
+    check();
+    return vector_array(it_->parameters());
   }
   double t() const {
     check();
@@ -929,7 +950,11 @@ PYBIND11_MODULE(_daekit, m) {
       .def(py::init<const ImplicitProblem&, double, double, const py::object&, const py::object&,
                     const std::string&, const py::dict&, const py::tuple&, bool>())
       .def("step", &PyIntegrator::step)
-      .def("solve_until", &PyIntegrator::solve_until)
+      .def("solve_until", &PyIntegrator::solve_until, py::arg("t"), py::arg("stop_exactly") = false)
+      .def("model_changed", &PyIntegrator::model_changed)
+      .def("set_parameters", &PyIntegrator::set_parameters)
+      .def("reinit", &PyIntegrator::reinit)
+      .def_property_readonly("parameters", &PyIntegrator::parameters)
       .def_property_readonly("t", &PyIntegrator::t)
       .def_property_readonly("y", &PyIntegrator::y)
       .def("y_at", &PyIntegrator::y_at)

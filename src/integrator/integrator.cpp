@@ -99,6 +99,17 @@ struct Integrator::Impl : public DenseSource {
   std::vector<double> nonnegative_min;  // smallest accepted value per component
   Vector given_atol;                    // atol per component, as given
   long tiny_steps = 0;  // accepted steps near the resolution of t (suspicious progress)
+  // What the user sees (integrator.hpp, the contract): the interval on which dense() is the
+  // solution, the point the last call reached, and the stop time of solve_until(t, true).
+  double dense_lo = 0, dense_hi = 0;  // dense() valid on [dense_lo, dense_hi]
+  double t_user = 0;                  // the point the last call reached (solve_until: its t)
+  bool between = false;  // t_user lies inside the last step (solve_until without stop_exactly)
+  bool tstop_active = false, tstop_reached = false;
+  bool refresh_pending = false;  // an exact stop: the model may change before the next step
+  double tstop = 0;
+  double t_final = 0;  // t() and y() of a finished solve (the root of a terminal event)
+  Vector y_final;
+  bool taken = false;  // take_result() was called
 
   // ---------------------------------------------------------------------------------------
   void dense(double t, VecOut out) const override {
@@ -263,6 +274,7 @@ struct Integrator::Impl : public DenseSource {
       return finish(Status::InvalidInput, message);
     }
     h = dir * std::min(opt.h0 > 0 ? opt.h0 : std::abs(method->initial_step(t_end)), hmax);
+    dense_lo = dense_hi = t_user = t0;
     output.at_start(y0, result);
     if (opt.store_steps) {
       result.t_steps.push_back(t0);
@@ -303,6 +315,9 @@ struct Integrator::Impl : public DenseSource {
       method->derivative(result.yp);
       result.order = method->order();
     }
+    t_final = result.t;
+    y_final = result.y;
+    tstop_active = tstop_reached = between = false;
     result.h_next = h;
     result.cpu_seconds = cpu_seconds();
     finished = true;
@@ -354,13 +369,13 @@ struct Integrator::Impl : public DenseSource {
   // ---------------------------------------------------------------------------------------
   // One accepted step (or the end of the solve).
   Stop step() {
-    if (finished)
-      return result.ok() || result.status == Status::TerminalEvent ||
-                     result.status == Status::UserStop
-                 ? Stop::End
-                 : Stop::Failure;
+    if (finished) return ended();
+    tstop_reached = between = false;
+    if (refresh_pending && !refresh_method()) return Stop::Failure;
     try {
-      return step_guarded();
+      const Stop stop = step_guarded();
+      t_user = t_now();
+      return stop;
     } catch (const std::exception& e) {  // a bug or out of memory: still a status, not a crash
       finish(Status::CallbackError, std::string("internal error: ") + e.what());
       return Stop::Failure;
@@ -390,13 +405,15 @@ struct Integrator::Impl : public DenseSource {
       if (opt.interrupt && interrupted()) return Stop::Failure;
       const double t = method->t();
       bool last = false;
-      // last step: reach t_end exactly, never leave a remainder at round-off level (with
+      // the step ends at t_end, or at the stop time of solve_until(t, true)
+      const double target = tstop_active ? tstop : t_end;
+      // last step: reach the target exactly, never leave a remainder at round-off level (with
       // fixed steps, t carries the rounding of all the additions so far: up to n eps |t|)
       const double roundoff =
-          opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(t_end))
+          opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
-      if (dir * (t + h - t_end) >= -std::max(1e-10 * std::abs(h), roundoff)) {
-        h = t_end - t;
+      if (dir * (t + h - target) >= -std::max(1e-10 * std::abs(h), roundoff)) {
+        h = target - t;
         last = true;
       }
       if (s.nsteps >= opt.max_steps)
@@ -516,6 +533,9 @@ struct Integrator::Impl : public DenseSource {
   // The attempt passed the error test: project, accept, events, output, callbacks.
   Stop try_accept(double t, const StepAttempt& a, bool last) {
     Stats& s = result.stats;
+    const size_t events_before = result.events.size(), outputs_before = result.t_out.size();
+    const bool at_tstop = last && tstop_active;  // this step ends at solve_until's stop time
+    if (at_tstop) last = false;                  // (the solve goes on)
     Vector& cand = method->candidate();
     have_correction_next = false;
     if (projection != Projection::None) {
@@ -583,6 +603,8 @@ struct Integrator::Impl : public DenseSource {
     ++s.naccept;
     if (std::abs(h) <= 1e3 * std::max(10.0 * kEps * std::abs(t), h_min_floor)) ++tiny_steps;
     t_left = t;
+    dense_lo = t;
+    dense_hi = method->t();
     have_correction = have_correction_next;
     if (have_correction) delta = work2;
     for (size_t k = 0; k < opt.nonnegative.size(); ++k)
@@ -611,8 +633,12 @@ struct Integrator::Impl : public DenseSource {
         return handle_event_cut(cut);
       }
     }
-    const double t_new = last ? t_end : method->t();
+    const double t_new = last ? t_end : at_tstop ? tstop : method->t();
     output.upto(t_new, *this, work, result);
+    if (at_tstop) {
+      tstop_reached = refresh_pending = true;
+      dense_hi = tstop;
+    }
     if (opt.store_steps) {
       result.t_steps.push_back(method->t());
       result.y_steps.push_back(method->y());
@@ -641,48 +667,144 @@ struct Integrator::Impl : public DenseSource {
     }
     h = opt.fixed_step ? dir * opt.h0 : method->adjust_step(h_taken, h_new);
     h = dir * std::min(std::abs(h), hmax);
+    if (result.events.size() > events_before) return Stop::Event;
+    if (result.t_out.size() > outputs_before) return Stop::OutputTime;
     return Stop::InternalStep;
   }
   bool have_correction_next = false;
 
   Stop handle_event_cut(const EventCut& cut) {
     output.upto(cut.t, *this, work, result);
+    dense_hi = cut.t;  // the rest of the step is not the solution
     if (opt.store_steps) {
       result.t_steps.push_back(cut.t);
       result.y_steps.push_back(cut.y_before);
+    }
+    if (opt.store_dense) {
+      result.segments.push_back(method->segment());
+      if (have_correction) result.segments.back().correction = delta;
+      result.segments.back().t_stop = cut.t;
     }
     if (!record_residual(cut.t, cut.y_before)) return Stop::Failure;
     if (cut.kind == EventCut::Stop) {
       finish(Status::TerminalEvent,
              "terminal event '" + result.events.back().name + "' at t = " + fmt(cut.t));
-      result.t = cut.t;
-      result.y = cut.y_before;
+      end_at(cut);
       return Stop::End;
     }
     std::string message;
     if (!method->restart(cut.t, cut.y_after, message)) {
-      if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
-      return fail(Status::RestartFailed, "restart after event '" + result.events.back().name +
-                                             "' at t = " + fmt(cut.t) + " failed: " + message);
+      if (guard.fatal())
+        fail(Status::CallbackError, guard.failure().describe());
+      else
+        fail(Status::RestartFailed, "restart after event '" + result.events.back().name +
+                                        "' at t = " + fmt(cut.t) + " failed: " + message +
+                                        " (the state returned is the one before the event)");
+      end_at(cut);
+      return Stop::Failure;
     }
-    have_correction = false;
-    weights.update(method->y());
-    controller->reset();
-    method->derivative(work);
-    if (!events->reset(cut.t, method->y(), work, method->parameters()))
-      return fail(Status::CallbackError, guard.failure().describe());
-    if (opt.store_steps) {
-      result.t_steps.push_back(method->t());
-      result.y_steps.push_back(method->y());
-    }
-    if (!record_residual(method->t(), method->y())) return Stop::Failure;
-    h = dir * std::min(std::abs(h), std::abs(method->initial_step(t_end)));
-    h = dir * std::min(std::abs(h), hmax);
+    if (!after_restart()) return Stop::Failure;
     if (dir * (t_end - method->t()) <= 0) {
       finish(Status::Success, "");
       return Stop::End;
     }
     return Stop::Event;
+  }
+
+  // The solve ended at an event: t() and y() are the event's time and the state before its
+  // action, not the end of the step that found it.
+  void end_at(const EventCut& cut) {
+    result.t = t_final = cut.t;
+    result.y = y_final = cut.y_before;
+    result.yp = cut.yp;
+  }
+
+  // After method->restart() (an event action, a model change): the weights, the controller's
+  // history, the event roots and the dense output start afresh at the new point.
+  bool after_restart() {
+    have_correction = false;
+    weights.update(method->y());
+    controller->reset();
+    if (events) {
+      method->derivative(work);
+      if (!events->reset(method->t(), method->y(), work, method->parameters())) {
+        fail(Status::CallbackError, guard.failure().describe());
+        return false;
+      }
+    }
+    if (opt.store_steps) {
+      result.t_steps.push_back(method->t());
+      result.y_steps.push_back(method->y());
+    }
+    if (!record_residual(method->t(), method->y())) return false;
+    h = dir * std::min(std::abs(h), std::abs(method->initial_step(t_end)));
+    h = dir * std::min(std::abs(h), hmax);
+    dense_lo = dense_hi = t_user = method->t();
+    between = tstop_reached = refresh_pending = false;
+    return true;
+  }
+
+  // After an exact stop the user may have changed the model (an input read by f) without
+  // saying so: the method evaluates again what it keeps of f at the point, and the event
+  // roots there are taken anew (Method::refresh).
+  bool refresh_method() {
+    refresh_pending = false;
+    std::string message;
+    if (!method->refresh(message)) {
+      if (guard.fatal())
+        fail(Status::CallbackError, guard.failure().describe());
+      else
+        fail(Status::NonFiniteFunction,
+             "at the stop time t = " + fmt(method->t()) + ", after solve_until: " + message);
+      return false;
+    }
+    if (events) {
+      method->derivative(work);
+      if (!events->reset(method->t(), method->y(), work, method->parameters())) {
+        fail(Status::CallbackError, guard.failure().describe());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The model changed at the point reached (Integrator::model_changed, set_parameters,
+  // reinit): restart the method there from y.
+  bool restart_here(const Vector& y, const char* what) {
+    const double t = tstop_reached ? tstop : method->t();
+    std::string message;
+    if (!method->restart(t, y, message)) {
+      if (guard.fatal())
+        fail(Status::CallbackError, guard.failure().describe());
+      else
+        fail(Status::RestartFailed,
+             std::string("restart after ") + what + " at t = " + fmt(t) + " failed: " + message);
+      return false;
+    }
+    return after_restart();
+  }
+
+  // The point the user last reached must be where the method stands (model changes).
+  void require_at_point(const char* call) const {
+    if (finished)
+      throw InvalidArgument(std::string(call) + ": the integration has ended (" +
+                            to_string(result.status) + ")");
+    if (between)
+      throw InvalidArgument(std::string(call) +
+                            ": the integrator has stepped past t = " + fmt(t_user) +
+                            ", the point solve_until() returned (it is at " + fmt(method->t()) +
+                            "); call solve_until(t, stop_exactly = true) to stop at t before "
+                            "changing the model there");
+  }
+
+  double t_now() const { return finished ? t_final : tstop_reached ? tstop : method->t(); }
+  const Vector& y_now() const { return finished ? y_final : method->y(); }
+
+  Stop ended() const {
+    return result.ok() || result.status == Status::TerminalEvent ||
+                   result.status == Status::UserStop
+               ? Stop::End
+               : Stop::Failure;
   }
 };
 
@@ -733,46 +855,129 @@ Integrator::~Integrator() = default;
 Integrator::Integrator(Integrator&&) noexcept = default;
 Integrator& Integrator::operator=(Integrator&&) noexcept = default;
 
-Integrator::Stop Integrator::step() {
-  const Impl::Call call(*impl_);
-  return impl_->step();
+Integrator::Impl& Integrator::impl() const {
+  if (!impl_) throw InvalidArgument("Integrator: used after it was moved from");
+  return *impl_;
 }
 
-Integrator::Stop Integrator::solve_until(double t) {
-  Impl& I = *impl_;
+Integrator::Stop Integrator::step() {
+  Impl& I = impl();
   const Impl::Call call(I);
-  if (I.dir * (t - I.t_end) > 0 || I.dir * (t - I.method->t()) < 0)
-    throw InvalidArgument("solve_until: t = " + fmt(t) + " outside [" + fmt(I.method->t()) +
-                          ", t_end]");
-  while (!I.finished && I.dir * (I.method->t() - t) < 0) {
-    const Stop s = I.step();
-    if (s == Stop::End || s == Stop::Failure) return s;
+  return I.step();
+}
+
+Integrator::Stop Integrator::solve_until(double t, bool stop_exactly) {
+  Impl& I = impl();
+  const Impl::Call call(I);
+  if (!std::isfinite(t)) throw InvalidArgument("solve_until: t is NaN or infinite");
+  if (I.dir * (t - I.t_end) > 0)
+    throw InvalidArgument("solve_until: t = " + fmt(t) + " lies beyond t_end = " + fmt(I.t_end));
+  if (I.dir * (t - I.t_user) < 0)
+    throw InvalidArgument("solve_until: t = " + fmt(t) +
+                          " lies behind the point already reached, " + fmt(I.t_user));
+  if (I.finished) {
+    if (I.dir * (t - I.t_final) <= 0) I.t_user = t;
+    return I.ended();
   }
-  if (I.finished && !(I.result.ok()))
-    return I.result.status == Status::TerminalEvent || I.result.status == Status::UserStop
-               ? Stop::End
-               : Stop::Failure;
+  if (stop_exactly && I.dir * (I.t_now() - t) > 0)
+    throw InvalidArgument("solve_until: cannot stop exactly at t = " + fmt(t) +
+                          ": an earlier solve_until() without stop_exactly stepped past it, to " +
+                          fmt(I.t_now()));
+  if (t == I.t_now()) return Stop::OutputTime;  // already there
+  I.tstop_reached = false;
+  I.tstop_active = stop_exactly && t != I.t_end;
+  I.tstop = t;
+  Stop s = Stop::OutputTime;
+  while (!I.finished && !I.tstop_reached && I.dir * (I.method->t() - t) < 0) {
+    s = I.step();
+    if (s == Stop::End || s == Stop::Failure) break;
+  }
+  I.tstop_active = false;
+  // the user's point: t, or where the solve ended before it
+  I.t_user = I.finished && I.dir * (t - I.t_final) > 0 ? I.t_final : t;
+  if (I.finished) return I.ended();
+  I.between = !I.tstop_reached && t != I.method->t();
   return Stop::OutputTime;
 }
 
-bool Integrator::finished() const { return impl_->finished; }
-double Integrator::t() const { return impl_->method->t(); }
-const Vector& Integrator::y() const { return impl_->method->y(); }
-
-Vector Integrator::y_at(double t) const {
-  const Impl& I = *impl_;
-  Vector out(I.n);
-  if (I.result.stats.naccept == 0 || t == I.method->t()) return I.method->y();
-  I.dense(t, out);
-  return out;
+bool Integrator::model_changed() {
+  Impl& I = impl();
+  const Impl::Call call(I);
+  I.require_at_point("model_changed");
+  const Vector y = I.method->y();
+  return I.restart_here(y, "a change of the model");
 }
 
-const Result& Integrator::result() const { return impl_->result; }
+bool Integrator::set_parameters(const Vector& p) {
+  Impl& I = impl();
+  const Impl::Call call(I);
+  I.require_at_point("set_parameters");
+  Vector& current = I.method->parameters();
+  if (p.size() != current.size())
+    throw InvalidArgument("set_parameters: p has size " + std::to_string(p.size()) +
+                          ", the problem's parameters have size " + std::to_string(current.size()));
+  if (!p.allFinite()) throw InvalidArgument("set_parameters: p contains NaN or Inf");
+  current = p;
+  const Vector y = I.method->y();
+  return I.restart_here(y, "a change of the parameters");
+}
+
+bool Integrator::reinit(const Vector& y) {
+  Impl& I = impl();
+  const Impl::Call call(I);
+  I.require_at_point("reinit");
+  if (y.size() != I.n)
+    throw InvalidArgument("reinit: y has size " + std::to_string(y.size()) +
+                          ", the problem has n = " + std::to_string(I.n));
+  if (!y.allFinite()) throw InvalidArgument("reinit: y contains NaN or Inf");
+  return I.restart_here(y, "reinit");
+}
+
+const Vector& Integrator::parameters() const { return impl().method->parameters(); }
+
+bool Integrator::finished() const { return impl().finished; }
+double Integrator::t() const { return impl().t_now(); }
+const Vector& Integrator::y() const { return impl().y_now(); }
+
+Vector Integrator::y_at(double t) const {
+  const Impl& I = impl();
+  if (!std::isfinite(t)) throw InvalidArgument("y_at: t is NaN or infinite");
+  const double t_reached = I.t_now();
+  if (t == t_reached) return I.y_now();
+  const auto inside = [&](double a, double b) {
+    return std::min(a, b) <= t && t <= std::max(a, b);
+  };
+  if (!inside(I.t0, t_reached))
+    throw InvalidArgument("y_at: t = " + fmt(t) + " lies outside the integrated interval [" +
+                          fmt(std::min(I.t0, t_reached)) + ", " + fmt(std::max(I.t0, t_reached)) +
+                          "]");
+  if (t == I.t0 && I.result.stats.naccept == 0) return I.method->y();
+  if (I.result.stats.naccept > 0 && inside(I.dense_lo, I.dense_hi)) {
+    Vector out(I.n);
+    I.dense(t, out);
+    return out;
+  }
+  if (!I.result.segments.empty()) return I.result.sol(t);
+  throw InvalidArgument("y_at: t = " + fmt(t) + " lies before the last step [" +
+                        fmt(std::min(I.dense_lo, I.dense_hi)) + ", " +
+                        fmt(std::max(I.dense_lo, I.dense_hi)) +
+                        "]; the integrator keeps only that step's continuous output unless "
+                        "Options::store_dense (Python: dense_output=True) keeps every step");
+}
+
+const Result& Integrator::result() const {
+  const Impl& I = impl();
+  if (I.taken)
+    throw InvalidArgument("Integrator::result: the result was moved out by take_result()");
+  return I.result;
+}
 
 Result Integrator::take_result() {
-  Impl& I = *impl_;
+  Impl& I = impl();
+  if (I.taken) throw InvalidArgument("take_result: the result was already taken");
   if (!I.finished) I.finish(Status::UserStop, "the integration was stopped before t_end");
   I.result.cpu_seconds = I.cpu_seconds();
+  I.taken = true;
   return std::move(I.result);
 }
 

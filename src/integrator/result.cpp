@@ -1,6 +1,7 @@
 #include "daekit/integrator/result.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <sstream>
@@ -26,17 +27,19 @@ void StateSequence::reserve(int n, long count) {
 Vector Result::sol(double t) const {
   if (segments.empty())
     throw InvalidArgument("Result::sol needs Options::store_dense = true and a successful step");
-  const double a = std::min(segments.front().t_left, segments.back().t_right);
-  const double b = std::max(segments.front().t_left, segments.back().t_right);
-  const double slack = 1e-12 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
-  if (t < a - slack || t > b + slack)
-    throw InvalidArgument("Result::sol: t = " + std::to_string(t) +
-                          " outside the integrated range");
+  if (!std::isfinite(t)) throw InvalidArgument("Result::sol: t is NaN or infinite");
   const bool forward = segments.front().t_right >= segments.front().t_left;
-  // first segment whose right end is at or beyond t (in the direction of integration)
+  const double a = segments.front().t_left, b = segments.back().valid_end();
+  const double slack = 1e-12 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
+  if ((forward ? t < a - slack || t > b + slack : t > a + slack || t < b - slack))
+    throw InvalidArgument("Result::sol: t = " + std::to_string(t) +
+                          " outside the integrated range [" + std::to_string(a) + ", " +
+                          std::to_string(b) + "]");
+  // the first segment whose valid end is at or beyond t (in the direction of integration): a
+  // step cut by an event belongs to the solution only up to the event
   auto it = std::lower_bound(segments.begin(), segments.end(), t,
                              [forward](const DenseSegment& s, double tt) {
-                               return forward ? s.t_right < tt : s.t_right > tt;
+                               return forward ? s.valid_end() < tt : s.valid_end() > tt;
                              });
   if (it == segments.end()) it = segments.end() - 1;
   return it->evaluate(t);

@@ -292,6 +292,13 @@ class Bdf final : public Method {
     return start_at(t, init.y, message);
   }
 
+  /// Nothing of F is kept at the current point: the history holds the solution only (its
+  /// derivative's jump at a changed model is a kink the error test and the order selection see).
+  bool refresh(std::string& message) override {
+    (void)message;
+    return true;
+  }
+
   DenseSegment segment() const override {
     // The interpolant in Newton form: nodes t_n, t_n - psi_1, ..., i.e. theta_j = -psi_j / h.
     DenseSegment s;

@@ -323,6 +323,16 @@ class Dirk final : public MassMatrixMethod {
     return true;
   }
 
+  bool refresh(std::string& message) override {
+    // f(t, y) is the explicit first stage of an ESDIRK and the base of the difference Jacobian
+    if (!sys_.f(t_, y_, f0_)) {
+      message = "f failed at t = " + std::to_string(t_) + ": " + sys_.guard().failure().describe();
+      return false;
+    }
+    f0_exact_ = true;
+    return true;
+  }
+
   DenseSegment segment() const override {
     DenseSegment s;
     s.t_left = t_ - h_last_;

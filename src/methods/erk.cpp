@@ -68,7 +68,8 @@ class Erk final : public Method {
     e_.resize(n_);
     K_.setZero(n_, s_);
     Y_.setZero(n_, s_);
-    cont_.setZero(n_, 4);
+    // y_n and the coefficients of theta^1 .. theta^q (q = 3 for the cubic Hermite)
+    cont_.setZero(n_, 1 + std::max(3, static_cast<int>(tab_.b_theta.cols())));
     if (na_ > 0) {
       sys_.allocate_jacobian(J_);
       Gz_.setZero(na_, na_);
@@ -146,22 +147,32 @@ class Erk final : public Method {
   Vector& candidate() override { return y_new_; }
 
   bool accept() override {
-    // cubic Hermite on the differential part, linear on the algebraic part (Newton form with
-    // nodes 0, 0, -1 in theta)
+    // the continuous output as powers of theta = (t - t_n) / h over the step (Newton form with
+    // every node at theta - 1 = -1): y_n + sum_k theta^(k+1) C_k, from the tableau's continuous
+    // extension on the differential part (cubic Hermite without one), linear on the algebraic
+    // part
     const double h = h_;
-    cont_.col(0) = y_new_;
-    tmp_ = y_new_ - y_;  // f[0, -1]
-    for (int r : diff_) {
-      const double a = tmp_[r];
-      const double d1 = h * f_new_[r] * inv_diag_[r], d0p = h * f0_[r] * inv_diag_[r];
-      cont_(r, 1) = d1;
-      cont_(r, 2) = d1 - a;
-      cont_(r, 3) = 2 * a - d0p - d1;
+    const int q = static_cast<int>(cont_.cols()) - 1;
+    cont_.col(0) = y_;
+    tmp_ = y_new_ - y_;
+    cont_.rightCols(q).setZero();
+    if (tab_.b_theta.size() > 0) {
+      for (int k = 0; k < q; ++k)
+        for (int i = 0; i < s_; ++i) {
+          const double w = h * tab_.b_theta(i, k);
+          if (w != 0.0)
+            for (int r : diff_) cont_(r, k + 1) += w * K_(r, i);
+        }
+    } else {
+      for (int r : diff_) {
+        const double a = tmp_[r];
+        const double d0 = h * f0_[r] * inv_diag_[r], d1 = h * f_new_[r] * inv_diag_[r];
+        cont_(r, 1) = d0;
+        cont_(r, 2) = 3 * a - 2 * d0 - d1;
+        cont_(r, 3) = d0 + d1 - 2 * a;
+      }
     }
-    for (int r : alg_) {
-      cont_(r, 1) = tmp_[r];
-      cont_(r, 2) = cont_(r, 3) = 0.0;
-    }
+    for (int r : alg_) cont_(r, 1) = tmp_[r];
     t_ += h_;
     h_last_ = h_;
     y_.swap(y_new_);
@@ -173,16 +184,25 @@ class Erk final : public Method {
   const Vector& y() const override { return y_; }
   void derivative(VecOut out) const override {
     out = f0_.cwiseProduct(inv_diag_);
-    for (int r : alg_) out[r] = h_last_ != 0.0 ? cont_(r, 1) / h_last_ : 0.0;
+    if (h_last_ == 0.0) {
+      for (int r : alg_) out[r] = 0.0;
+      return;
+    }
+    for (int r : alg_) out[r] = cont_(r, 1) / h_last_;
   }
   void dense(double t, VecOut out) const override {
-    const double th = (t - t_) / h_last_;
-    out = cont_.col(0) + th * (cont_.col(1) + th * (cont_.col(2) + (th + 1) * cont_.col(3)));
+    const double th = 1.0 + (t - t_) / h_last_;
+    const int q = static_cast<int>(cont_.cols()) - 1;
+    out = cont_.col(q);
+    for (int k = q - 1; k >= 1; --k) out = cont_.col(k) + th * out;
+    out = cont_.col(0) + th * out;
   }
   void dense_derivative(double t, VecOut out) const override {
-    // d/dth of c0 + th c1 + th^2 c2 + (th^3 + th^2) c3
-    const double th = (t - t_) / h_last_;
-    out = (cont_.col(1) + 2 * th * cont_.col(2) + (3 * th * th + 2 * th) * cont_.col(3)) / h_last_;
+    const double th = 1.0 + (t - t_) / h_last_;
+    const int q = static_cast<int>(cont_.cols()) - 1;
+    out = q * cont_.col(q);
+    for (int k = q - 1; k >= 1; --k) out = k * cont_.col(k) + th * out;
+    out /= h_last_;
   }
   bool restart(double t, const Vector& y, std::string& message) override {
     t_ = t;
@@ -195,11 +215,19 @@ class Erk final : public Method {
     h_last_ = 0.0;
     return true;
   }
+  bool refresh(std::string& message) override {
+    // the first stage is f(t, y) (first same as last)
+    if (!sys_.f(t_, y_, f0_)) {
+      message = "f failed at t = " + std::to_string(t_) + ": " + sys_.guard().failure().describe();
+      return false;
+    }
+    return true;
+  }
   DenseSegment segment() const override {
     DenseSegment s;
     s.t_left = t_ - h_last_;
     s.t_right = t_;
-    s.nodes = {0.0, 0.0, -1.0};
+    s.nodes.assign(static_cast<size_t>(cont_.cols() - 1), -1.0);
     s.coeffs = cont_;
     return s;
   }
@@ -316,8 +344,8 @@ MethodRegistration erk_method() {
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.max_index = 1;
-  c.order = 0;  // that of the tableau
-  c.dense_output_order = 3;
+  c.order = 0;               // that of the tableau
+  c.dense_output_order = 4;  // DOPRI5's continuous extension (cubic Hermite: 3, other tableaus)
   c.explicit_method = true;
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const ErkOptions o = method_options<ErkOptions>(in, "erk");

@@ -164,6 +164,15 @@ class Method {
   /// consistent where the method can, and start afresh (BDF: order 1). False with a message
   /// (or a failure in the guard) if no consistent state was found.
   virtual bool restart(double t, const Vector& y, std::string& message) = 0;
+  /// The model may have changed at the current point (the integrator stopped exactly there,
+  /// Integrator::solve_until): evaluate again what the method keeps of f at (t, y) -- f(t, y)
+  /// itself, a first-same-as-last stage, the base point of difference Jacobians -- so that no
+  /// value of the old model enters the next step; the solution's history stays. False with a
+  /// message (or a failure in the guard) if that failed. Default: a full restart().
+  virtual bool refresh(std::string& message) {
+    const Vector y_now = y();
+    return restart(t(), y_now, message);
+  }
   /// Copy of the last step's interpolant (allocates: only used when the user stores it).
   virtual DenseSegment segment() const = 0;
   /// The parameters the method's callbacks see (the solve's copy; event actions change it).

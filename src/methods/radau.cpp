@@ -329,6 +329,15 @@ class Radau final : public MassMatrixMethod {
     return true;
   }
 
+  bool refresh(std::string& message) override {
+    // f(t, y) enters the error estimate and is the base of the difference Jacobian
+    if (!sys_.f(t_, y_, f0_)) {
+      message = "f failed at t = " + std::to_string(t_) + ": " + sys_.guard().failure().describe();
+      return false;
+    }
+    return true;
+  }
+
   DenseSegment segment() const override {
     DenseSegment s;
     s.t_left = t_ - h_last_;

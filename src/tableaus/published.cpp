@@ -216,9 +216,27 @@ RungeKuttaTableau dormand_prince5() {
   t.order = 5;
   t.stage_order = 1;
   t.embedded_order = 4;
+  // The continuous extension of order 4 (Shampine 1986; Hairer-Norsett-Wanner I, II.6, the
+  // dense output of DOPRI5): y(theta) = y_n + theta r2 + theta (1 - theta) r3
+  // + theta^2 (1 - theta) r4 + theta^2 (1 - theta)^2 r5 with r2 = h sum b_i k_i,
+  // r3 = h k_1 - r2, r4 = 2 r2 - h k_1 - h k_7 and r5 = h sum d_i k_i, written as powers of theta.
+  const double d[7] = {-12715105075.0 / 11282082432.0,  0.0,
+                       87487479700.0 / 32700410799.0,   -10690763975.0 / 1880347072.0,
+                       701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
+                       69997945.0 / 29380423.0};
+  t.b_theta.setZero(7, 4);
+  for (int i = 0; i < 7; ++i) {
+    const double e1 = i == 0 ? 1.0 : 0.0, e7 = i == 6 ? 1.0 : 0.0;
+    t.b_theta(i, 0) = e1;
+    t.b_theta(i, 1) = 3 * t.b[i] - 2 * e1 - e7 + d[i];
+    t.b_theta(i, 2) = -2 * t.b[i] + e1 + e7 - 2 * d[i];
+    t.b_theta(i, 3) = d[i];
+  }
+  t.dense_order = 4;
   t.reference =
       "J.R. Dormand, P.J. Prince, J. Comput. Appl. Math. 6 (1980) 19-26; Hairer-Norsett-Wanner "
-      "I, II.5, Table 5.2";
+      "I, II.5, Table 5.2; the continuous extension: L.F. Shampine, Math. Comp. 46 (1986) "
+      "135-150";
   return t;
 }
 

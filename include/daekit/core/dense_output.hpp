@@ -5,6 +5,8 @@
 // interpolation polynomial through back values for BDF). Evaluation allocates nothing.
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "daekit/core/types.hpp"
@@ -19,6 +21,10 @@ struct DenseSegment {
   /// Optional linear correction (theta + 1) c, zero at t_left: the change a post-step
   /// projection made to the end value, so that the output is continuous (empty: none).
   Vector correction;
+  /// End of the part of [t_left, t_right] that belongs to the solution: an event that stopped
+  /// or restarted the integration inside the step ends it there (NaN: t_right).
+  double t_stop = std::numeric_limits<double>::quiet_NaN();
+  double valid_end() const { return std::isnan(t_stop) ? t_right : t_stop; }
 
   /// p at time t (meant for t in [t_left, t_right]; extrapolates outside).
   void evaluate(double t, VecOut out) const;

@@ -6,11 +6,27 @@
 //   while (it.step() == Integrator::Stop::InternalStep) { use it.t(), it.y(); }
 //   Result r = it.take_result();
 //
-// step() advances by one accepted step (retrying rejected or failed attempts inside) and says
-// why it returned; solve_until(t) steps until t is passed and leaves the interpolated state at
-// t in y_at(t); solve() (solve.hpp) is a loop over step(). Invalid input (sizes, options, a
-// method that does not take the problem's form) throws InvalidArgument from the constructor;
-// everything else ends in Result::status with a message, and no exception leaves step().
+// The contract (docs/integrator.md; tests/test_conformance.cpp checks it for every method):
+// - step() advances by one accepted step (retrying rejected or failed attempts inside) and
+//   says what happened in it: End/Failure when the solve ended, else Event when an event was
+//   located in the step (recorded in result().events, whatever its action), else OutputTime
+//   when the step passed one of Options::output_times, else InternalStep.
+// - solve_until(t) steps until t is reached. By default it may step past t and y_at(t) gives
+//   the state there from the continuous output (IDA's normal mode); with stop_exactly the last
+//   step is shortened to end at t, so that t() == t and y() is the state at t (IDA's tstop).
+// - The model changed at the point reached (inputs, parameters read by the callbacks, a jump
+//   of the state): model_changed(), set_parameters(p) or reinit(y) restart the method there,
+//   discarding every value it keeps from the old model (f, Jacobian, LU, stages, history) and
+//   making algebraic components consistent where the method can. They need the integrator to
+//   stand at that point: after step(), or after solve_until(t, true).
+// - Queries answer only from what was integrated: t() and y() are the last point reached (the
+//   root of a terminal event, the last accepted step otherwise); y_at(t) needs t in the step
+//   that ended there (or Options::store_dense for earlier steps) and throws InvalidArgument
+//   outside [t0, t()]; t values that are NaN, behind the point reached or beyond t_end,
+//   a second take_result() and any use of a moved-from Integrator throw InvalidArgument.
+// Invalid input (sizes, options, a method that does not take the problem's form) throws
+// InvalidArgument from the constructor; numerical trouble ends in Result::status with a
+// message, and no exception leaves step().
 #pragma once
 
 #include <memory>
@@ -49,13 +65,28 @@ class Integrator {
   Integrator& operator=(Integrator&&) noexcept;
 
   Stop step();
-  /// Steps until t (within [current t, t_end]) is reached; y_at(t) then gives the state there.
-  Stop solve_until(double t);
+  /// Steps until t (in [the point reached, t_end]) is reached; y_at(t) then gives the state
+  /// there. With stop_exactly the integration stops at t itself (t() == t afterwards); if an
+  /// earlier call already stepped past t, that throws InvalidArgument. Returns OutputTime when
+  /// t was reached and the solve goes on, End or Failure when it ended (at or before t).
+  Stop solve_until(double t, bool stop_exactly = false);
   bool finished() const;
 
-  double t() const;         ///< current (last accepted) time
+  /// The model changed at the current point t(): restart the method there (see above). False
+  /// if the restart failed (the solve has then ended: result() says why).
+  bool model_changed();
+  /// model_changed() with new parameters p (the solve's copy; same size as before).
+  bool set_parameters(const Vector& p);
+  /// model_changed() with a new state y at t() (as IDAReInit); the algebraic components are
+  /// made consistent again where the method can.
+  bool reinit(const Vector& y);
+  /// The parameters the callbacks see (the solve's copy).
+  const Vector& parameters() const;
+
+  double t() const;         ///< the point reached (the root after a terminal event)
   const Vector& y() const;  ///< state at t()
-  /// The continuous output over the last accepted step (exact at its ends).
+  /// The continuous solution at t: from the step that ended at t() (exact at its ends), or from
+  /// the stored steps (Options::store_dense); InvalidArgument outside what was integrated.
   Vector y_at(double t) const;
   const Result& result() const;
   /// Moves the result out (statistics and CPU time final); the integrator is finished after.
@@ -63,6 +94,7 @@ class Integrator {
 
  private:
   struct Impl;
+  Impl& impl() const;  ///< throws InvalidArgument for a moved-from Integrator
   std::unique_ptr<Impl> impl_;
 };
 

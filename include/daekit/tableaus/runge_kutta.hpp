@@ -35,6 +35,10 @@ struct RungeKuttaTableau {
   /// (empty: none), and its order.
   Vector b_hat;
   int embedded_order = 0;
+  /// A continuous extension (empty: none): y(t_n + theta h) = y_n + h sum_i b_i(theta) k_i with
+  /// b_i(theta) = sum_k b_theta(i, k) theta^(k+1), b_i(1) = b_i; its order dense_order.
+  Matrix b_theta;
+  int dense_order = 0;
   /// Where the coefficients come from (paper, book and equation/table number).
   std::string reference;
   int stages() const { return static_cast<int>(b.size()); }
