@@ -210,6 +210,9 @@ class Radau final : public MassMatrixMethod {
     else
       engine_.start_from(dense_, h);
     newton_.begin(opt_.jacobian_reuse_theta);
+    // a Jacobian whose matrix has not yet shown its contraction (a second Newton increment)
+    // may not let an iteration converge at its first increment (NewtonMonitor)
+    if (jacobian_unproven_) newton_.require_second_iteration();
     const IrkEngine::Outcome o = engine_.newton(t_, y_, h, scal_, newton_);
     last_newton_iterations_ = newton_.iterations();
     last_rate_ = newton_.rate();
@@ -236,6 +239,7 @@ class Radau final : public MassMatrixMethod {
         return fail(AttemptOutcome::NewtonFailed, 0.5,
                     "Newton did not converge within max_newton_iterations");
     }
+    if (last_newton_iterations_ >= 2) jacobian_unproven_ = false;
     res.newton_iterations = last_newton_iterations_;
     res.newton_rate = last_rate_;
     res.safety_scale = std::min(1.0, (1.0 + 2.0 * nit_) / (last_newton_iterations_ + 2.0 * nit_));
@@ -451,6 +455,7 @@ class Radau final : public MassMatrixMethod {
 
   bool compute_jacobian() {
     jac_valid_ = jac_fresh_ = sys_.jacobian(t_, y_, f0_, J_);
+    jacobian_unproven_ = true;
     need_jac_ = false;
     engine_.invalidate();
     return jac_valid_;
@@ -506,6 +511,7 @@ class Radau final : public MassMatrixMethod {
   double t_ = 0, h_ = 0, h_last_ = 0;
   bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true;
   int attempts_since_accept_ = 0;
+  bool jacobian_unproven_ = true;  ///< no converged iteration with >= 2 increments since J
   Vector y_, f0_, y_new_, f_new_, scal_;
   StructuredMatrix<double> J_;
   IrkDense dense_;
