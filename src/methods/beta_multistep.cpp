@@ -886,6 +886,9 @@ MethodRegistration beta_multistep_method() {
   c.variable_step = true;
   c.order = 7;  // beta-DCBDF6
   c.dense_output_order = 0;
+  // the iteration matrix is assembled dense (small multibody models), as are the starting
+  // steps' (projected-rk)
+  c.linear_solvers = {LinearSolverKind::Dense};
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const BetaMultistepOptions o =
         method_options<BetaMultistepOptions>(in, BetaMultistepOptions::method_name);

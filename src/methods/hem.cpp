@@ -340,6 +340,7 @@ MethodRegistration hem_method() {
   c.order = 0;  // that of the tableau
   c.dense_output_order = 3;
   c.explicit_method = true;  // half-explicit: explicit stages, a linear solve for lambda
+  c.linear_solvers = {LinearSolverKind::Dense};  // that solve: g_y f_z, m x m, dense
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const HemOptions o = method_options<HemOptions>(in, "hem");
     o.validate();

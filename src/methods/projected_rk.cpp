@@ -358,6 +358,7 @@ MethodRegistration projected_rk_method() {
   c.order = 0;  // that of the tableau
   c.dense_output_order = 0;
   c.projection = true;
+  c.linear_solvers = {LinearSolverKind::Dense};  // the sn x sn stage matrix, dense
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const ProjectedRkOptions o = method_options<ProjectedRkOptions>(in, "projected-rk");
     o.validate();

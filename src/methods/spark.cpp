@@ -597,6 +597,8 @@ MethodRegistration spark_method() {
   c.max_index = 2;
   c.order = 0;  // 2s - 2 of the chosen stages
   c.dense_output_order = 0;
+  // the block Newton matrix of (3.7), (s + 1) n + s m square, is assembled dense
+  c.linear_solvers = {LinearSolverKind::Dense};
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const SparkOptions o = method_options<SparkOptions>(in, "spark");
     o.validate();
