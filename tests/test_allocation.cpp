@@ -432,3 +432,33 @@ TEST(Allocation, ProjectedRkStepLoopAllocatesNothing) {
     EXPECT_EQ(steps, 200);
   }
 }
+
+// With an event watched (never located): its function is evaluated after every step with the
+// dense output's derivative, which allocates nothing either.
+TEST(Allocation, WatchedEventWithIndex2AndConstantStepMethodsAllocatesNothing) {
+  Event watch;
+  watch.name = "never";
+  watch.r = [](double, VecIn y, VecIn yp) { return y[0] + 0.0 * yp[0] - 10.0; };
+  const struct {
+    const char* problem;
+    MethodChoice method;
+    bool fixed_step;
+  } cases[] = {{"pendulum-index2", "spark", false},
+               {"pendulum-index2", "hem", false},
+               {"el-manufactured", "beta-multistep", false},
+               {"pendulum", "projected-rk", true}};
+  for (const auto& c : cases) {
+    const BuiltinProblem p = make_builtin_problem(c.problem);
+    Options o = options_with_tolerance(1e-7);
+    o.events = {watch};
+    if (c.fixed_step) {
+      o.fixed_step = true;
+      o.h0 = (p.t_end - p.t0) / 200;
+    }
+    long steps = 0;
+    const long a = allocations_of_run(
+        o, &steps, [&](Options oo) { return solve(p.dae, p.t0, p.t_end, p.y0, c.method, oo); });
+    EXPECT_EQ(a, 0) << c.method.name() << " " << c.problem;
+    EXPECT_GT(steps, 50) << c.method.name() << " " << c.problem;
+  }
+}
