@@ -179,7 +179,8 @@ class Hem final : public Index2Method {
   bool compute_jacobians() {
     jac_t_ = t_;
     jac_valid_ = sys_->constraint_jacobians(t_, y_, z_, g_y_, f_z_);
-    if (jac_valid_ && a_lu_) a_lu_->solve_in_place(f_z_);
+    if (jac_valid_ && a_lu_)  // f_z := M_yy^{-1} f_z, column by column (n x m)
+      for (int j = 0; j < m_; ++j) a_lu_->solve_in_place(f_z_.col(j));
     S_.noalias() = g_y_ * f_z_;
     s_valid_ = false;
     return jac_valid_;
