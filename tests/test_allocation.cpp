@@ -9,6 +9,7 @@
 
 #include "allocation_counter.hpp"
 #include "daekit/daekit.hpp"
+#include "daekit/problems/index2.hpp"
 
 namespace {
 std::atomic<long> g_allocations{0};
@@ -259,4 +260,205 @@ TEST(Allocation, ImpasseMonitorAllocatesNothing) {
   ASSERT_TRUE(s.impasse) << s.result.message;
   EXPECT_GT(s.result.stats.naccept, 20);
   EXPECT_EQ(last - first, 0);
+}
+
+namespace {
+// Allocations from the first accepted step to the last of the solve `run(o)` (o: the given
+// options without a stored trajectory); *steps: the accepted steps.
+template <typename Run>
+long allocations_of_run(Options o, long* steps, Run&& run) {
+  o.store_steps = false;
+  long first = -1, last = -1;
+  o.step_callback = [&](const StepInfo&) {
+    if (first < 0) first = g_allocations.load();
+    last = g_allocations.load();
+    return true;
+  };
+  const Result r = run(o);
+  EXPECT_TRUE(r.ok()) << r.message;
+  *steps = r.stats.naccept;
+  return last - first;
+}
+
+Options options_with_tolerance(double tol) {
+  Options o;
+  o.rtol = o.atol = tol;
+  return o;
+}
+}  // namespace
+
+// spark (step doubling, and constant steps) and hem on the Hessenberg built-in problems (read
+// from M y' = f) and on the ImplicitIndex2Dae form of paper 002, with analytic Jacobians and
+// with differences: the Jacobians, the Newton matrices, the dense output and the constraint
+// monitor after every step work in storage sized at the start.
+TEST(Allocation, SparkAndHemStepLoopsAllocateNothing) {
+  SparkOptions two_stages;
+  two_stages.stages = 2;
+  for (const char* name : {"pendulum-index2", "knife-edge", "jay-index2"}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    for (const MethodChoice& m :
+         {MethodChoice("spark"), MethodChoice(two_stages), MethodChoice("hem")}) {
+      long steps = 0;
+      const long a = allocations_of_run(options_with_tolerance(1e-8), &steps, [&](Options o) {
+        return solve(p.dae, p.t0, p.t_end, p.y0, m, o);
+      });
+      EXPECT_EQ(a, 0) << m.name() << " " << name;
+      EXPECT_GT(steps, 15) << m.name() << " " << name;
+    }
+    Options fixed = options_with_tolerance(1e-8);
+    fixed.fixed_step = true;
+    fixed.h0 = (p.t_end - p.t0) / 100;
+    long steps = 0;
+    EXPECT_EQ(allocations_of_run(
+                  fixed, &steps,
+                  [&](Options o) { return solve(p.dae, p.t0, p.t_end, p.y0, "spark", o); }),
+              0)
+        << "spark, constant steps, " << name;
+    EXPECT_EQ(steps, 100);
+  }
+  struct Form {
+    ImplicitIndex2Dae dae;
+    double t_end;
+    Vector x0;
+    bool half_explicit;  // y' = f (hem applies)
+  };
+  const std::vector<Form> forms = {{jay_index2(), 1.0, jay_index2_exact(0.0), true},
+                                   {knife_edge(true), 2.0, knife_edge_exact(0.0), false},
+                                   {knife_edge(false), 2.0, knife_edge_exact(0.0), true}};
+  for (const Form& f : forms)
+    for (bool analytic : {true, false}) {
+      ImplicitIndex2Dae dae = f.dae;
+      if (!analytic) {
+        dae.a_y = nullptr;
+        dae.g_y = nullptr;
+        for (auto& d : dae.f_y) d = nullptr;
+        for (auto& d : dae.f_z) d = nullptr;
+      }
+      for (const char* method : {"spark", "hem"}) {
+        if (std::string(method) == "hem" && !f.half_explicit) continue;
+        long steps = 0;
+        const long a = allocations_of_run(options_with_tolerance(1e-8), &steps, [&](Options o) {
+          return solve(dae, 0.0, f.t_end, f.x0, method, o);
+        });
+        EXPECT_EQ(a, 0) << method << " " << dae.name << (analytic ? " analytic" : " differences");
+        EXPECT_GT(steps, 15);
+      }
+    }
+}
+
+namespace {
+// Two copies of el-manufactured (x' = omega(x) (-x2, x1) + phi(x) x - 2 x lambda on the unit
+// circle), started half a time unit apart: two multipliers, callbacks that allocate nothing.
+BuiltinProblem two_manufactured_circles() {
+  EulerLagrangeDae el;
+  el.name = "two circles";
+  el.nx = 4;
+  el.nlambda = 2;
+  el.f = [](double, VecIn x, VecOut f) {
+    for (int c = 0; c < 4; c += 2) {
+      const double omega = 1.0 + x[c + 1] / 2.0, phi = 1.0 + x[c];
+      f[c] = -omega * x[c + 1] + phi * x[c];
+      f[c + 1] = omega * x[c] + phi * x[c + 1];
+    }
+  };
+  el.g = [](double, VecIn x, VecOut g) {
+    g[0] = x[0] * x[0] + x[1] * x[1] - 1.0;
+    g[1] = x[2] * x[2] + x[3] * x[3] - 1.0;
+  };
+  el.G = [](double, VecIn x, MatOut G) {  // zeroed by the caller
+    G(0, 0) = 2.0 * x[0];
+    G(0, 1) = 2.0 * x[1];
+    G(1, 2) = 2.0 * x[2];
+    G(1, 3) = 2.0 * x[3];
+  };
+  BuiltinProblem p;
+  p.dae = to_mass_matrix_form(el);
+  p.t0 = 0.0;
+  p.t_end = 3.0;
+  Vector x0(4);
+  x0 << manufactured_euler_lagrange_solution(0.0).head(2),
+      manufactured_euler_lagrange_solution(0.5).head(2);
+  p.y0 = initial_values(el, p.t0, x0);
+  return p;
+}
+}  // namespace
+
+// beta-multistep in every multiplier scheme, its Radau IIA starting steps (projected-rk) and
+// their consistent multipliers included, on Euler-Lagrange problems with one and two
+// multipliers. (Not on the built-in mechanical ones, pendulum-el, andrews-el, truck-el: the
+// callbacks of euler_lagrange_form(MechanicalSystem) allocate themselves, 5-8 times per step.)
+TEST(Allocation, BetaMultistepStepLoopAllocatesNothing) {
+  for (const BuiltinProblem& p :
+       {make_builtin_problem("el-manufactured"), two_manufactured_circles()}) {
+    for (const BetaMultistepOptions& m :
+         {BetaMultistepOptions{}, BetaMultistepOptions::am_beta(2), BetaMultistepOptions::bdf(4),
+          BetaMultistepOptions::compound(3),
+          BetaMultistepOptions::commuted(MultistepFamily::AdamsMoulton, 3),
+          BetaMultistepOptions::dcbdf_beta(5)}) {
+      long steps = 0;
+      const long a = allocations_of_run(options_with_tolerance(1e-7), &steps, [&](Options o) {
+        return solve(p.dae, p.t0, p.t_end, p.y0, m, o);
+      });
+      EXPECT_EQ(a, 0) << m.scheme_name() << " " << p.dae.name;
+      EXPECT_GT(steps, 30) << m.scheme_name() << " " << p.dae.name;
+    }
+  }
+}
+
+// projected-rk at constant steps: index 3 with and without the projection, and the
+// state-space update (2.7e) of an index-1 problem.
+TEST(Allocation, ProjectedRkStepLoopAllocatesNothing) {
+  ProjectedRkOptions projected;
+  projected.projection = Projection::Full;
+  ProjectedRkOptions state_space;
+  state_space.algebraic_update = ProjectedRkOptions::AlgebraicUpdate::StateSpace;
+  const struct {
+    const char* problem;
+    ProjectedRkOptions method;
+  } cases[] = {{"pendulum", {}},
+               {"pendulum", projected},
+               {"andrews", {}},
+               {"pendulum-index2", {}},
+               {"pendulum-index1", state_space}};
+  for (const auto& c : cases) {
+    const BuiltinProblem p = make_builtin_problem(c.problem);
+    Options o = options_with_tolerance(1e-8);
+    o.fixed_step = true;
+    o.h0 = (p.t_end - p.t0) / 200;
+    long steps = 0;
+    const long a = allocations_of_run(
+        o, &steps, [&](Options oo) { return solve(p.dae, p.t0, p.t_end, p.y0, c.method, oo); });
+    EXPECT_EQ(a, 0) << c.problem << " projection " << to_string(c.method.projection);
+    EXPECT_EQ(steps, 200);
+  }
+}
+
+// With an event watched (never located): its function is evaluated after every step with the
+// dense output's derivative, which allocates nothing either.
+TEST(Allocation, WatchedEventWithIndex2AndConstantStepMethodsAllocatesNothing) {
+  Event watch;
+  watch.name = "never";
+  watch.r = [](double, VecIn y, VecIn yp) { return y[0] + 0.0 * yp[0] - 10.0; };
+  const struct {
+    const char* problem;
+    MethodChoice method;
+    bool fixed_step;
+  } cases[] = {{"pendulum-index2", "spark", false},
+               {"pendulum-index2", "hem", false},
+               {"el-manufactured", "beta-multistep", false},
+               {"pendulum", "projected-rk", true}};
+  for (const auto& c : cases) {
+    const BuiltinProblem p = make_builtin_problem(c.problem);
+    Options o = options_with_tolerance(1e-7);
+    o.events = {watch};
+    if (c.fixed_step) {
+      o.fixed_step = true;
+      o.h0 = (p.t_end - p.t0) / 200;
+    }
+    long steps = 0;
+    const long a = allocations_of_run(
+        o, &steps, [&](Options oo) { return solve(p.dae, p.t0, p.t_end, p.y0, c.method, oo); });
+    EXPECT_EQ(a, 0) << c.method.name() << " " << c.problem;
+    EXPECT_GT(steps, 50) << c.method.name() << " " << c.problem;
+  }
 }

@@ -164,6 +164,11 @@ struct Integrator::Impl : public DenseSource {
       throw InvalidArgument("method '" + reg.info.name +
                             "' does not take an ImplicitIndex2Dae (it solves " +
                             reg.info.summary() + "); choose spark or hem");
+    if (!caps.linear_solvers.contains(input.linear_solver))
+      throw InvalidArgument("method '" + reg.info.name + "' cannot use linear solver '" +
+                            to_string(input.linear_solver) +
+                            "' (Options::linear_solver); it accepts " +
+                            caps.linear_solvers.describe());
     n = static_cast<int>(y0.size());
     opt.validate(n);
     if (!std::isfinite(t0) || !std::isfinite(t_end))

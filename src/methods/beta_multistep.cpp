@@ -286,8 +286,15 @@ class BetaMultistep final : public Method {
     WFf_ = Ff_;
     WFd_ = Fd_;
     for (Vector* v : {&y_, &y_new_, &y_pred_, &res_, &fy_, &yhat_, &scal_, &dy_, &cD_, &est_,
-                      &fnew_f_, &fnew_d_, &yp0_})
+                      &fnew_f_, &fnew_d_, &yp0_, &Md_d_, &d_, &d_pred_})
       v->setZero(n_);
+    lambda_work_.setZero(els_.m());
+    dense_p_.setZero(n_);
+    dense_dp_.setZero(n_);
+    lw_.reserve(static_cast<size_t>(K_));
+    dd_.setZero(n_, est_order_ + 1);
+    dd_nodes_.reserve(static_cast<size_t>(est_order_ + 1));
+    mu_zero_.setZero(els_.m());
     Md_ = sys_.mass().to_dense();
     mu_hist_.setZero(els_.m());
     lambda_.setZero(els_.m());
@@ -406,7 +413,7 @@ class BetaMultistep final : public Method {
     Vector& acc = dy_;
     acc.setZero();
     for (int i = 2; i <= k_; ++i) acc += (formula_.rho[i] / r0) * (WY_.col(i - 1) - WY_.col(0));
-    cD_ = Md_ * acc;  // rows of M (zero on the constraint rows)
+    cD_.noalias() = Md_ * acc;  // rows of M (zero on the constraint rows)
     for (int i = 1; i <= k_; ++i) {
       const double af = a_[i] - b_[i], bd = b_[i];
       if (af != 0.0) cD_ -= (h / r0) * af * WFf_.col(i - 1);
@@ -415,7 +422,10 @@ class BetaMultistep final : public Method {
     for (int a : els_.constraint_rows()) cD_[a] = 0.0;
     mu_hist_.setZero(m);
     for (int i = 1; i <= k_; ++i)
-      if (w_[i] != 0.0) mu_hist_ += w_[i] * els_.lambda(WY_.col(i - 1));
+      if (w_[i] != 0.0) {
+        els_.lambda(WY_.col(i - 1), lambda_work_);
+        mu_hist_ += w_[i] * lambda_work_;
+      }
     // predictor: the polynomial through the last (up to k+1) points, extrapolated
     predict(t1);
     for (int i = 0; i < n_; ++i)
@@ -519,7 +529,10 @@ class BetaMultistep final : public Method {
     const double theta = (t - t_) / h;
     const int m = dense_points_;
     // p = d_0 + (th - x_0)(d_1 + ...): Horner for p and p'
-    Vector p = cont_.col(m - 1), dp = Vector::Zero(n_);
+    Vector& p = dense_p_;
+    Vector& dp = dense_dp_;
+    p = cont_.col(m - 1);
+    dp.setZero();
     for (int j = m - 2; j >= 0; --j) {
       dp = p + (theta - nodes_[j]) * dp;
       p = cont_.col(j) + (theta - nodes_[j]) * p;
@@ -697,7 +710,8 @@ class BetaMultistep final : public Method {
   // yhat: y with the multipliers replaced by (w_0 lambda + mu_hist) / a_0 (see the header).
   void substitute(const Vector& y) {
     yhat_ = y;
-    lambda_ = (w_[0] * els_.lambda(y) + mu_hist_) / a_[0];
+    els_.lambda(y, lambda_work_);
+    lambda_ = (w_[0] * lambda_work_ + mu_hist_) / a_[0];
     els_.set_lambda(yhat_, lambda_);
   }
 
@@ -719,15 +733,15 @@ class BetaMultistep final : public Method {
       newton_.reset_factor(1.0);
     }
     if (!lu_valid_ || h != lu_h_) {
-      const Matrix J = J_.to_dense();
+      const StructuredMatrix<double>& J = J_;
       Matrix& E = lu_->matrix().dense();
       E = Md_;
       for (int i : els_.differential_rows()) {
-        for (int j : els_.x_columns()) E(i, j) -= cx * J(i, j);
-        for (int j : els_.lambda_columns()) E(i, j) = -cl * J(i, j);
+        for (int j : els_.x_columns()) E(i, j) -= cx * J.at(i, j);
+        for (int j : els_.lambda_columns()) E(i, j) = -cl * J.at(i, j);
       }
       for (int a : els_.constraint_rows()) {
-        for (int j : els_.x_columns()) E(a, j) = J(a, j);
+        for (int j : els_.x_columns()) E(a, j) = J.at(a, j);
         for (int j : els_.lambda_columns()) E(a, j) = 0.0;
       }
       ++stats_.nlu;
@@ -749,7 +763,8 @@ class BetaMultistep final : public Method {
       substitute(y_new_);
       if (!sys_.f(t1, yhat_, fy_)) return 2;
       // residual: rows D: M d + cD - cx F_D(t1, yhat); rows A: F_A(t1, y)
-      res_ = Md_ * d_ + cD_ - cx_ * fy_;
+      Md_d_.noalias() = Md_ * d_;
+      res_ = Md_d_ + cD_ - cx_ * fy_;
       for (int a : els_.constraint_rows()) res_[a] = fy_[a];
       dy_ = -res_;
       lu_->solve_in_place(dy_);
@@ -840,7 +855,8 @@ class BetaMultistep final : public Method {
   Vector d_, d_pred_;  // the increment y_{n+1} - y_n (Newton's unknown) and its prediction
   Vector y_, y_new_, y_pred_, res_, fy_, yhat_, scal_, dy_, cD_, est_, yp0_;
   Vector mu_hist_, lambda_, mu_zero_, fnew_f_, fnew_d_;
-  Matrix Md_;  // M (dense: the problems are small multibody models)
+  Vector lambda_work_, Md_d_;  // the multipliers of a history point; M d in the residual
+  Matrix Md_;                  // M (dense: the problems are small multibody models)
   std::unique_ptr<RealLinearSolver> lu_;
   StructuredMatrix<double> J_;
   bool jacobian_valid_ = false, lu_valid_ = false, matrix_ok_ = false, matrix_failed_ = false;
@@ -851,6 +867,7 @@ class BetaMultistep final : public Method {
   int dense_points_ = 1;
   std::vector<double> nodes_;
   Matrix cont_;
+  mutable Vector dense_p_, dense_dp_;  // dense_derivative(): p and p' by Horner
 };
 
 }  // namespace
@@ -869,6 +886,9 @@ MethodRegistration beta_multistep_method() {
   c.variable_step = true;
   c.order = 7;  // beta-DCBDF6
   c.dense_output_order = 0;
+  // the iteration matrix is assembled dense (small multibody models), as are the starting
+  // steps' (projected-rk)
+  c.linear_solvers = {LinearSolverKind::Dense};
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const BetaMultistepOptions o =
         method_options<BetaMultistepOptions>(in, BetaMultistepOptions::method_name);

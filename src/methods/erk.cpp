@@ -347,6 +347,8 @@ MethodRegistration erk_method() {
   c.order = 0;               // that of the tableau
   c.dense_output_order = 4;  // DOPRI5's continuous extension (cubic Hermite: 3, other tableaus)
   c.explicit_method = true;
+  // no iteration matrix: the only linear solves (g_z of the algebraic part) use a dense LU
+  c.linear_solvers = {LinearSolverKind::Dense};
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const ErkOptions o = method_options<ErkOptions>(in, "erk");
     o.validate();

@@ -64,6 +64,11 @@ class Hem final : public Index2Method {
     ns.predict_slow = false;
     newton_ = NewtonMonitor(ns);
     weights_e_ = tab_.b - tab_.b_embedded;
+    for (Vector* v : {&y_prev_, &fp_prev_, &f_z_gy_, &d01_, &d011_, &est_}) v->setZero(n_);
+    for (Vector* v : {&z_prev_, &gy_, &zero_z_}) v->setZero(m_);
+    D_.setZero(n_, 4);
+    Dz_.setZero(m_, 4);
+    seg_.nodes.reserve(3);
   }
 
   const char* name() const override { return "hem"; }
@@ -118,11 +123,13 @@ class Hem final : public Index2Method {
   Vector& candidate() override { return x_new_; }
 
   bool accept() override {
-    const Vector y0 = y_, fp0 = fp_, z0 = z_;
+    y_prev_ = y_;
+    fp_prev_ = fp_;
+    z_prev_ = z_;
     const double t0 = t_;
     if (!set_point(t_ + h_, x_new_, false)) return false;
     h_last_ = h_;
-    build_segment(t0, y0, z0, fp0);
+    build_segment(t0, y_prev_, z_prev_, fp_prev_);
     return true;
   }
 
@@ -172,8 +179,9 @@ class Hem final : public Index2Method {
   bool compute_jacobians() {
     jac_t_ = t_;
     jac_valid_ = sys_->constraint_jacobians(t_, y_, z_, g_y_, f_z_);
-    if (jac_valid_ && a_lu_) a_lu_->solve_in_place(f_z_);
-    S_ = g_y_ * f_z_;
+    if (jac_valid_ && a_lu_)  // f_z := M_yy^{-1} f_z, column by column (n x m)
+      for (int j = 0; j < m_; ++j) a_lu_->solve_in_place(f_z_.col(j));
+    S_.noalias() = g_y_ * f_z_;
     s_valid_ = false;
     return jac_valid_;
   }
@@ -259,27 +267,29 @@ class Hem final : public Index2Method {
 
   // P h sum_j (b_j - bh_j) F_j, P = I - f_z S^{-1} g_y, in the integrator's weights.
   double error_estimate() {
-    est_ = h_ * (F_ * weights_e_);
-    Vector gy = g_y_ * est_;
-    s_lu_->solve_in_place(gy);
-    est_ -= f_z_ * gy;
+    est_.noalias() = h_ * (F_ * weights_e_);
+    gy_.noalias() = g_y_ * est_;
+    s_lu_->solve_in_place(gy_);
+    f_z_gy_.noalias() = f_z_ * gy_;
+    est_ -= f_z_gy_;
     err_.setZero(sys_->size());
-    Vector zero = Vector::Zero(m_);
-    sys_->join(est_, zero, err_);
+    sys_->join(est_, zero_z_, err_);
     return weights_->norm(err_);
   }
 
   // Cubic Hermite in y, linear in z, Newton form on the nodes (0, 0, -1) in theta = (t - t1)/h.
   void build_segment(double t0, const Vector& y0, const Vector& z0, const Vector& fp0) {
     const double h = h_;
-    Matrix D(n_, 4);
-    const Vector d01 = y_ - y0;         // f[0, -1]
-    D.col(0) = y_;                      // f[0]
-    D.col(1) = h * fp_;                 // f[0, 0]
-    D.col(2) = D.col(1) - d01;          // f[0, 0, -1]
-    const Vector d011 = d01 - h * fp0;  // f[0, -1, -1]
-    D.col(3) = D.col(2) - d011;         // f[0, 0, -1, -1]
-    Matrix Dz(m_, 4);
+    Matrix& D = D_;
+    Vector& d01 = d01_;
+    Vector& d011 = d011_;
+    d01 = y_ - y0;               // f[0, -1]
+    D.col(0) = y_;               // f[0]
+    D.col(1) = h * fp_;          // f[0, 0]
+    D.col(2) = D.col(1) - d01;   // f[0, 0, -1]
+    d011 = d01 - h * fp0;        // f[0, -1, -1]
+    D.col(3) = D.col(2) - d011;  // f[0, 0, -1, -1]
+    Matrix& Dz = Dz_;
     Dz.setZero();
     Dz.col(0) = z_;
     Dz.col(1) = z_ - z0;
@@ -310,6 +320,11 @@ class Hem final : public Index2Method {
   int iterations_ = 0;
   Vector x_, y_, z_, fp_, x_new_, y_new_, z_new_, lambda_, base_, stage_y_, g_, est_, err_;
   Vector f_work_, work_x_, work_y_, work_z_;
+  // storage of the step loop, sized once
+  Vector y_prev_, fp_prev_, z_prev_;  // the accepted step's start (accept())
+  Vector gy_, f_z_gy_, zero_z_;       // error_estimate()
+  Matrix D_, Dz_;                     // build_segment(): divided differences of y and z
+  Vector d01_, d011_;
 };
 
 }  // namespace
@@ -326,6 +341,7 @@ MethodRegistration hem_method() {
   c.order = 0;  // that of the tableau
   c.dense_output_order = 3;
   c.explicit_method = true;  // half-explicit: explicit stages, a linear solve for lambda
+  c.linear_solvers = {LinearSolverKind::Dense};  // that solve: g_y f_z, m x m, dense
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const HemOptions o = method_options<HemOptions>(in, "hem");
     o.validate();

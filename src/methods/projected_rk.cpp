@@ -114,7 +114,16 @@ class ProjectedRk final : public MassMatrixMethod {
         nodes_theta_.push_back(tab_.c[i] - 1.0);
     if (tab_.c.maxCoeff() != 1.0) nodes_theta_.insert(nodes_theta_.begin(), 0.0);
     nodes_theta_.push_back(-1.0);
-    cont_.resize(n_, static_cast<int>(nodes_theta_.size()));
+    seg_.nodes.assign(nodes_theta_.begin(), nodes_theta_.end() - 1);
+    seg_.coeffs.setZero(n_, static_cast<int>(nodes_theta_.size()));
+    zd_.setZero(n_);
+    work_plus_.setZero(n_);
+    work_minus_.setZero(n_);
+    if (!algebraic_rows_.empty()) {
+      const int na = static_cast<int>(algebraic_rows_.size());
+      g_lu_ = make_dense_solver<double>(na);
+      g_.setZero(na);
+    }
   }
 
   const char* name() const override { return "projected-rk"; }
@@ -141,6 +150,7 @@ class ProjectedRk final : public MassMatrixMethod {
     t_ = t0;
     y_ = y0;
     h_last_ = 0.0;
+    mark_segment();
     return true;
   }
 
@@ -150,7 +160,7 @@ class ProjectedRk final : public MassMatrixMethod {
     // the problem is nonlinear and the study wants full Newton accuracy).
     if (!sys_.f(t_, y_, f0_)) return fail(AttemptOutcome::NonFinite, "f(t_n, y_n) failed");
     if (!sys_.jacobian(t_, y_, f0_, J_)) return fail(AttemptOutcome::NonFinite, "Jacobian failed");
-    const Matrix J = J_.to_dense();
+    const Matrix& J = J_.dense();  // the system's backend is dense
     auto& E = lu_->matrix().dense();
     for (int i = 0; i < m_; ++i)
       for (int j = 0; j < m_; ++j) {
@@ -191,7 +201,7 @@ class ProjectedRk final : public MassMatrixMethod {
       const bool stagnates = norm <= 1.0 && norm > 0.5 * previous_norm;
       previous_norm = norm;
       if (norm <= opt_.newton_tolerance || stagnates) {
-        y_new_ = y_ + Z_.rightCols(m_) * d_.transpose();
+        y_new_ = y_ + end_increment();
         if (opt_.algebraic_update == ProjectedRkOptions::AlgebraicUpdate::StateSpace &&
             !solve_constraints(t_ + h))
           return fail(AttemptOutcome::NewtonFailed, "0 = g(y_{n+1}, z_{n+1}) not solved");
@@ -204,22 +214,35 @@ class ProjectedRk final : public MassMatrixMethod {
     return fail(AttemptOutcome::NewtonFailed, "stage Newton did not converge");
   }
 
+  // The dense output's interval: the last step, [t_, t_] before the first.
+  void mark_segment() {
+    seg_.t_left = t_ - h_last_;
+    seg_.t_right = t_;
+  }
+
+  // y_{n+1} - y_n = sum_i d_i Z_i (into zd_).
+  const Vector& end_increment() {
+    zd_.noalias() = Z_.rightCols(m_) * d_.transpose();
+    return zd_;
+  }
+
   // (2.7e): z_{n+1} from 0 = g(t, y_{n+1}, z) by Newton with g_z (fresh each iteration; a
   // study method, index 1)
   bool solve_constraints(double t) {
     const int na = static_cast<int>(algebraic_rows_.size());
     if (na == 0) return true;
-    Vector g(na), dz(na);
-    Matrix Gz(na, na);
+    Vector& dz = g_;  // g, then the increment (solved in place)
     for (int it = 0; it < 30; ++it) {
       if (!sys_.f(t, y_new_, tmp_)) return false;
-      for (int a = 0; a < na; ++a) g[a] = tmp_[algebraic_rows_[static_cast<size_t>(a)]];
+      for (int a = 0; a < na; ++a) dz[a] = tmp_[algebraic_rows_[static_cast<size_t>(a)]];
       if (!sys_.jacobian(t, y_new_, tmp_, J_)) return false;
+      Matrix& Gz = g_lu_->matrix().dense();
       for (int a = 0; a < na; ++a)
         for (int b = 0; b < na; ++b)
           Gz(a, b) = J_.at(algebraic_rows_[static_cast<size_t>(a)],
                            algebraic_cols_[static_cast<size_t>(b)]);
-      dz = Gz.fullPivLu().solve(g);
+      if (!g_lu_->factor()) return false;  // g_z singular: not index 1 here
+      g_lu_->solve_in_place(dz);
       double change = 0.0, size = 1.0;
       for (int a = 0; a < na; ++a) {
         const int c = algebraic_cols_[static_cast<size_t>(a)];
@@ -239,23 +262,25 @@ class ProjectedRk final : public MassMatrixMethod {
     // Newton divided differences over the nodes (theta units, newest first), through the
     // end value as computed (the integrator adds a projection's change linearly)
     const int m = static_cast<int>(nodes_theta_.size());
+    Matrix& cont = seg_.coeffs;
     int col = 0;
     for (double x : nodes_theta_) {
       if (x == 0.0)
-        cont_.col(col) = y_ + Z_.rightCols(m_) * d_.transpose();
+        cont.col(col) = y_ + end_increment();
       else if (x == -1.0)
-        cont_.col(col) = y_;
+        cont.col(col) = y_;
       else
         for (int i = 0; i < s_; ++i)
-          if (tab_.c[i] - 1.0 == x) cont_.col(col) = y_ + Z_.col(i);
+          if (tab_.c[i] - 1.0 == x) cont.col(col) = y_ + Z_.col(i);
       ++col;
     }
     for (int k = 1; k < m; ++k)
       for (int j = m - 1; j >= k; --j)
-        cont_.col(j) = (cont_.col(j) - cont_.col(j - 1)) / (nodes_theta_[j] - nodes_theta_[j - k]);
+        cont.col(j) = (cont.col(j) - cont.col(j - 1)) / (nodes_theta_[j] - nodes_theta_[j - k]);
     t_ += h_;
     h_last_ = h_;
     y_.swap(y_new_);
+    mark_segment();
     return true;
   }
 
@@ -263,6 +288,7 @@ class ProjectedRk final : public MassMatrixMethod {
     t_ = t;
     y_ = y;
     h_last_ = 0.0;
+    mark_segment();
     return reinitialize(sys_, t_, y_, message);
   }
 
@@ -274,20 +300,14 @@ class ProjectedRk final : public MassMatrixMethod {
     else
       out.setZero();
   }
-  void dense(double t, VecOut out) const override { segment().evaluate(t, out); }
+  void dense(double t, VecOut out) const override { seg_.evaluate(t, out); }
   void dense_derivative(double t, VecOut out) const override {
     const double e = std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t));
-    const DenseSegment s = segment();
-    out = (s.evaluate(t + e) - s.evaluate(t - e)) / (2 * e);
+    seg_.evaluate(t + e, work_plus_);
+    seg_.evaluate(t - e, work_minus_);
+    out = (work_plus_ - work_minus_) / (2 * e);
   }
-  DenseSegment segment() const override {
-    DenseSegment seg;
-    seg.t_left = t_ - h_last_;
-    seg.t_right = t_;
-    seg.nodes.assign(nodes_theta_.begin(), nodes_theta_.end() - 1);
-    seg.coeffs = cont_;
-    return seg;
-  }
+  DenseSegment segment() const override { return seg_; }
   std::string linear_solver() const override { return lu_->name(); }
 
  private:
@@ -304,7 +324,12 @@ class ProjectedRk final : public MassMatrixMethod {
   Stats& stats_;
   int n_, s_;
   const ErrorWeights* weights_ = nullptr;
-  Matrix Ainv_, M_, Z_, F_, cont_;
+  Matrix Ainv_, M_, Z_, F_;
+  DenseSegment seg_;  // over the last step [t_ - h_last_, t_]: (-1, y_n), the stages, y_{n+1}
+  Vector zd_;         // end_increment()
+  mutable Vector work_plus_, work_minus_;   // dense_derivative()
+  std::unique_ptr<RealLinearSolver> g_lu_;  // g_z of the state-space update (2.7e)
+  Vector g_;
   StructuredMatrix<double> J_;
   Eigen::RowVectorXd d_;
   bool explicit_first_ = false;
@@ -333,6 +358,7 @@ MethodRegistration projected_rk_method() {
   c.order = 0;  // that of the tableau
   c.dense_output_order = 0;
   c.projection = true;
+  c.linear_solvers = {LinearSolverKind::Dense};  // the sn x sn stage matrix, dense
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const ProjectedRkOptions o = method_options<ProjectedRkOptions>(in, "projected-rk");
     o.validate();

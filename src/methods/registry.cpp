@@ -67,6 +67,7 @@ std::string MethodInfo::summary() const {
   if (c.projection) s += "; projection";
   if (c.own_step_control) s += "; own step/order control";
   if (c.explicit_method) s += "; explicit (not for stiff problems)";
+  if (!c.linear_solvers.is_all()) s += "; linear solvers: " + c.linear_solvers.describe();
   return s;
 }
 

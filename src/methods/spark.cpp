@@ -88,6 +88,7 @@ class Spark final : public Index2Method {
     g_.resize(s_ + 1);
     for (Vector& g : g_) g.resize(m_);
     avals_.resize(n_);
+    allocate_segments();
     NewtonMonitor::Settings ns;
     ns.max_iterations = opt_.max_newton_iterations;
     ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
@@ -478,12 +479,14 @@ class Spark final : public Index2Method {
   // error O(h^5)). Else through the continuous extension at equally spaced points (s + 1 for one
   // step, 2s + 1 over the two half steps; order s).
   bool build_segment() {
-    std::vector<double> nodes;
-    Matrix V;
-    if (!fixed_step_ && history_) {
+    const bool through_history = !fixed_step_ && history_;
+    const int points = through_history ? 5 : extension_points();
+    Matrix& V = spare_coefficients(points);
+    std::vector<double>& nodes = segment_nodes_;
+    nodes.clear();
+    if (through_history) {
       const double t1 = t_ + h_, t_mid = t_ + 0.5 * h_;
       const double ts[5] = {t1, t_mid, t_, history_t_[1], history_t_[0]};
-      V.resize(sys_->size(), 5);
       V.col(0) = x_new_;
       sys_->join(mid_y_, mid_z_, work_x_);
       V.col(1) = work_x_;
@@ -492,8 +495,6 @@ class Spark final : public Index2Method {
       V.col(4) = history_x_[0];
       for (double t : ts) nodes.push_back((t - t1) / h_);
     } else {
-      const int points = fixed_step_ ? s_ + 1 : 2 * s_ + 1;
-      V.resize(sys_->size(), points);
       for (int k = 0; k < points; ++k) {
         const double theta = 1.0 - static_cast<double>(k) / (points - 1);  // 1 .. 0
         nodes.push_back(theta - 1.0);
@@ -511,7 +512,6 @@ class Spark final : public Index2Method {
         V.col(k) = work_x_;
       }
     }
-    const int points = static_cast<int>(nodes.size());
     for (int k = 1; k < points; ++k)
       for (int j = points - 1; j >= k; --j)
         V.col(j) = (V.col(j) - V.col(j - 1)) /
@@ -519,7 +519,7 @@ class Spark final : public Index2Method {
     seg_.t_left = t_;
     seg_.t_right = t_ + h_;
     seg_.nodes.assign(nodes.begin(), nodes.end() - 1);
-    seg_.coeffs = V;
+    seg_.coeffs.swap(V);
     seg_.correction.resize(0);
     // the accepted step's start and midpoint become the history of the next one
     if (!fixed_step_) {
@@ -530,6 +530,32 @@ class Spark final : public Index2Method {
       history_ = true;
     }
     return true;
+  }
+
+  // Points of the dense output through the continuous extension: s + 1 over one step, 2s + 1
+  // over the two half steps.
+  int extension_points() const { return fixed_step_ ? s_ + 1 : 2 * s_ + 1; }
+
+  // The dense output's storage, sized once: the segment's and three spares, two with the
+  // history's 5 columns and one with extension_points(), so that besides the current segment
+  // one spare of each shape is free for the next (swapped in when it is complete).
+  void allocate_segments() {
+    const int N = sys_->size(), most = std::max(5, 2 * s_ + 1);
+    seg_.coeffs.resize(N, extension_points());
+    spare_coeffs_[0].resize(N, 5);
+    spare_coeffs_[1].resize(N, 5);
+    spare_coeffs_[2].resize(N, extension_points());
+    seg_.nodes.reserve(static_cast<size_t>(most));
+    segment_nodes_.reserve(static_cast<size_t>(most));
+    work_x_.resize(N);
+  }
+
+  // A spare of the dense output's storage with `points` columns.
+  Matrix& spare_coefficients(int points) {
+    for (Matrix& c : spare_coeffs_)
+      if (c.cols() == points) return c;
+    spare_coeffs_[0].resize(sys_->size(), points);  // not reached (allocate_segments())
+    return spare_coeffs_[0];
   }
 
   SparkOptions opt_;
@@ -552,6 +578,8 @@ class Spark final : public Index2Method {
   bool history_ = false;  // the previous accepted step's start and midpoint are known
   double history_t_[2] = {0, 0};
   Vector history_x_[2];
+  std::array<Matrix, 3> spare_coeffs_;  // see allocate_segments()
+  std::vector<double> segment_nodes_;   // all nodes of build_segment()
   mutable Vector work_plus_, work_minus_;
   Vector work_x_, work_y_, work_z_, work_beta_, work_ell_, work_target_;
 };
@@ -569,6 +597,8 @@ MethodRegistration spark_method() {
   c.max_index = 2;
   c.order = 0;  // 2s - 2 of the chosen stages
   c.dense_output_order = 0;
+  // the block Newton matrix of (3.7), (s + 1) n + s m square, is assembled dense
+  c.linear_solvers = {LinearSolverKind::Dense};
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const SparkOptions o = method_options<SparkOptions>(in, "spark");
     o.validate();

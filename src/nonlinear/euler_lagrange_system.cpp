@@ -13,6 +13,17 @@ namespace {
 
 std::string fmt(double x) { return format_number(x, 4); }
 
+// x = S^{-1} r from the full-pivoting LU of S of full rank: the steps of Eigen's
+// FullPivLU::solve (P S Q = L U: c = P r, L U c' = c, x = Q c') in storage of the caller, so that
+// nothing is allocated (the library's solve allocates its intermediate c).
+void solve_full_rank(const Eigen::FullPivLU<Matrix>& lu, const Vector& r, Vector& c, Vector& x) {
+  c = lu.permutationP() * r;
+  lu.matrixLU().triangularView<Eigen::UnitLower>().solveInPlace(c);
+  lu.matrixLU().triangularView<Eigen::Upper>().solveInPlace(c);
+  const auto& q = lu.permutationQ().indices();
+  for (Eigen::Index i = 0; i < c.size(); ++i) x[q[i]] = c[i];
+}
+
 std::vector<int> complement(const std::vector<int>& v, int n) {
   std::vector<int> out;
   std::vector<char> in(static_cast<size_t>(n), 0);
@@ -56,12 +67,24 @@ EulerLagrangeSystem::EulerLagrangeSystem(MassMatrixSystem& sys) : sys_(&sys), n_
   xp_.setZero(nx_);
   ytmp_.setZero(n_);
   sys.allocate_jacobian(J_);
+  Bt_.setZero(nx_, m_);
+  G_.setZero(m_, nx_);
+  MinvBt_.setZero(nx_, m_);
+  S_.setZero(m_, m_);
+  S_lu_ = Eigen::FullPivLU<Matrix>(m_, m_);
+  for (Vector* v : {&l_, &r_, &dl_, &lu_work_, &mu_}) v->setZero(m_);
+  rhs_x_.setZero(nx_);
+  for (Vector& g : g_steps_) g.setZero(m_);
 }
 
 Vector EulerLagrangeSystem::lambda(const Vector& y) const {
   Vector l(m_);
-  for (int j = 0; j < m_; ++j) l[j] = y[lcols_[static_cast<size_t>(j)]];
+  lambda(y, l);
   return l;
+}
+
+void EulerLagrangeSystem::lambda(const Eigen::Ref<const Vector>& y, Vector& out) const {
+  for (int j = 0; j < m_; ++j) out[j] = y[lcols_[static_cast<size_t>(j)]];
 }
 
 void EulerLagrangeSystem::set_lambda(Vector& y, const Vector& l) const {
@@ -100,7 +123,8 @@ std::string EulerLagrangeSystem::check_structure(double t, const Vector& y) {
 
 bool EulerLagrangeSystem::multiplier_directions(double t, const Vector& y, Matrix& Bt) {
   Bt.resize(nx_, m_);
-  Vector mu = Vector::Zero(m_);
+  Vector& mu = mu_;
+  mu.setZero();
   if (!f_with(t, y, mu, work_)) return false;
   for (int j = 0; j < m_; ++j) {
     mu.setZero();
@@ -117,18 +141,16 @@ bool EulerLagrangeSystem::multiplier_directions(double t, const Vector& y, Matri
 bool EulerLagrangeSystem::constraint_jacobian(double t, const Vector& y, Matrix& G) {
   if (!sys_->f(t, y, fy_)) return false;
   if (!sys_->jacobian(t, y, fy_, J_)) return false;
-  const Matrix J = J_.to_dense();
   G.resize(m_, nx_);
   for (int a = 0; a < m_; ++a)
     for (int j = 0; j < nx_; ++j)
-      G(a, j) = J(arows_[static_cast<size_t>(a)], xcols_[static_cast<size_t>(j)]);
+      G(a, j) = J_.at(arows_[static_cast<size_t>(a)], xcols_[static_cast<size_t>(j)]);
   return true;
 }
 
-void EulerLagrangeSystem::velocity(const Vector& Fy, Vector& xp) const {
-  Vector rhs(nx_);
-  for (int i = 0; i < nx_; ++i) rhs[i] = Fy[drows_[static_cast<size_t>(i)]];
-  xp = Mxx_lu_.solve(rhs);
+void EulerLagrangeSystem::velocity(const Vector& Fy, Vector& xp) {
+  for (int i = 0; i < nx_; ++i) rhs_x_[i] = Fy[drows_[static_cast<size_t>(i)]];
+  xp = Mxx_lu_.solve(rhs_x_);
 }
 
 bool EulerLagrangeSystem::hidden_constraint(double t, const Vector& y, Vector& r) {
@@ -145,13 +167,12 @@ bool EulerLagrangeSystem::hidden_constraint(double t, const Vector& y, Vector& r
   double e = std::max(1.0, std::abs(t));
   if (vnorm > 0.0) e = std::min(e, std::max(1.0, xnorm) / vnorm);
   e *= 7e-4;
-  Vector g[4];
+  std::array<Vector, 4>& g = g_steps_;
   const double steps[4] = {e, -e, 2 * e, -2 * e};
   for (int s = 0; s < 4; ++s) {
     ytmp_ = y;
     for (int j = 0; j < nx_; ++j) ytmp_[xcols_[static_cast<size_t>(j)]] += steps[s] * xp_[j];
     if (!sys_->f(t + steps[s], ytmp_, work_)) return false;
-    g[s].resize(m_);
     for (int a = 0; a < m_; ++a) g[s][a] = work_[arows_[static_cast<size_t>(a)]];
   }
   r = (8.0 * (g[0] - g[1]) - (g[2] - g[3])) / (12.0 * e);
@@ -164,12 +185,13 @@ bool EulerLagrangeSystem::make_multipliers_consistent(double t, Vector& y, std::
     message = std::string(what) + ": " + sys_->guard().failure().describe();
     return false;
   };
-  Matrix Bt, G;
-  if (!multiplier_directions(t, y, Bt)) return failed("F failed");
-  if (!constraint_jacobian(t, y, G)) return failed("the Jacobian failed");
-  const Matrix S = G * Mxx_lu_.solve(Bt);
-  Eigen::FullPivLU<Matrix> lu(S);
+  if (!multiplier_directions(t, y, Bt_)) return failed("F failed");
+  if (!constraint_jacobian(t, y, G_)) return failed("the Jacobian failed");
+  MinvBt_ = Mxx_lu_.solve(Bt_);
+  S_.noalias() = G_ * MinvBt_;
+  Eigen::FullPivLU<Matrix>& lu = S_lu_;
   lu.setThreshold(1e-11);
+  lu.compute(S_);
   if (lu.rank() < m_) {
     message =
         "G B^T (G G^T in the form x' = f - G^T lambda of paper 003) is singular at t = " + fmt(t) +
@@ -177,10 +199,11 @@ bool EulerLagrangeSystem::make_multipliers_consistent(double t, Vector& y, std::
         "): the problem is not of index 2 there; the multipliers are not determined";
     return false;
   }
-  Vector l = lambda(y), r(m_);
+  Vector &l = l_, &r = r_, &dl = dl_;
+  lambda(y, l);
   for (int it = 0; it < 6; ++it) {
     if (!hidden_constraint(t, y, r)) return failed("F failed");
-    const Vector dl = lu.solve(r);
+    solve_full_rank(lu, r, lu_work_, dl);
     l += dl;
     set_lambda(y, l);
     if (!l.allFinite()) {

@@ -20,9 +20,11 @@
 // Internal header (not installed).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
+#include "core/dense_spectra.hpp"
 #include "nonlinear/systems.hpp"
 
 namespace daekit {
@@ -46,6 +48,8 @@ class EulerLagrangeSystem {
 
   /// The multipliers of y (size m) / writes them into y.
   Vector lambda(const Vector& y) const;
+  /// The multipliers of y into out (sized m: allocates nothing).
+  void lambda(const Eigen::Ref<const Vector>& y, Vector& out) const;
   void set_lambda(Vector& y, const Vector& lambda) const;
 
   /// F(t, y) with the multipliers of y replaced by mu (all n rows into out).
@@ -60,10 +64,11 @@ class EulerLagrangeSystem {
   /// G = dF_A/dx (m x nx, columns in the order of x_columns()) at (t, y).
   bool constraint_jacobian(double t, const Vector& y, Matrix& G);
   /// x' = M_xx^{-1} F_D(t, x, lambda) in the order of x_columns(), from F(t, y) = Fy.
-  void velocity(const Vector& Fy, Vector& xp) const;
+  void velocity(const Vector& Fy, Vector& xp);
 
   /// Replaces the multipliers of y by the consistent ones psi(t, x) (see above). False with a
   /// message if S = G M_xx^{-1} B^T is singular (not index 2 at t) or a callback failed.
+  /// Allocates nothing but the message (the storage is sized by the constructor).
   bool make_multipliers_consistent(double t, Vector& y, std::string& message);
   /// The hidden-constraint residual r(lambda) of y (size m), see above.
   bool hidden_constraint(double t, const Vector& y, Vector& r);
@@ -76,6 +81,13 @@ class EulerLagrangeSystem {
   Eigen::PartialPivLU<Matrix> Mxx_lu_;  // M[D, X]
   Vector work_, work2_, fy_, xp_, ytmp_;
   StructuredMatrix<double> J_;
+  // make_multipliers_consistent(): B^T, G, M_xx^{-1} B^T, S and its LU, lambda, the residual,
+  // the increment and the LU solve's intermediate; mu, the right-hand side of velocity(), and
+  // the constraint values of the difference in hidden_constraint()
+  Matrix Bt_, G_, MinvBt_, S_;
+  Eigen::FullPivLU<Matrix> S_lu_;
+  Vector l_, r_, dl_, lu_work_, mu_, rhs_x_;
+  std::array<Vector, 4> g_steps_;
 };
 
 }  // namespace daekit

@@ -54,6 +54,20 @@ Index2System::Index2System(const ImplicitIndex2Dae& dae, CallGuard& guard, Stats
   z_work_.setZero(m_);
   out_work_.setZero(size());
   t_work_.setZero(std::max(n_, m_));
+  allocate_work();
+}
+
+void Index2System::allocate_work() {
+  monitor_y_.setZero(n_);
+  monitor_z_.setZero(m_);
+  monitor_g_.setZero(m_);
+  jac_x_.setZero(size());
+  jac_G0_.setZero(size());
+  diff_g0_.setZero(m_);
+  diff_g1_.setZero(m_);
+  diff_f0_.setZero(n_);
+  diff_f1_.setZero(n_);
+  diff_K_.setZero(n_, m_);
 }
 
 Index2System::Index2System(const MassMatrixDae& dae, int part, CallGuard& guard, Stats& stats)
@@ -105,6 +119,7 @@ void Index2System::setup_mass_form(const MassMatrixDae& dae, int part) {
   z_work_.setZero(m_);
   out_work_.setZero(dae.n);
   t_work_.setZero(std::max(n_, m_));
+  allocate_work();
 }
 
 void Index2System::split(const Vector& x, Vector& y, Vector& z) const {
@@ -215,15 +230,15 @@ bool Index2System::mass_jacobian(double t, const Vector& y, const Vector& z, Jac
   join(y, z, x_work_);
   if (!mass_->f(t, x_work_, F_work_)) return false;
   if (!mass_->jacobian(t, x_work_, F_work_, J_work_)) return false;
-  const Matrix D = J_work_.to_dense();
+  const StructuredMatrix<double>& D = J_work_;
   Matrix& Jy = J.f_y[static_cast<size_t>(mass_part_)];
   Matrix& Jz = J.f_z[static_cast<size_t>(mass_part_)];
   for (int i = 0; i < n_; ++i) {
-    for (int j = 0; j < n_; ++j) Jy(i, j) = D(f_rows_[i], y_pos_[j]);
-    for (int j = 0; j < m_; ++j) Jz(i, j) = D(f_rows_[i], z_pos_[j]);
+    for (int j = 0; j < n_; ++j) Jy(i, j) = D.at(f_rows_[i], y_pos_[j]);
+    for (int j = 0; j < m_; ++j) Jz(i, j) = D.at(f_rows_[i], z_pos_[j]);
   }
   for (int i = 0; i < m_; ++i)
-    for (int j = 0; j < n_; ++j) J.g_y(i, j) = D(g_rows_[i], y_pos_[j]);
+    for (int j = 0; j < n_; ++j) J.g_y(i, j) = D.at(g_rows_[i], y_pos_[j]);
   return true;
 }
 
@@ -232,8 +247,8 @@ bool Index2System::mass_jacobian(double t, const Vector& y, const Vector& z, Jac
 // FiniteDifferenceJacobian needs).
 bool Index2System::form_jacobians(double t, const Vector& y, const Vector& z, Jacobians& J) {
   const ImplicitIndex2Dae& d = *dae_;
-  const int N = size();
-  Vector x(N), G0(N);
+  Vector& x = jac_x_;
+  Vector& G0 = jac_G0_;
   x << y, z;
   auto difference = [&](auto&& map) {
     G0.setZero();
@@ -266,7 +281,7 @@ bool Index2System::form_jacobians(double t, const Vector& y, const Vector& z, Ja
         return guard_->check_finite("a", t, out);
       };
       if (!difference(map)) return false;
-      J.a_y = J_work_.to_dense().topLeftCorner(n_, n_);
+      J.a_y = J_work_.dense().topLeftCorner(n_, n_);  // J_work_ is dense for this form
     }
   }
   for (int k : parts_) {
@@ -287,7 +302,7 @@ bool Index2System::form_jacobians(double t, const Vector& y, const Vector& z, Ja
       return part(k, t, y_work_, z_work_, out.head(n_));
     };
     if (!difference(map)) return false;
-    const Matrix D = J_work_.to_dense();
+    const Matrix& D = J_work_.dense();
     if (!have_y) J.f_y[kk] = D.topLeftCorner(n_, n_);
     if (!have_z) J.f_z[kk] = D.topRightCorner(n_, m_);
   }
@@ -300,7 +315,7 @@ bool Index2System::form_jacobians(double t, const Vector& y, const Vector& z, Ja
     return guard_->check_finite("g", t, out);
   };
   if (!difference(map)) return false;
-  J.g_y = J_work_.to_dense().topLeftCorner(m_, n_);
+  J.g_y = J_work_.dense().topLeftCorner(m_, n_);
   return true;
 }
 
@@ -309,7 +324,7 @@ bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector&
   g_y.setZero(m_, n_);
   f_z.setZero(n_, m_);
   if (mass_) {
-    Jacobians J;
+    Jacobians& J = constraint_jac_;
     if (!jacobians(t, y, z, J)) return false;
     g_y = J.g_y;
     f_z = J.f_z[static_cast<size_t>(mass_part_)];
@@ -317,7 +332,6 @@ bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector&
   }
   ++stats_->njac;
   const ImplicitIndex2Dae& d = *dae_;
-  Vector base(std::max(n_, m_)), plus(std::max(n_, m_));
   if (d.g_y) {
     if (!(*guard_)("g_y", t, [&] { d.g_y(t, y, g_y, p_ref_); })) return false;
     if (!all_finite(g_y.data(), g_y.size())) {
@@ -325,7 +339,8 @@ bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector&
       return false;
     }
   } else {
-    Vector g0(m_), g1(m_);
+    Vector& g0 = diff_g0_;
+    Vector& g1 = diff_g1_;
     if (!g(t, y, z, g0)) return false;
     y_work_ = y;
     for (int j = 0; j < n_; ++j) {
@@ -336,7 +351,7 @@ bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector&
       y_work_[j] = y[j];
     }
   }
-  Matrix K(n_, m_);
+  Matrix& K = diff_K_;
   for (int k : parts_) {
     if (k == 0) continue;
     const size_t kk = static_cast<size_t>(k);
@@ -350,7 +365,8 @@ bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector&
       f_z += K;
       continue;
     }
-    Vector f0(n_), f1(n_);
+    Vector& f0 = diff_f0_;
+    Vector& f1 = diff_f1_;
     if (!part(k, t, y, z, f0)) return false;
     z_work_ = z;
     for (int j = 0; j < m_; ++j) {
@@ -508,11 +524,10 @@ bool Index2System::consistent_state(double t, Vector& y, Vector& z, std::string&
 }
 
 bool Index2System::monitor(double t, const Vector& x, ConstraintResiduals& out) {
-  Vector y, z, gv;
-  split(x, y, z);
-  if (!g(t, y, z, gv)) return false;
+  split(x, monitor_y_, monitor_z_);
+  if (!g(t, monitor_y_, monitor_z_, monitor_g_)) return false;
   out = ConstraintResiduals{};
-  out.position = gv.size() ? gv.cwiseAbs().maxCoeff() : 0.0;
+  out.position = monitor_g_.size() ? monitor_g_.cwiseAbs().maxCoeff() : 0.0;
   return true;
 }
 

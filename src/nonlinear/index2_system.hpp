@@ -105,6 +105,8 @@ class Index2System {
 
  private:
   void setup_mass_form(const MassMatrixDae& dae, int part);
+  /// Sizes the storage of the evaluations in the step loop (below).
+  void allocate_work();
   bool mass_jacobian(double t, const Vector& y, const Vector& z, Jacobians& J);
   bool form_jacobians(double t, const Vector& y, const Vector& z, Jacobians& J);
   /// S = g_y a_y^{-1} sum_k f_k,z and the hidden constraint residual at (t, y, z); `scale`: the
@@ -132,6 +134,12 @@ class Index2System {
   Stats* stats_;
   FiniteDifferenceJacobian fd_;
   Vector y_work_, z_work_, out_work_, t_work_;
+  // storage of the evaluations in the step loop, sized once (the step loop allocates nothing)
+  Vector monitor_y_, monitor_z_, monitor_g_;      // monitor()
+  Vector jac_x_, jac_G0_;                         // form_jacobians(): (y, z) and the map's value
+  Jacobians constraint_jac_;                      // constraint_jacobians() of the mass form
+  Vector diff_g0_, diff_g1_, diff_f0_, diff_f1_;  // its differences in y and z
+  Matrix diff_K_;                                 // d f_k / dz of one part
 };
 
 }  // namespace daekit

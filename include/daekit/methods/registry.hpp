@@ -4,11 +4,44 @@
 #pragma once
 
 #include <any>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "daekit/core/sparsity.hpp"
+
 namespace daekit {
+
+/// A set of linear-solver backends (LinearSolverKind); Automatic belongs to every set.
+class LinearSolverSet {
+ public:
+  /// Automatic and the given backends.
+  constexpr LinearSolverSet(std::initializer_list<LinearSolverKind> kinds)
+      : bits_(bit(LinearSolverKind::Automatic)) {
+    for (LinearSolverKind k : kinds) bits_ |= bit(k);
+  }
+  /// Every backend.
+  static constexpr LinearSolverSet all() {
+    return {LinearSolverKind::Dense, LinearSolverKind::Banded, LinearSolverKind::Sparse,
+            LinearSolverKind::Iterative};
+  }
+  constexpr bool contains(LinearSolverKind k) const { return (bits_ & bit(k)) != 0; }
+  constexpr bool is_all() const { return bits_ == all().bits_; }
+  /// The members by their Options / CLI names, e.g. "auto, dense".
+  std::string describe() const {
+    std::string s;
+    for (LinearSolverKind k :
+         {LinearSolverKind::Automatic, LinearSolverKind::Dense, LinearSolverKind::Banded,
+          LinearSolverKind::Sparse, LinearSolverKind::Iterative})
+      if (contains(k)) s += (s.empty() ? "" : ", ") + std::string(to_string(k));
+    return s;
+  }
+
+ private:
+  static constexpr unsigned bit(LinearSolverKind k) { return 1u << static_cast<unsigned>(k); }
+  unsigned bits_;
+};
 
 struct MethodCapabilities {
   bool mass_matrix_form = false;  ///< solves MassMatrixDae M y' = f
@@ -26,6 +59,10 @@ struct MethodCapabilities {
   /// is bounded by stability, not accuracy, on a stiff problem (BuiltinProblem::stiff), where it
   /// is not applicable (the sweep skips the pair, `daekit solve` warns).
   bool explicit_method = false;
+  /// The values of Options::linear_solver the method honours: the backends its iteration
+  /// matrices can be solved with (Automatic always). Integrator setup refuses the others with
+  /// InvalidArgument; Result::linear_solver names the backend used.
+  LinearSolverSet linear_solvers = LinearSolverSet::all();
 };
 
 struct MethodInfo {
