@@ -20,6 +20,11 @@ constexpr double kTimeResolution = 1e3 * 10.0 * kEps;
 constexpr double kNoiseFactor = 40.0;
 // The slope of r at an event: a backward difference over this fraction of the last interval.
 constexpr double kSlopeStep = 1e-3;
+// The rate of change of r before any step (after a start or restart): sample the first step.
+constexpr double kUnknown = std::numeric_limits<double>::infinity();
+// r_i is sampled inside a step when min(|r_a|, |r_b|) is within this factor of its variation
+// over a step: a pair of roots in the step needs a variation of |r_a| + |r_b| within it.
+constexpr double kNearRoot = 2.0;
 
 bool crosses(double a, double b, int direction) {
   const bool rising = a < 0 && b >= 0, falling = a > 0 && b <= 0;
@@ -82,6 +87,8 @@ EventLocator::EventLocator(const std::vector<Event>& events, int n, CallGuard& g
       current_(events.size(), 0.0),
       times_(kMaxInteriorSamples + 2, 0.0),
       values_(events.size() * (kMaxInteriorSamples + 2), 0.0),
+      rate_(events.size(), kUnknown),
+      sampled_(events.size(), 0),
       monitors_(events.size()),
       y_(n),
       yp_(n),
@@ -109,8 +116,10 @@ bool EventLocator::root(size_t i, double t, const Vector& y, const Vector& yp, c
 }
 
 bool EventLocator::initialize(double t0, const Vector& y0, const Vector& yp0, const Vector& p) {
-  for (size_t i = 0; i < events_.size(); ++i)
+  for (size_t i = 0; i < events_.size(); ++i) {
     if (!root(i, t0, y0, yp0, p, prev_[i])) return false;
+    rate_[i] = kUnknown;
+  }
   return true;
 }
 
@@ -118,42 +127,70 @@ bool EventLocator::reset(double t, const Vector& y, const Vector& yp, const Vect
   return initialize(t, y, yp, p);
 }
 
-// r_i at the step's end (from y_new) and at the interior points t_old + j (t_new - t_old) /
-// (samples + 1) of the dense output; the start's values are those of the previous step's end.
+// Whether r_i may hide a pair of roots in a step from r_a to r_b (same sign) of size h: when it
+// comes within kNearRoot times its variation over a step of zero (the variation: the change
+// over this step, or at the rate of the previous step's; unknown after a start or restart).
+bool EventLocator::near_root(size_t i, double r_a, double r_b, double h) const {
+  if (!(h > 0.0)) return false;
+  const double variation = std::max(std::abs(r_b - r_a), rate_[i] * h);
+  return std::min(std::abs(r_a), std::abs(r_b)) <= kNearRoot * variation;
+}
+
+// r_i at the step's end (from y_new) and, for the events near a root, at the interior points
+// t_old + j (t_new - t_old) / (samples + 1) of the dense output; the start's values are those
+// of the previous step's end.
 bool EventLocator::sample(const DenseSource& source, double t_old, double t_new,
                           const Vector& y_new, const Vector& p) {
   const int last = points_ - 1;
+  const double h = std::abs(t_new - t_old);
   times_[0] = t_old;
   times_[static_cast<size_t>(last)] = t_new;
   source.dense_derivative(t_new, yp_);
+  bool any = false;
   for (size_t i = 0; i < events_.size(); ++i) {
     value(i, 0) = prev_[i];
     if (!root(i, t_new, y_new, yp_, p, current_[i])) return false;
     value(i, last) = current_[i];
+    sampled_[i] = last > 1 && near_root(i, prev_[i], current_[i], h);
+    any = any || sampled_[i];
   }
-  for (int j = 1; j < last; ++j) {
+  for (int j = 1; j < last && any; ++j) {
     const double s = t_old + (t_new - t_old) * (static_cast<double>(j) / last);
     times_[static_cast<size_t>(j)] = s;
     source.dense(s, y_);
     source.dense_derivative(s, yp_);
     for (size_t i = 0; i < events_.size(); ++i)
-      if (!root(i, s, y_, yp_, p, value(i, j))) return false;
+      if (sampled_[i] && !root(i, s, y_, yp_, p, value(i, j))) return false;
   }
+  for (size_t i = 0; i < events_.size(); ++i) rate_[i] = h > 0.0 ? variation(i) / h : kUnknown;
   return true;
 }
 
-// Every sign change between neighbouring sample points, located, into found_ in time order.
+// max - min of r_i over the step's points that were evaluated.
+double EventLocator::variation(size_t i) {
+  double lo = value(i, 0), hi = lo;
+  for (int j = 1; j < points_; ++j) {
+    if (!sampled_[i] && j < points_ - 1) continue;
+    lo = std::min(lo, value(i, j));
+    hi = std::max(hi, value(i, j));
+  }
+  return hi - lo;
+}
+
+// Every sign change between neighbouring evaluated points, located, into found_ in time order.
 bool EventLocator::bracket_roots(const DenseSource& source, const Vector& p) {
   found_.clear();
-  for (size_t i = 0; i < events_.size(); ++i)
-    for (int j = 0; j + 1 < points_; ++j) {
-      const double ga = value(i, j), gb = value(i, j + 1);
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const int step = sampled_[i] ? 1 : points_ - 1;
+    for (int j = 0; j + step < points_; j += step) {
+      const double ga = value(i, j), gb = value(i, j + step);
       if (!crosses(ga, gb, events_[i].direction)) continue;
-      const double a = times_[static_cast<size_t>(j)], b = times_[static_cast<size_t>(j + 1)];
+      const double a = times_[static_cast<size_t>(j)], b = times_[static_cast<size_t>(j + step)];
       double te = b;
       if (!locate(source, i, a, b, ga, gb, p, te)) return false;
       found_.push_back({te, static_cast<int>(i)});
     }
+  }
   const double dir = dir_;
   std::sort(found_.begin(), found_.end(), [dir](const auto& x, const auto& y) {
     return dir * x.first < dir * y.first || (x.first == y.first && x.second < y.second);

@@ -108,6 +108,8 @@ class EventLocator {
 
  private:
   bool root(size_t i, double t, const Vector& y, const Vector& yp, const Vector& p, double& value);
+  bool near_root(size_t i, double r_a, double r_b, double h) const;
+  double variation(size_t i);
   bool sample(const DenseSource& source, double t_old, double t_new, const Vector& y_new,
               const Vector& p);
   bool bracket_roots(const DenseSource& source, const Vector& p);
@@ -130,6 +132,8 @@ class EventLocator {
   int points_ = 2;              ///< sample points of the current step, ends included
   std::vector<double> times_;   ///< s_0 = t_old < ... < s_{points-1} = t_new
   std::vector<double> values_;  ///< r_i(s_j), row i
+  std::vector<double> rate_;    ///< |change of r_i| per unit time over the last step
+  std::vector<char> sampled_;   ///< r_i evaluated at the interior points of this step
   std::vector<AccumulationMonitor> monitors_;
   Vector y_, yp_, y_shifted_, yp_shifted_;
 };
