@@ -167,7 +167,7 @@ bool EventLocator::sample(const DenseSource& source, double t_old, double t_new,
 }
 
 // max - min of r_i over the step's points that were evaluated.
-double EventLocator::variation(size_t i) {
+double EventLocator::variation(size_t i) const {
   double lo = value(i, 0), hi = lo;
   for (int j = 1; j < points_; ++j) {
     if (!sampled_[i] && j < points_ - 1) continue;
@@ -212,9 +212,8 @@ bool EventLocator::slope(const DenseSource& source, size_t i, double t, double h
 }
 
 // How much r_i changes when y_ moves by its error weights atol + rtol |y| (all up; alternating
-// up and down):
-// what the tolerances leave r uncertain by at the event. Evaluations that fail recoverably or
-// give NaN/Inf (a state outside r's domain) are left out; exceptions stay fatal.
+// up and down): what the tolerances leave r uncertain by at the event. Evaluations that fail
+// recoverably or give NaN/Inf (a state outside r's domain) are left out; exceptions stay fatal.
 bool EventLocator::uncertainty(size_t i, double t, const ErrorWeights* weights, const Vector& p,
                                double r, double& noise) {
   noise = 0.0;
@@ -245,8 +244,8 @@ std::string EventLocator::accumulation_message(size_t i, double t) const {
          " (its action not applied). The model needs a change at the accumulation point: make "
          "the event terminal there (or stop at t = " +
          format_number(m.limit(), 10) +
-         ") and continue with a new phase, a model in which the events no longer occur (the "
-         "ball at rest)";
+         ") and continue with a new phase in which the events no longer occur (for a bouncing "
+         "ball: at rest on the floor)";
 }
 
 // The action of event i at te (state y_): records nothing, may change p; a Stop or Restart

@@ -1,13 +1,15 @@
 // State events of the integrator: after every accepted step the root functions r_i(t, y, y')
-// are evaluated at the new point and at a few interior points of the step's continuous output
+// are evaluated at the new point. A pair of roots inside one step leaves the same sign at both
+// ends, so where r_i comes near zero (min(|r_a|, |r_b|) within twice its variation over a step:
+// this step's change or the previous step's rate; always in the first step after a start or
+// restart) it is also evaluated at a few interior points of the step's continuous output
 // (interior_samples(): as many as the dense output's degree, the most roots a linear r can have
-// in one step), so that two sign changes within one step are seen as well. Every sign change
-// (in the event's direction) between neighbouring points is located on the dense output by the
-// Illinois variant of regula falsi (Dowell and Jarratt 1971; NOTES-004.md ch. 10, Table 10.1)
-// to a bracket of a few ulps, and the time reported is on the far side of the root, so that
-// the new state has the new sign. Roots closer together than the sampling are still missed:
-// Event::max_step bounds the step for root functions that change sign faster than the
-// solution's steps resolve (event_step_bound(), the integrator's hmax).
+// in one step). Every sign change (in the event's direction) between neighbouring points is
+// located on the dense output by the Illinois variant of regula falsi (Dowell and Jarratt 1971;
+// NOTES-004.md ch. 10, Table 10.1) to a bracket of a few ulps, and the time reported is on the
+// far side of the root, so that the new state has the new sign. Roots closer together than the
+// sampling are still missed: Event::max_step bounds the step for root functions that change
+// sign faster than the solution's steps resolve (event_step_bound(), the integrator's hmax).
 // Events in one step are handled in time order: Continue events are recorded, the first Stop or
 // Restart event cuts the step. Root functions and actions run through the solve's CallGuard: an
 // exception, NaN or Inf from a root function, or an action that resizes y or p, is a
@@ -97,9 +99,9 @@ class EventLocator {
   /// [0, kMaxInteriorSamples]); records located events in `records`; returns the first event
   /// that stops or restarts, or at which the events accumulate (kind None if there is none;
   /// Failure if a callback failed). `p` is the solve's parameters (actions may change them);
-  /// `weights` the integrator's error weights (their atol + rtol |y| at an event's state give
-  /// the uncertainty of r in the
-  /// accumulation test (none: only the resolution of t ends an accumulation).
+  /// `weights` the integrator's error weights, whose atol + rtol |y| at an event's state give
+  /// the uncertainty of r in the accumulation test (none: only the resolution of t ends an
+  /// accumulation).
   EventCut process(const DenseSource& source, double t_old, double t_new, const Vector& y_new,
                    double dir, Vector& p, std::vector<EventRecord>& records, int samples = 3,
                    const ErrorWeights* weights = nullptr);
@@ -109,13 +111,14 @@ class EventLocator {
  private:
   bool root(size_t i, double t, const Vector& y, const Vector& yp, const Vector& p, double& value);
   bool near_root(size_t i, double r_a, double r_b, double h) const;
-  double variation(size_t i);
+  double variation(size_t i) const;
   bool sample(const DenseSource& source, double t_old, double t_new, const Vector& y_new,
               const Vector& p);
   bool bracket_roots(const DenseSource& source, const Vector& p);
   bool locate(const DenseSource& source, size_t i, double a, double b, double ga, double gb,
               const Vector& p, double& t_event);
   double& value(size_t i, int j) { return values_[i * static_cast<size_t>(points_) + j]; }
+  double value(size_t i, int j) const { return values_[i * static_cast<size_t>(points_) + j]; }
   bool slope(const DenseSource& source, size_t i, double t, double h, const Vector& p, double r,
              double& out);
   bool uncertainty(size_t i, double t, const ErrorWeights* weights, const Vector& p, double r,
