@@ -240,6 +240,7 @@ struct Integrator::Impl : public DenseSource {
 
     const double span = std::abs(t_end - t0);
     hmax = opt.hmax > 0 ? std::min(opt.hmax, span) : span;
+    hmax = std::min(hmax, event_step_bound(opt.events));
     h_min_floor = kEps * kEps * span;
     result.t = t0;
     result.y = y0;
@@ -722,10 +723,19 @@ struct Integrator::Impl : public DenseSource {
 
     // state events in (t, t_new]: may cut the step at an event time
     if (events) {
-      const EventCut cut = events->process(*this, t, method->t(), method->y(), dir,
-                                           method->parameters(), result.events);
+      const EventCut cut = events->process(
+          *this, t, method->t(), method->y(), dir, method->parameters(), result.events,
+          interior_samples(caps.dense_output_order, method->order()), &weights);
       if (cut.kind == EventCut::Failure)
         return fail(Status::CallbackError, guard.failure().describe());
+      if (cut.kind == EventCut::Accumulation) {  // ends at the event like a terminal one
+        EventCut at = cut;
+        at.kind = EventCut::Stop;
+        if (handle_event_cut(at) == Stop::Failure) return Stop::Failure;
+        result.status = Status::EventAccumulation;
+        result.message = cut.message;
+        return Stop::Failure;
+      }
       if (cut.kind != EventCut::None) {
         if (++event_count > opt.max_events)
           return fail(Status::MaxStepsExceeded,

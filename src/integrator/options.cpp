@@ -101,6 +101,9 @@ void Options::validate(int n) const {
     if (!events[i].r) bad("events[" + std::to_string(i) + "] has no root function r");
     if (events[i].direction < -1 || events[i].direction > 1)
       bad("events[" + std::to_string(i) + "].direction must be -1, 0 or +1");
+    if (!(events[i].max_step >= 0.0) || !std::isfinite(events[i].max_step))
+      bad("events[" + std::to_string(i) + "].max_step must be >= 0 (0 = no bound), got " +
+          num(events[i].max_step));
   }
   if (max_events < 1) bad("max_events must be >= 1");
   for (double t : output_times)

@@ -80,6 +80,13 @@ struct Event {
   Callback<double(double t, VecIn y, VecIn yp)> r;  ///< the root (switch) function
   int direction = 0;                                ///< +1: only - to +, -1: only + to -, 0: both
   EventActionFn action;                             ///< empty: EventAction::Continue
+  /// Largest step while this event is watched (0: no bound). Roots are found wherever the
+  /// step's continuous output changes sign between the step's ends and a few interior points
+  /// (as many as the output's degree); roots closer together than that, or oscillations of r
+  /// that the solution's steps do not resolve (a fast carrier compared with a slow state, an
+  /// oscillation below atol), need a bound: set it below the shortest time between two roots
+  /// of r that must be seen (e.g. a quarter of the carrier's period). Applies as Options::hmax.
+  double max_step = 0.0;
 };
 
 /// A located event as recorded in Result::events.
@@ -177,7 +184,10 @@ struct Options {
   bool check_consistency = true;
   double consistency_tol = 0.0;
 
-  /// State events (root functions), checked after every accepted step.
+  /// State events (root functions), checked after every accepted step. Events of one function
+  /// that accumulate (Zeno behaviour: intervals shrinking towards a limit time, as a bouncing
+  /// ball with restitution < 1) end the solve with Status::EventAccumulation at the last event
+  /// still resolved, before the solution steps past the limit.
   std::vector<Event> events;
   int max_events = 100000;  ///< stop with Status::MaxStepsExceeded beyond this many events
 
