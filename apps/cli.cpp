@@ -13,6 +13,7 @@
 // value, missing argument) or the library rejected the input (InvalidArgument).
 #include "cli.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,11 +122,15 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
   --plot FILE       plot the problem's plot components over t into a PNG (needs gnuplot)
   --json            print one JSON object on stdout instead of the report
   --full-report     the full report (settings given and used, every counter, warnings)
-Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2).
+Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2). A
+value is never another option (--out --json is refused), and --out, --trace and --plot
+must name different files.
 
-Options of 'sweep' (mechanical problems get consistent initial values for each p):
+Options of 'sweep' (each p gets initial values consistent for it):
   --params FILE     one parameter set per line: numbers separated by commas or blanks;
-                    empty lines and lines starting with # are skipped; - reads stdin
+                    empty lines and lines starting with # are skipped; - reads stdin.
+                    Read, solved and written one set at a time; a file is checked whole
+                    before the first solve, stdin and pipes as each line arrives
   --values LIST     comma-separated values of a problem with one parameter (andrews: the
                     torque), one run each
   --first I         the first set to solve (from 0; default 0) and
@@ -287,10 +292,19 @@ long parse_count(const std::string& option, const std::string& text) {
   return static_cast<long>(x);
 }
 
+/// A value that looks like an option ("--json"): in `--out --json` the file name was forgotten
+/// and the next option taken as it. ("-" alone is stdin for --params, "-5" a number.)
+bool looks_like_option(const std::string& value) { return value.rfind("--", 0) == 0; }
+
 /// An output path from the command line: not empty, no control characters (a newline in a
-/// file name is almost certainly a mistake, and an attack on anything that parses it).
-std::string output_path(const std::string& option, const std::string& value) {
-  if (value.empty()) throw UsageError("option " + option + " needs a file name");
+/// file name is almost certainly a mistake, and an attack on anything that parses it), not
+/// starting with "--" (`--out=--json` names a file "--json" by mistake; ./--json is allowed).
+std::string output_path(const std::string& option, const std::string& value,
+                        const std::string& what = "a file name") {
+  if (value.empty()) throw UsageError("option " + option + " needs " + what);
+  if (looks_like_option(value))
+    throw UsageError("option " + option + " needs " + what + ", got " + show(value) +
+                     " (an option, not a name; write ./" + value + " for one starting with --)");
   for (unsigned char c : value)
     if (c < 0x20 || c == 0x7f)
       throw UsageError("option " + option + ": the file name " + show(value) +
@@ -298,20 +312,66 @@ std::string output_path(const std::string& option, const std::string& value) {
   return value;
 }
 
+/// Whether the paths a and b name the same file: an existing file by its identity (links,
+/// "./x" and "x"), a file still to be created by its normalised absolute path.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  if (a == b) return true;
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;  // (false, with ec set, unless both exist)
+  std::error_code ea, eb;
+  const fs::path pa = fs::weakly_canonical(fs::absolute(a, ea), ea);
+  const fs::path pb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  return !ea && !eb && pa == pb;
+}
+
+/// Refuses two output options (name, path; empty path: not given) that name the same file:
+/// the one written last would silently replace the other.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      const auto& [name_i, path_i] = outputs[i];
+      const auto& [name_j, path_j] = outputs[j];
+      if (path_i.empty() || path_j.empty() || !same_file(path_i, path_j)) continue;
+      throw UsageError(name_i + " and " + name_j + " name the same file (" + show(path_i) +
+                       (path_i == path_j ? std::string() : " and " + show(path_j)) +
+                       "): one would overwrite the other; give each its own file");
+    }
+}
+
+/// An option that takes a value, and what the value is (for messages): {"--out", "a file name"}.
+struct ValueOption {
+  const char* name;
+  const char* value;
+};
+
+// What the options' values are, for the messages of parse_args.
+const char* const kMethodValue = "a method name (see 'daekit methods')";
+const char* const kNumberValue = "a number";
+const char* const kCountValue = "a positive integer";
+const char* const kFileValue = "a file name";
+const char* const kLinearSolverValue = "auto, dense, banded, sparse or iterative";
+const char* const kComponentsValue = "a list of components or none";
+
 /// Splits "--name=value" / "--name value" command lines. `with_value` lists the options that
-/// take a value, `flags` those that do not; anything else starting with '-' is an error.
+/// take a value, `flags` those that do not; anything else starting with '-' is an error. A value
+/// given as the next argument must not look like an option (`--out --json`: the value is
+/// missing); the "--name=value" form takes any text (each option's parser judges it).
 struct ParsedArgs {
   std::vector<std::string> positional;
   std::vector<std::pair<std::string, std::string>> options;  // in order; flags have value ""
 };
 
 ParsedArgs parse_args(const std::vector<std::string>& args, const std::string& command,
-                      const std::vector<std::string>& with_value,
+                      const std::vector<ValueOption>& with_value,
                       const std::vector<std::string>& flags) {
-  auto contains = [](const std::vector<std::string>& v, const std::string& s) {
-    for (const auto& x : v)
-      if (x == s) return true;
-    return false;
+  auto find_value_option = [&](const std::string& name) -> const ValueOption* {
+    for (const ValueOption& o : with_value)
+      if (name == o.name) return &o;
+    return nullptr;
+  };
+  auto is_flag = [&](const std::string& name) {
+    return std::find(flags.begin(), flags.end(), name) != flags.end();
   };
   ParsedArgs parsed;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -327,18 +387,23 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::string& c
       value = a.substr(eq + 1);
       inline_value = true;
     }
-    if (contains(with_value, name)) {
+    if (const ValueOption* o = find_value_option(name)) {
       if (!inline_value) {
         if (i + 1 >= args.size())
-          throw UsageError("option " + name + " of '" + command + "' needs a value");
+          throw UsageError("option " + name + " of '" + command + "' needs a value (" + o->value +
+                           ")");
         value = args[++i];
+        if (looks_like_option(value))
+          throw UsageError("option " + name + " needs " + o->value + ", got " + show(value) +
+                           " (the next option: the value is missing)");
       }
       parsed.options.emplace_back(name, value);
-    } else if (contains(flags, name)) {
+    } else if (is_flag(name)) {
       if (inline_value) throw UsageError("option " + name + " takes no value");
       parsed.options.emplace_back(name, "");
     } else {
-      std::vector<std::string> all = with_value;
+      std::vector<std::string> all;
+      for (const ValueOption& o : with_value) all.push_back(o.name);
       all.insert(all.end(), flags.begin(), flags.end());
       throw UsageError("unknown option " + show(name) + " for '" + command +
                        "'; valid options: " + (all.empty() ? "none" : join(all)));
@@ -692,9 +757,22 @@ int cmd_methods(const std::vector<std::string>& args, const Io& io) {
 int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   const ParsedArgs a = parse_args(
       args, "solve",
-      {"--method", "--tableau", "--projection", "--formulation", "--rtol", "--atol", "--h0",
-       "--t-end", "--max-steps", "--linear-solver", "--controller", "--exclude-from-error",
-       "--nonnegative", "--out", "--trace", "--plot"},
+      {{"--method", kMethodValue},
+       {"--tableau", "a tableau name"},
+       {"--projection", "none, velocity or full"},
+       {"--formulation", "index3, index2, index1 or ggl"},
+       {"--rtol", kNumberValue},
+       {"--atol", kNumberValue},
+       {"--h0", kNumberValue},
+       {"--t-end", kNumberValue},
+       {"--max-steps", kCountValue},
+       {"--linear-solver", kLinearSolverValue},
+       {"--controller", "gustafsson, classical or pi"},
+       {"--exclude-from-error", kComponentsValue},
+       {"--nonnegative", kComponentsValue},
+       {"--out", kFileValue},
+       {"--trace", kFileValue},
+       {"--plot", kFileValue}},
       {"--fixed-step", "--no-jacobian-check", "--global-error", "--json", "--full-report"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
@@ -762,6 +840,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
       throw UsageError(std::string(e.what()));
     }
   }
+
+  check_distinct_outputs({{"--out", out}, {"--trace", run.trace_file}, {"--plot", plot}});
 
   // The method and the options that depend on it.
   const MethodInfo& info = method_info(run.method);
@@ -888,12 +968,12 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
 }
 
 int cmd_demo(const std::vector<std::string>& args, const Io& io) {
-  const ParsedArgs a = parse_args(args, "demo", {"--outdir"}, {});
+  const ParsedArgs a = parse_args(args, "demo", {{"--outdir", "a directory name"}}, {});
   if (!a.positional.empty())
     throw UsageError("'demo' takes no problem names (got " + show(a.positional[0]) + ")");
   std::string outdir = "demo-output";
   for (const auto& [opt, value] : a.options)
-    if (opt == "--outdir") outdir = output_path(opt, value);
+    if (opt == "--outdir") outdir = output_path(opt, value, "a directory name");
   std::error_code ec;
   std::filesystem::create_directories(outdir, ec);
   if (ec || !std::filesystem::is_directory(outdir, ec))
@@ -1006,30 +1086,75 @@ int cmd_tableau(const std::vector<std::string>& args, const Io& io) {
 // sweep: one solve per parameter set, one JSON line per run (any scheduler can split a sweep
 // into --first/--count blocks and concatenate the lines).
 
-/// The parameter sets of --params: numbers separated by commas or blanks, one set per line.
-std::vector<Vector> read_parameter_sets(const std::string& path) {
-  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "r");
-  if (!f) throw UsageError("--params: cannot open " + show(path) + ": " + std::strerror(errno));
-  struct Closer {  // also when a line does not parse (run_cli is called in-process)
-    void operator()(std::FILE* g) const {
-      if (g != stdin) std::fclose(g);
+/// The parameter sets of --params, read one line at a time (a sweep's memory does not grow with
+/// its length): numbers separated by commas or blanks, one set per line; empty lines and lines
+/// starting with # are skipped; "-" reads stdin. A device or binary file (/dev/zero, /dev/full:
+/// endless NUL bytes) is refused at its first NUL byte or overlong line instead of being read
+/// until memory runs out.
+class ParameterReader {
+ public:
+  explicit ParameterReader(std::string path)
+      : path_(std::move(path)), file_(path_ == "-" ? stdin : std::fopen(path_.c_str(), "r")) {
+    if (!file_)
+      throw UsageError("--params: cannot open " + show(path_) + ": " + std::strerror(errno));
+  }
+  ~ParameterReader() {
+    if (file_ != stdin) std::fclose(file_);
+  }
+  ParameterReader(const ParameterReader&) = delete;
+  ParameterReader& operator=(const ParameterReader&) = delete;
+
+  /// Whether the input can be read twice (a regular file, not stdin, a pipe or a device).
+  bool rereadable() const {
+    struct stat st;
+    return file_ != stdin && ::fstat(fileno(file_), &st) == 0 && S_ISREG(st.st_mode);
+  }
+  /// Back to the first line (rereadable() inputs only).
+  void rewind() {
+    std::rewind(file_);
+    line_no_ = 0;
+  }
+
+  /// The next parameter set into `set`; false at the end of the input. UsageError for a line
+  /// that does not parse, runtime_error for a read error.
+  bool next(Vector& set) {
+    std::string line;
+    while (read_line(line)) {
+      ++line_no_;
+      const size_t first = line.find_first_not_of(" \t\r");
+      if (first == std::string::npos || line[first] == '#') continue;
+      parse(line, set);
+      return true;
     }
-  };
-  const std::unique_ptr<std::FILE, Closer> file(f);
-  std::vector<Vector> sets;
-  std::string line;
-  long line_no = 0;
-  auto flush_line = [&] {
-    ++line_no;
+    return false;
+  }
+
+ private:
+  // One line without its newline into `line`; false at the end of the input.
+  bool read_line(std::string& line) {
+    constexpr size_t kMaxLine = 1u << 20;
+    line.clear();
+    int c;
+    while ((c = std::fgetc(file_)) != EOF && c != '\n') {
+      if (c == '\0') refuse("a NUL byte (not a text file)");
+      if (line.size() >= kMaxLine) refuse("a line longer than 1 MiB (not a parameter file)");
+      line += static_cast<char>(c);
+    }
+    if (std::ferror(file_)) throw std::runtime_error("--params: cannot read " + show(path_));
+    return c != EOF || !line.empty();
+  }
+  [[noreturn]] void refuse(const char* why) const {
+    throw UsageError("--params " + show(path_) + ", line " + std::to_string(line_no_ + 1) + ": " +
+                     why);
+  }
+  void parse(const std::string& line, Vector& set) const {
     std::vector<double> values;
     std::string item;
-    const std::string where = "--params " + path + ", line " + std::to_string(line_no);
+    const std::string where = "--params " + path_ + ", line " + std::to_string(line_no_);
     auto take = [&] {
       if (!item.empty()) values.push_back(parse_double(where, item));
       item.clear();
     };
-    size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') return;
     for (char c : line) {
       if (c == ',' || c == ' ' || c == '\t' || c == '\r')
         take();
@@ -1037,35 +1162,27 @@ std::vector<Vector> read_parameter_sets(const std::string& path) {
         item += c;
     }
     take();
-    Vector v(static_cast<Eigen::Index>(values.size()));
-    for (size_t i = 0; i < values.size(); ++i) v[static_cast<Eigen::Index>(i)] = values[i];
-    sets.push_back(v);
-  };
-  // a device or binary file (/dev/zero, /dev/full: endless NUL bytes) is refused at its first
-  // NUL byte or overlong line instead of being read until memory runs out
-  constexpr size_t kMaxLine = 1u << 20;
-  const char* refused = nullptr;
-  for (int c; (c = std::fgetc(f)) != EOF;) {
-    if (c == '\0') {
-      refused = "a NUL byte (not a text file)";
-      break;
-    }
-    if (c == '\n') {
-      flush_line();
-      line.clear();
-    } else if (line.size() >= kMaxLine) {
-      refused = "a line longer than 1 MiB (not a parameter file)";
-      break;
-    } else {
-      line += static_cast<char>(c);
-    }
+    set.resize(static_cast<Eigen::Index>(values.size()));
+    for (size_t i = 0; i < values.size(); ++i) set[static_cast<Eigen::Index>(i)] = values[i];
   }
-  const bool failed = std::ferror(f) != 0;
-  if (refused)
-    throw UsageError("--params " + show(path) + ", line " + std::to_string(line_no + 1) + ": " +
-                     refused);
-  if (!line.empty()) flush_line();
-  if (failed) throw std::runtime_error("--params: cannot read " + show(path));
+
+  std::string path_;
+  std::FILE* file_;
+  long line_no_ = 0;
+};
+
+/// The comma-separated values of --values, one parameter set of one value each.
+std::vector<Vector> value_sets(const std::string& values) {
+  std::vector<Vector> sets;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = values.find(',', start);
+    const std::string item =
+        values.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    sets.push_back(Vector::Constant(1, parse_double("--values", item)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
   return sets;
 }
 
@@ -1093,11 +1210,19 @@ std::string sweep_json(long run, const BuiltinProblem& p, const std::string& met
 }
 
 int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
-  const ParsedArgs a =
-      parse_args(args, "sweep",
-                 {"--params", "--values", "--first", "--count", "--method", "--rtol", "--atol",
-                  "--h0", "--t-end", "--max-steps", "--linear-solver"},
-                 {});
+  const ParsedArgs a = parse_args(args, "sweep",
+                                  {{"--params", "a file name (- for stdin)"},
+                                   {"--values", "a comma-separated list of numbers"},
+                                   {"--first", "an integer >= 0"},
+                                   {"--count", kCountValue},
+                                   {"--method", kMethodValue},
+                                   {"--rtol", kNumberValue},
+                                   {"--atol", kNumberValue},
+                                   {"--h0", kNumberValue},
+                                   {"--t-end", kNumberValue},
+                                   {"--max-steps", kCountValue},
+                                   {"--linear-solver", kLinearSolverValue}},
+                                  {});
   if (a.positional.size() != 1)
     throw UsageError("'sweep' needs one problem name; valid problems: " +
                      join(builtin_problem_names()));
@@ -1143,37 +1268,26 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
   if (!method_info(method).capabilities.error_estimate)
     throw UsageError("'sweep': method '" + method + "' needs --fixed-step (use 'solve')");
   const BuiltinProblem base = make_builtin_problem(name);
-  std::vector<Vector> sets;
-  if (params_file) {
-    sets = read_parameter_sets(*params_file);
-  } else {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = values->find(',', start);
-      const std::string item =
-          values->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      sets.push_back(Vector::Constant(1, parse_double("--values", item)));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  const long total = static_cast<long>(sets.size());
-  if (first > total)
-    throw UsageError("--first " + std::to_string(first) + " is beyond the " +
-                     std::to_string(total) + " parameter sets");
-  const long last = count < 0 ? total : std::min(total, first + count);
-  // Check every selected set before the first solve (a bad line fails fast, exit 2).
-  std::vector<BuiltinProblem> problems;
-  for (long i = first; i < last; ++i) {
+  // the selected sets: [first, last)
+  const long last = count < 0 || first > std::numeric_limits<long>::max() - count
+                        ? std::numeric_limits<long>::max()
+                        : first + count;
+  auto problem_for = [&](long i, const Vector& set) {
     try {
-      problems.push_back(with_parameters(base, sets[static_cast<size_t>(i)]));
+      return with_parameters(base, set);
     } catch (const InvalidArgument& e) {
       throw UsageError("parameter set " + std::to_string(i) + ": " + e.what());
     }
-  }
+  };
+  auto check_first = [&](long total) {
+    if (first > total)
+      throw UsageError("--first " + std::to_string(first) + " is beyond the " +
+                       std::to_string(total) + " parameter sets");
+  };
   int rc = kExitOk;
-  for (long i = first; i < last; ++i) {
-    BuiltinProblem& p = problems[static_cast<size_t>(i - first)];
+  // one run: solved and written as one line at once (a scheduler sees the runs as they end)
+  auto run = [&](long i, const Vector& set) {
+    BuiltinProblem p = problem_for(i, set);
     Options oi = recommended_options(p);
     oi.max_steps = o.max_steps;
     oi.linear_solver = o.linear_solver;
@@ -1193,14 +1307,42 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
       throw UsageError("invalid input for problem '" + name + "' (parameter set " +
                        std::to_string(i) + "): " + e.what());
     }
-    std::fputs(sweep_json(i, p, method, sets[static_cast<size_t>(i)], r).c_str(), io.out);
+    std::fputs(sweep_json(i, p, method, set, r).c_str(), io.out);
     io.flush_out();
     if (!r.ok()) {
       std::fprintf(io.err, "daekit sweep: run %ld ended with status %s: %s\n", i,
                    to_string(r.status), r.message.c_str());
       rc = kExitFailure;
     }
+  };
+
+  if (values) {
+    const std::vector<Vector> sets = value_sets(*values);
+    const long total = static_cast<long>(sets.size());
+    check_first(total);
+    const long end = std::min(total, last);
+    // every selected set checked before the first solve (a bad value fails fast, exit 2)
+    for (long i = first; i < end; ++i) problem_for(i, sets[static_cast<size_t>(i)]);
+    for (long i = first; i < end; ++i) run(i, sets[static_cast<size_t>(i)]);
+    return rc;
   }
+  // --params: read, solved and written one set at a time (a problem per set, kept for its run
+  // only: the memory of a sweep does not grow with its length)
+  ParameterReader reader(*params_file);
+  Vector set;
+  if (reader.rereadable()) {
+    // a file is read twice: first every line is checked, keeping nothing, so that a bad line
+    // fails fast (exit 2) before the first solve; stdin and pipes are checked as they are read
+    long total = 0;
+    for (; reader.next(set); ++total)
+      if (total >= first && total < last) problem_for(total, set);
+    check_first(total);
+    reader.rewind();
+  }
+  long i = 0;
+  for (; i < last && reader.next(set); ++i)
+    if (i >= first) run(i, set);
+  check_first(i);
   return rc;
 }
 

@@ -378,6 +378,65 @@ elseif(CASE STREQUAL "applications")
   expect(1 "leaves the Earth-Moon system" "" solve moon-stabilised-2.0)
   expect(0 "z_s: valve clamped at 1" "" solve attemperator --full-report)
 
+elseif(CASE STREQUAL "option_values")
+  # An option's value is never another option: `--out --json` wrote a file named --json and
+  # swallowed the flag. Every option with a value, with the value missing at the end of the
+  # command line and with the next option in its place: exit 2 and a message naming both.
+  set(solve_options --method --tableau --projection --formulation --rtol --atol --h0 --t-end
+      --max-steps --linear-solver --controller --exclude-from-error --nonnegative --out --trace
+      --plot)
+  foreach(option ${solve_options})
+    expect(2 "" "option ${option} of 'solve' needs a value \\(" solve vanderpol ${option})
+    expect(2 "" "option ${option} needs [^\n]*, got '--json' \\(the next option: the value is missing\\)"
+           solve vanderpol ${option} --json)
+    expect(2 "" "option ${option} needs [^\n]*, got '--full-report'"
+           solve vanderpol ${option} --full-report --json)
+  endforeach()
+  expect(2 "" "option --out needs a file name, got '--json'" solve vanderpol --out --json)
+  expect(2 "" "option --trace needs a file name, got '--plot'" solve vanderpol --trace --plot x.png)
+  foreach(option --params --values --first --count --method --rtol --atol --h0 --t-end
+          --max-steps --linear-solver)
+    expect(2 "" "option ${option} of 'sweep' needs a value \\(" sweep andrews ${option})
+    expect(2 "" "option ${option} needs [^\n]*, got '--values'"
+           sweep andrews ${option} --values 0.03)
+  endforeach()
+  expect(2 "" "option --outdir of 'demo' needs a value \\(a directory name\\)" demo --outdir)
+  expect(2 "" "option --outdir needs a directory name, got '--x'" demo --outdir --x)
+  # the --name=value form is explicit, but a file name starting with -- is refused all the same
+  # (./--json names that file)
+  expect(2 "" "option --out needs a file name, got '--json' \\(an option, not a name; write ./--json"
+         solve vanderpol --out=--json)
+  expect(2 "" "option --plot needs a file name, got '--x.png'" solve vanderpol --plot=--x.png)
+  expect(2 "" "option --outdir needs a directory name, got '--d'" demo --outdir=--d)
+  file(GLOB dashed "${WORK_DIR}/--*")
+  if(dashed)
+    message(SEND_ERROR "files named like options were written: ${dashed}")
+  endif()
+  # negative numbers and stdin's "-" are values, not options
+  expect(0 "\"t_end\": -0.5," "" solve pendulum --t-end -0.5 --json)
+
+  # --out, --trace and --plot naming the same file: one would overwrite the other (the trace
+  # is written during the solve, the CSV after it): refused before anything is written
+  expect(2 "" "--out and --trace name the same file \\('same.csv'\\): one would overwrite the other"
+         solve vanderpol --out same.csv --trace same.csv)
+  expect(2 "" "--out and --plot name the same file \\('x.png' and './x.png'\\)"
+         solve vanderpol --out x.png --plot ./x.png)
+  expect(2 "" "--trace and --plot name the same file" solve vanderpol --trace t.out
+         --plot sub/../t.out)
+  file(WRITE "${WORK_DIR}/kept.csv" "old")
+  file(CREATE_LINK kept.csv "${WORK_DIR}/link.csv" SYMBOLIC)
+  expect(2 "" "--out and --trace name the same file \\('kept.csv' and 'link.csv'\\)"
+         solve vanderpol --out kept.csv --trace link.csv)
+  file(READ "${WORK_DIR}/kept.csv" kept)
+  check_equal("kept.csv after the refused run" "${kept}" "old")
+  foreach(f same.csv x.png t.out)
+    if(EXISTS "${WORK_DIR}/${f}")
+      message(SEND_ERROR "${f} written by a refused run")
+    endif()
+  endforeach()
+  # different files are fine
+  expect(0 "\"trace_file\": \"t2.csv\"" "" solve vanderpol --out o2.csv --trace t2.csv --json)
+
 else()
   message(FATAL_ERROR "test_cli_cases.cmake: unknown CASE '${CASE}'")
 endif()

@@ -412,6 +412,29 @@ TEST_P(Conformance, FailingCallbacksEndTheSolveCleanly) {
   }
 }
 
+// The step loop allocates nothing (developers' brief): heap allocations between the first and
+// the last accepted step of a solve that stores no trajectory.
+TEST_P(Conformance, StepLoopAllocatesNothing) {
+  if (daekit_testing::heap_allocations() < 0)
+    GTEST_SKIP() << "allocation counting unavailable in this build (sanitizers)";
+  auto in = std::make_shared<Input>();
+  in->cosine = true;
+  Options o = setup_.options(1e-8);
+  o.store_steps = false;
+  long first = -1, last = -1, steps = 0;
+  o.step_callback = [&](const StepInfo&) {
+    if (first < 0) first = daekit_testing::heap_allocations();
+    last = daekit_testing::heap_allocations();
+    ++steps;
+    return true;
+  };
+  const Result r = setup_.solve(in, 0.0, 5.0, 1.0, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_GT(steps, 10);
+  EXPECT_EQ(last - first, 0) << setup_.method << ": " << (last - first) << " allocations in "
+                             << steps << " accepted steps";
+}
+
 // The order at fixed steps: errors at t = 1 for h = 1/16 ... 1/128 on y' = -y + cos t (solution
 // (cos t + sin t)/2 + (y0 - 1/2) e^-t), fitted from the two finest; at least the order the
 // method reports for its steps (Result::order) minus 0.3, unless the errors already reach

@@ -50,6 +50,41 @@ StepTrace::Outcome trace_outcome(AttemptOutcome o) {
   return StepTrace::Outcome::Failed;
 }
 
+/// What the step from t does at the end of the interval (the last-step rule).
+enum class StepEnd {
+  Inner,    ///< an inner step: it leaves more than round-off to t_end
+  Last,     ///< the last step: h was set to t_end - t
+  Reached,  ///< t is within round-off of t_end and no step can or may take the rest
+};
+
+/// The last-step rule. Round-off of t is `resolution` = 100 eps max(|t|, |t_end|) (IDA's tstop
+/// test: 100 eps (|t| + |h|)); the integrator's smallest step is h_min (10 eps |t|).
+///  - Farther than round-off from t_end: the step of size h lands on t_end (h = t_end - t) when
+///    t + h reaches it (shortened, as IDA's at tstop) or falls short of it by at most the
+///    largest of 1e-4 |h| (RADAU5's t + 1.0001 h >= t_end: the rest would be an extra step far
+///    below the size the error control accepts), the resolution (the steps' sum can fall an
+///    ulp or two short of t_end: no step could take that rest) and `drift` (fixed steps: the
+///    rounding accumulated in t). Right after a failed attempt (`after_failure`) the cut step is
+///    not stretched back by the resolution (it would repeat the step that failed).
+///  - Within round-off of t_end (after an event located there, or an inner step cut after a
+///    failure): one step to t_end, unless it is below h_min or a step from t failed already;
+///    then t_end is reached within round-off (IDA returns at tstop then) and no step is tried.
+StepEnd step_end(double t, double t_end, double dir, double drift, double h_min, bool after_failure,
+                 double& h) {
+  const double rest = dir * (t_end - t);
+  const double resolution = 100.0 * kEps * std::max(std::abs(t), std::abs(t_end));
+  if (rest <= resolution) {
+    if (after_failure || rest <= h_min) return StepEnd::Reached;
+    h = t_end - t;
+    return StepEnd::Last;
+  }
+  const double shortfall = rest - dir * h;
+  if (shortfall > std::max({1e-4 * std::abs(h), after_failure ? 0.0 : resolution, drift}))
+    return StepEnd::Inner;
+  h = t_end - t;
+  return StepEnd::Last;
+}
+
 }  // namespace
 
 struct Integrator::Impl : public DenseSource {
@@ -497,24 +532,44 @@ struct Integrator::Impl : public DenseSource {
     return stop;
   }
 
+  // t is within round-off of t_end and no step can or may take the rest (step_end): the solve
+  // has reached t_end, as IDA's within its tstop round-off, with the state at t (also for the
+  // output times in (t, t_end]: after a restart at t there is no interpolant yet).
+  Stop end_within_roundoff() {
+    struct StateAtT : DenseSource {
+      const Method& m;
+      explicit StateAtT(const Method& method_at_t) : m(method_at_t) {}
+      void dense(double, VecOut out) const override { out = m.y(); }
+      void dense_derivative(double, VecOut out) const override { m.derivative(out); }
+    };
+    output.upto(t_end, StateAtT(*method), work, result);
+    finish(Status::Success, "");
+    result.t = t_end;
+    return Stop::End;
+  }
+
   Stop step_guarded() {
     Stats& s = result.stats;
     for (;;) {
       if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
       if (opt.interrupt && interrupted()) return Stop::Failure;
       const double t = method->t();
-      bool last = false;
-      // the step ends at t_end, or at the stop time of solve_until(t, true)
+      // last step: lands on t_end, or on the stop time of solve_until(t, true), and never leaves
+      // a remainder t cannot resolve (with fixed steps, t carries the rounding of all the
+      // additions so far: up to n eps |t|)
       const double target = tstop_active ? tstop : t_end;
-      // last step: reach the target exactly, never leave a remainder at round-off level (with
-      // fixed steps, t carries the rounding of all the additions so far: up to n eps |t|)
-      const double roundoff =
+      const double drift =
           opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
-      if (dir * (t + h - target) >= -std::max(1e-10 * std::abs(h), roundoff)) {
-        h = target - t;
-        last = true;
+      const StepEnd end = step_end(t, target, dir, drift,
+                                   std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
+                                   last_rejected, h);
+      if (end == StepEnd::Reached) {
+        if (!tstop_active) return end_within_roundoff();
+        tstop_reached = refresh_pending = true;  // at the stop time within round-off
+        return Stop::OutputTime;
       }
+      const bool last = end == StepEnd::Last;
       if (s.nsteps >= opt.max_steps)
         return fail(Status::MaxStepsExceeded,
                     "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t) +
@@ -690,9 +745,11 @@ struct Integrator::Impl : public DenseSource {
     if (!method->accept()) {
       if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
       StepAttempt f = a;
-      f.outcome = AttemptOutcome::NonFinite;
-      f.detail = "f returned NaN/Inf at the end of the step";
-      trace(t, h, f, StepTrace::Outcome::NonFinite);
+      const StepAttempt why = method->accept_failure();
+      f.outcome = why.outcome;
+      f.h_factor = why.h_factor;
+      f.detail = why.detail;
+      trace(t, h, f, trace_outcome(f.outcome));
       retry_pending = true;
       return handle_failure(t, f);
     }

@@ -192,8 +192,6 @@ class Dirk final : public MassMatrixMethod {
       const int b = block_[static_cast<size_t>(i)];
       const double g = tab_.A(i, i), sg = 1.0 / (h * g);
       newton_.begin(opt_.jacobian_reuse_theta);
-      // a Jacobian not yet seen contracting may not converge at a first increment
-      if (jacobian_unproven_) newton_.require_second_iteration();
       for (;;) {
         tmp_ = y_ + Z_.col(i);
         if (!sys_.f(t_ + tab_.c[i] * h, tmp_, F_.col(i)))
@@ -225,7 +223,6 @@ class Dirk final : public MassMatrixMethod {
       // evaluation; on algebraic rows this is -sum_{j<i} a_ij g_j / a_ii, zero to round-off)
       sys_.mass().apply(Z_.col(i), tmp2_);
       F_.col(i) = sg * (tmp2_ - rhs_);
-      if (newton_.iterations() >= 2) jacobian_unproven_ = false;
       iterations += newton_.iterations();
       rate = std::max(rate, newton_.rate());
     }
@@ -384,7 +381,6 @@ class Dirk final : public MassMatrixMethod {
     }
     need_jac_ = false;
     lu_valid_ = false;
-    jacobian_unproven_ = true;
     return jac_valid_;
   }
 
@@ -488,8 +484,7 @@ class Dirk final : public MassMatrixMethod {
   double t_ = 0, h_ = 0, h_last_ = 0, h_lu_ = 0, rate_ = 0;
   bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true, lu_valid_ = false;
   Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, rhs_, err_vec_, scal_, yp_;
-  Vector fjac_;                    ///< f(t, y) for the differences when f0_ is the last stage's F
-  bool jacobian_unproven_ = true;  ///< no stage converged with >= 2 increments since J
+  Vector fjac_;  ///< f(t, y) for the differences when f0_ is the last stage's F
   bool f0_exact_ = true, f_new_exact_ = true;  ///< f0_ / f_new_ evaluated at their point
   mutable Vector dscratch_;
   StructuredMatrix<double> J_;

@@ -136,8 +136,17 @@ class Method {
   /// y_{n+1} of the last converged attempt (post-step hooks may change it before accept()).
   virtual Vector& candidate() = 0;
   /// Commits the candidate: the current point moves to t + h. Returns false (state unchanged)
-  /// if the method could not evaluate what it needs there (the guard says why).
+  /// if the method could not evaluate what it needs there (the guard says why) or found the
+  /// step inconsistent (accept_failure() says so).
   virtual bool accept() = 0;
+  /// Why the last accept() returned false, if not a failed evaluation: the attempt outcome to
+  /// retry with and a static text (default: f returned NaN/Inf at the end of the step).
+  virtual StepAttempt accept_failure() const {
+    StepAttempt a;
+    a.outcome = AttemptOutcome::NonFinite;
+    a.detail = "f returned NaN/Inf at the end of the step";
+    return a;
+  }
   /// Step size to use next, given the controller's proposal for it (default: the proposal).
   virtual double adjust_step(double h_last, double h_proposed) {
     (void)h_last;

@@ -12,7 +12,6 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 void NewtonMonitor::begin(double initial_rate, double roundoff) {
   k_ = 0;
-  second_required_ = false;
   rate_ = initial_rate;
   roundoff_ = roundoff;
   step_factor_ = 0.5;

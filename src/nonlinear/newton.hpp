@@ -44,13 +44,6 @@ class NewtonMonitor {
   /// converges at once; `roundoff`: a first increment at or below it counts as converged
   /// (FromFirst; 0 = none).
   void begin(double initial_rate, double roundoff = 0.0);
-  /// This iteration runs with a matrix from a Jacobian just evaluated: it may not converge at
-  /// its first iteration (unless that increment is at the round-off level), so that its second
-  /// increment measures the new matrix's contraction. A difference Jacobian taken across a
-  /// discontinuity of f (a relay) or from a stale f(t, y) can be wrong by orders of magnitude
-  /// and make the first increment tiny although the step equations are far from solved; the
-  /// rate of the second exposes it (theta ~ 1).
-  void require_second_iteration() { second_required_ = true; }
   /// After iteration k (1, 2, ...) with increment norm `norm`.
   Verdict next(double norm);
   /// Forget the factor (a new iteration matrix): FromFirst restarts from `factor`.
@@ -77,7 +70,6 @@ class NewtonMonitor {
   // test is decided without it when factor_ <= 1 and factor_ |dx_1| > tolerance (then
   // factor_^memory >= factor_ for memory <= 1, so the test fails either way)
   bool pending_ = false;
-  bool second_required_ = false;
   double remembered() const;
 };
 
@@ -138,8 +130,6 @@ inline NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
     factor_ = remembered();
     pending_ = false;
   }
-  if (k_ == 1 && second_required_ && norm > roundoff_)
-    return k_ >= kmax ? Verdict::MaxIterations : Verdict::Continue;
   if (factor_ * norm <= s_.tolerance) return Verdict::Converged;
   return k_ >= kmax ? Verdict::MaxIterations : Verdict::Continue;
 }

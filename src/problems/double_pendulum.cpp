@@ -113,6 +113,14 @@ BuiltinProblem double_pendulum() {
   p.dae = to_mass_matrix_form(q);
   p.dae.name = p.name;
   p.y0 = initial_values(q, p.t0, y0);
+  // w' in y0 (from M(theta) w' = f) depends on the masses, lengths and g: recomputed for p,
+  // and the state-dependent form the BDF solves gets p too
+  p.apply_parameters = [](BuiltinProblem& b) {
+    b.quasi_linear->p = b.dae.p;
+    Vector start(4);
+    start << theta0[0], theta0[1], 0.0, 0.0;
+    b.y0 = initial_values(*b.quasi_linear, b.t0, start);
+  };
   // reference (theta, omega) from the Cartesian model, w = y' from M(y) w = f (computed once)
   static const Vector reference_at_end = initial_values(q, p.t_end, double_pendulum_reference(3.0));
   p.reference = ReferenceSolution{

@@ -84,13 +84,17 @@ ImplicitIndex2Dae knife_edge(bool implicit) {
   return d;
 }
 
-Vector knife_edge_exact(double t) {
-  const Vector& p = knife_parameters();
+namespace {
+// The exact solution for parameters p = (m, J, g sin alpha) (J does not enter: omega = 1).
+Vector knife_exact(double t, VecIn p) {
   const double m = p[0], gs = p[2], s = std::sin(t), c = std::cos(t), u = gs * s;
   Vector x(7);
   x << gs * s * s / 2, gs * (t - std::sin(2 * t) / 2) / 2, t, u * c, u * s, 1.0, -2 * m * gs * s;
   return x;
 }
+}  // namespace
+
+Vector knife_edge_exact(double t) { return knife_exact(t, knife_parameters()); }
 
 BuiltinProblem knife_edge_builtin() {
   BuiltinProblem p;
@@ -106,9 +110,7 @@ BuiltinProblem knife_edge_builtin() {
   d.name = p.name;
   d.n = 7;
   d.p = par;
-  d.mass = Matrix::Identity(7, 7);
-  d.mass(3, 3) = d.mass(4, 4) = par[0];
-  d.mass(5, 5) = par[1];
+  d.mass = Matrix::Identity(7, 7);  // diag(1, 1, 1, m, m, J, 0): m, J by apply_parameters
   d.mass(6, 6) = 0.0;
   d.index = {1, 1, 1, 1, 1, 1, 2};
   d.component_names = {"x", "y", "phi", "vx", "vy", "omega", "lambda"};
@@ -122,11 +124,19 @@ BuiltinProblem knife_edge_builtin() {
   };
   p.t0 = 0.0;
   p.t_end = 10.0;
-  p.y0 = knife_edge_exact(0.0);
   p.rtol = p.atol = 1e-6;
   p.plot_components = {0, 1};
   p.scd_components = {0, 1, 2, 3, 4, 5};  // positions and velocities (lambda: index 2)
-  p.reference = ReferenceSolution{10.0, knife_edge_exact(10.0), "exact solution"};
+  // m and J sit in the mass matrix too; y0 and the exact solution follow p
+  p.apply_parameters = [](BuiltinProblem& q) {
+    const Vector k = q.dae.p;
+    q.dae.mass(3, 3) = q.dae.mass(4, 4) = k[0];
+    q.dae.mass(5, 5) = k[1];
+    q.y0 = knife_exact(q.t0, k);
+    q.exact = [k](double t) { return knife_exact(t, k); };
+    q.reference = ReferenceSolution{q.t_end, q.exact(q.t_end), "exact solution"};
+  };
+  p.apply_parameters(p);
   return p;
 }
 

@@ -137,16 +137,26 @@ BuiltinProblem pendulum_index0() {
   };
   p.t0 = 0.0;
   p.t_end = 10.0;
-  p.y0 = cartesian_state(phi0, 0.0, default_m, default_l, default_g);
   p.rtol = p.atol = 1e-8;
   p.plot_components = {0, 1};
   p.scd_components = {0, 1, 2, 3, 4};
-  p.exact = [](double t) {
-    const Vector a = pendulum_exact_angle(phi0, default_g / default_l, t);
-    return cartesian_state(a[0], a[1], default_m, default_l, default_g);
+  // the whole state depends on m, l, g: y0 (at phi0, at rest) and the exact solution for p
+  p.apply_parameters = [](BuiltinProblem& q) {
+    const double m = q.dae.p[0], l = q.dae.p[1], g = q.dae.p[2];
+    if (!(m > 0 && l > 0))
+      throw InvalidArgument(
+          "problem 'pendulum-index0': the mass m and the length l must be "
+          "positive (p = (m, l, g))");
+    q.y0 = cartesian_state(phi0, 0.0, m, l, g);
+    if (!(g >= 0)) return;  // (the exact solution below is for g >= 0)
+    q.exact = [m, l, g](double t) {
+      const Vector a = pendulum_exact_angle(phi0, g / l, t);
+      return cartesian_state(a[0], a[1], m, l, g);
+    };
+    q.reference = ReferenceSolution{q.t_end, q.exact(q.t_end),
+                                    "exact solution (Jacobi elliptic functions, AGM)"};
   };
-  p.reference = ReferenceSolution{p.t_end, p.exact(p.t_end),
-                                  "exact solution (Jacobi elliptic functions, AGM)"};
+  p.apply_parameters(p);
   return p;
 }
 
@@ -178,9 +188,15 @@ BuiltinProblem pendulum_state_space() {
   p.y0 = Vector(2);
   p.y0 << phi0, 0.0;
   p.rtol = p.atol = 1e-8;
-  p.exact = [](double t) { return pendulum_exact_angle(phi0, default_g / default_l, t); };
-  p.reference = ReferenceSolution{p.t_end, p.exact(p.t_end),
-                                  "exact solution (Jacobi elliptic functions, AGM)"};
+  // y0 holds no parameter; the exact solution depends on g / l
+  p.apply_parameters = [](BuiltinProblem& q) {
+    const double g_over_l = q.dae.p[2] / q.dae.p[1];
+    if (!(g_over_l >= 0 && std::isfinite(g_over_l))) return;  // (exact for g / l >= 0)
+    q.exact = [g_over_l](double t) { return pendulum_exact_angle(phi0, g_over_l, t); };
+    q.reference = ReferenceSolution{q.t_end, q.exact(q.t_end),
+                                    "exact solution (Jacobi elliptic functions, AGM)"};
+  };
+  p.apply_parameters(p);
   return p;
 }
 

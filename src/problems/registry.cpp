@@ -113,7 +113,17 @@ BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params) {
   }
   if (!params.allFinite())
     throw InvalidArgument("parameters of problem '" + problem.name + "' must be finite");
+  if (params != problem.dae.p) {  // the reference solution is that of the old parameters
+    problem.reference.reset();
+    problem.exact = nullptr;
+  }
   problem.dae.p = params;
+  if (problem.apply_parameters) {
+    if (problem.mechanical) problem.mechanical->p = params;
+    const auto apply = problem.apply_parameters;  // (it may replace the problem's members)
+    apply(problem);
+    return problem;
+  }
   if (problem.mechanical && problem.mechanical->p.size() == params.size()) {
     MechanicalSystem& sys = *problem.mechanical;
     sys.p = params;

@@ -534,6 +534,21 @@ std::string check(const Args& args, int rc, const Output& o) {
   return "";
 }
 
+/// Files (or directories) in the scratch directory named like an option ("--json"): an option
+/// taken as the value of --out, --trace, --plot or --outdir (`--out --json`). Removed; empty if
+/// there are none, else what is wrong.
+std::string option_named_files() {
+  std::string names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(".", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("--", 0) != 0) continue;
+    names += (names.empty() ? "" : ", ") + name;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
+  return names.empty() ? "" : "wrote a file named like an option: " + names;
+}
+
 }  // namespace
 
 int main() {
@@ -592,7 +607,9 @@ int main() {
       const std::string first = o.err.substr(0, o.err.find('\n'));
       std::printf("  -> %d%s%.200s\n", rc, first.empty() ? "" : ": ", first.c_str());
     }
-    const std::string problem = check(args, rc, o);
+    std::string problem = check(args, rc, o);
+    const std::string named_like_options = option_named_files();  // (removed in any case)
+    if (problem.empty()) problem = named_like_options;
     if (!problem.empty()) {
       ++failures;
       if (failures <= 20)

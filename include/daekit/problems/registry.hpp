@@ -55,6 +55,12 @@ struct BuiltinProblem {
   std::optional<QuasiLinearDae> quasi_linear;
   /// What the entries of dae.p mean (empty: the problem has no parameters), e.g. {"torque"}.
   std::vector<std::string> parameter_names;
+  /// What else depends on the parameters, brought in line with dae.p by with_parameters()
+  /// (called after it set dae.p): initial values that depend on p beyond a mechanical
+  /// problem's accelerations and multipliers (the support position of pendulum-driven, the
+  /// whole state of pendulum-index0), a mass matrix that holds parameters, a reference or an
+  /// exact solution that can be had for any p. Empty: nothing beyond with_parameters()'s rule.
+  std::function<void(BuiltinProblem&)> apply_parameters;
   /// Stiff on [t0, t_end]: the Jacobian has eigenvalues with large negative real part (a
   /// stiffness ratio of 1e4 or more against the solution's time scale), so that an explicit
   /// method's step is bounded by stability, far below what accuracy asks for, and it cannot
@@ -69,11 +75,14 @@ std::vector<std::string> builtin_problem_names();
 /// The problem called `name`; throws InvalidArgument listing the valid names otherwise.
 BuiltinProblem make_builtin_problem(const std::string& name);
 
-/// The problem with parameters `params` instead of its p (dae.p, and the mechanical model's p):
-/// for a mechanical problem in its index-3 form the accelerations and multipliers of y0 are
-/// recomputed from its q0, v0 with the new parameters (initial_values()), so that y0 stays
-/// consistent; other problems keep y0. Parameter sweeps (the Python module's solve_many, `daekit
-/// sweep`) go through here. Throws InvalidArgument unless params has the size of the problem's p.
+/// The problem with parameters `params` instead of its p (dae.p, and the mechanical model's p),
+/// with initial values consistent for them: for a mechanical problem in its index-3 form the
+/// accelerations and multipliers of y0 are recomputed from its q0, v0 (initial_values());
+/// a problem with BuiltinProblem::apply_parameters updates what else depends on p; other
+/// problems keep y0. Other parameters than the problem's drop its reference and exact solution
+/// (they belong to the old parameters) unless apply_parameters gives them for the new ones.
+/// Parameter sweeps (the Python module's solve_many, `daekit sweep`) go through here. Throws
+/// InvalidArgument unless params has the size of the problem's p and is finite.
 BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params);
 
 /// Significant correct digits: -log10 of the max over `components` (all if empty) of the
