@@ -166,3 +166,29 @@ TEST(Trust, GrowthDrivenByALooseAtolIsReported) {
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_FALSE(has_warning(r, "grew"));
 }
+
+// The self-checks stay quiet where nothing is wrong: every built-in problem at its recommended
+// settings (as `daekit solve NAME` runs it), with radau5 and bdf where they apply.
+TEST(Trust, SelfChecksAreQuietOnTheBuiltInProblems) {
+  int runs = 0;
+  for (const std::string& name : builtin_problem_names()) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    for (const char* m : {"radau5", "bdf"}) {
+      if (!method_not_applicable(method_info(m), p).empty()) continue;
+      Options o;
+      o.rtol = p.rtol;
+      o.atol = p.atol;
+      if (p.atol_scale.size()) o.atol_vector = p.atol * p.atol_scale;
+      o.h0 = p.h0;
+      o.nonnegative = p.nonnegative;
+      o.events = p.events;
+      o.store_steps = false;
+      const Result r = solve(p.dae, p.t0, p.t_end, p.y0, m, o);
+      if (!r.ok()) continue;
+      ++runs;
+      for (const char* sign : {"chattered", "grew from", "exceeds every component"})
+        EXPECT_FALSE(has_warning(r, sign)) << name << " " << m << ": " << r.report();
+    }
+  }
+  EXPECT_GT(runs, 30);
+}
