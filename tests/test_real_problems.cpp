@@ -352,3 +352,70 @@ TEST(RealProblems, Index2InitializationReportsUnsupportedStructure) {
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(mentions(r.message, "zero rows of M")) << r.message;
 }
+
+namespace {
+
+// The pendulum at velocity level as M(y) y' = f(y) with a state-dependent mass m(x) =
+// 1 + x^2 / 2 (a bead whose inertia grows away from the axis): m u' = -x lambda,
+// m v' = -y lambda - m, 0 = x u + y v; tags (1, 1, 1, 1, 2).
+QuasiLinearDae real_quasi_linear_pendulum() {
+  QuasiLinearDae q;
+  q.n = 5;
+  q.name = "pendulum with m(x), velocity constraint";
+  q.mass = [](double, VecIn y, MatOut M) {
+    M.setZero();
+    M(0, 0) = M(1, 1) = 1.0;
+    M(2, 2) = M(3, 3) = 1.0 + 0.5 * y[0] * y[0];
+  };
+  q.f = [](double, VecIn y, VecOut f) {
+    const double m = 1.0 + 0.5 * y[0] * y[0];
+    f << y[2], y[3], -y[0] * y[4], -y[1] * y[4] - m, y[0] * y[2] + y[1] * y[3];
+  };
+  q.differential = {true, true, true, true, false};
+  q.index = {1, 1, 1, 1, 2};
+  return q;
+}
+
+}  // namespace
+
+// to_mass_matrix_form of an index-2 M(y) y' = f: the new unknowns w = y_D' are index 2 (they
+// carried the tags of y_D, 1: the index-1 error test on index-2 quantities). radau5 on the
+// converted form then takes fewer steps at the same accuracy relative to the tolerance
+// (measured: 67 -> 47 steps at 1e-4, 159 -> 85 at 1e-6, 400 -> 168 at 1e-8).
+TEST(RealProblems, QuasiLinearIndex2DerivativesAreTaggedIndex2) {
+  const QuasiLinearDae q = real_quasi_linear_pendulum();
+  const MassMatrixDae dae = to_mass_matrix_form(q);
+  EXPECT_EQ(dae.index, (std::vector<int>{1, 1, 1, 1, 2, 2, 2, 2, 2}));
+  {  // index 3 (position constraint): q' = v is index 2, v' index 3; index 1 stays 1
+    QuasiLinearDae three = q;
+    three.index = {1, 1, 2, 2, 3};
+    EXPECT_EQ(to_mass_matrix_form(three).index, (std::vector<int>{1, 1, 2, 2, 3, 2, 2, 3, 3}));
+    QuasiLinearDae one = q;
+    one.index.clear();
+    EXPECT_EQ(to_mass_matrix_form(one).index, std::vector<int>(9, 1));
+  }
+  // consistent start: y0 on the constraint, w0 and lambda0 by initialize() (index 2)
+  Vector y0(5);
+  y0 << std::sin(0.7), -std::cos(0.7), 0.3 * std::cos(0.7), 0.3 * std::sin(0.7), 0.0;
+  const InitResult init = initialize(dae, 0.0, initial_values(q, 0.0, y0));
+  ASSERT_TRUE(init.ok) << init.message;
+  MassMatrixDae old_tags = dae;
+  for (int k = 5; k < 9; ++k) old_tags.index[k] = 1;
+  Options tight;
+  tight.rtol = tight.atol = 1e-12;
+  const Result reference = solve(dae, 0.0, 10.0, init.y, "radau5", tight);
+  ASSERT_TRUE(reference.ok()) << reference.message;
+  for (double tol : {1e-4, 1e-6}) {
+    Options o;
+    o.rtol = o.atol = tol;
+    const Result now = solve(dae, 0.0, 10.0, init.y, "radau5", o);
+    const Result before = solve(old_tags, 0.0, 10.0, init.y, "radau5", o);
+    ASSERT_TRUE(now.ok()) << now.message;
+    ASSERT_TRUE(before.ok()) << before.message;
+    const double error = (now.y - reference.y).head(4).cwiseAbs().maxCoeff();
+    std::printf("quasi-linear pendulum, tol %.0e: %ld steps (tags of y_D: %ld), error %.2e\n", tol,
+                static_cast<long>(now.stats.nsteps), static_cast<long>(before.stats.nsteps), error);
+    EXPECT_LT(now.stats.nsteps, before.stats.nsteps);
+    EXPECT_LE(error, 3 * tol);  // measured 2.9e-5 (1e-4), 4.4e-7 (1e-6)
+  }
+}
