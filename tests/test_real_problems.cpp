@@ -351,6 +351,13 @@ TEST(RealProblems, Index2InitializationReportsUnsupportedStructure) {
   const InitResult r = initialize(dae, 0.0, real_pendulum_state(0.7, 0.3));
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(mentions(r.message, "zero rows of M")) << r.message;
+  // index tags on a nonsingular M: nothing algebraic, nothing changes
+  MassMatrixDae ode = real_velocity_pendulum();
+  ode.mass(4, 4) = 1.0;
+  const Vector y0 = real_pendulum_state(0.7, 0.3);
+  const InitResult same = initialize(ode, 0.0, y0);
+  EXPECT_TRUE(same.ok) << same.message;
+  EXPECT_EQ(same.y, y0);
 }
 
 namespace {

@@ -363,8 +363,9 @@ struct GaussNewton {
 // and rows, M[R, D] invertible. The flow y'_D = M[R, D]^{-1} f_R(t, y) (with y'_Z = 0) defines
 // the derivative levels of the constraints:
 //   level 0: c0 = L^T f_A with L spanning ker (df_A/dz)^T: the combinations of the algebraic
-//            equations that do not contain z (the rows of f_A whose z-part vanishes when they
-//            are rows: the constraints of a Hessenberg DAE),
+//            equations that do not contain z -- the rows of f_A without z when the other rows
+//            are independent in z (the constraints of a Hessenberg DAE: exact selections),
+//            else a basis of the null space,
 //   level 1: c1 = d/dt c0 along the flow (central differences of fourth order in t and along
 //            y', the step from the time scale |y_D| / |y_D'| of the motion),
 //   level 2: c2 = d/dt c1 for the rows of c1 that do not contain z either (index 3).
@@ -401,7 +402,7 @@ class HigherIndexStart {
     if (!jacobian_at(y)) return callback_failure(message);
     // level 0: the rows of df_A/dz that vanish, or (when the others are dependent) ker of its
     // transpose
-    const Matrix JAZ = block(J_, A_, Z_);
+    const Matrix JAZ = J_(A_, Z_);
     std::vector<int> zero_rows;
     for (int a = 0; a < m_; ++a)
       if (JAZ.row(a).cwiseAbs().maxCoeff() == 0.0) zero_rows.push_back(a);
@@ -436,9 +437,6 @@ class HigherIndexStart {
     return true;
   }
 
-  int constraints() const { return k_; }
-  int velocity_constraints() const { return static_cast<int>(free1_.size()); }
-
   // Projects y_D onto the constraints (c0 and the free rows of c1), then solves for z.
   bool run(Vector& y, std::string& message, int& iterations) {
     if (k_ > 0 && !project(y, message, iterations)) return false;
@@ -456,9 +454,6 @@ class HigherIndexStart {
     for (int i = 0; i < size; ++i)
       if (!in[i]) out.push_back(i);
     return out;
-  }
-  static Matrix block(const Matrix& J, const std::vector<int>& rows, const std::vector<int>& cols) {
-    return J(rows, cols);
   }
   bool callback_failure(std::string& message) {
     message = sys_.guard().failure().describe();
@@ -670,7 +665,9 @@ InitResult initialize(MassMatrixSystem& sys, double t0, const Vector& y0,
     r.residual -= fv;
     return r;
   };
-  if (sys.dae().max_index() >= 2 && !sys.mass().is_identity()) {
+  // index 2 and 3 with the algebraic equations in zero rows of M (without zero rows there is
+  // nothing of the kind: a nonsingular M, or the index-1 treatment of L^T f below)
+  if (sys.dae().max_index() >= 2 && !sys.mass().zero_rows().empty()) {
     HigherIndexStart start(sys, t0, options);
     std::string message;
     if (!start.setup(r.y, message)) return finish(false, message);

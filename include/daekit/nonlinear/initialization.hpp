@@ -59,8 +59,9 @@ Vector initial_derivative(const MassMatrixDae& dae, double t0, const Vector& y0)
 /// for c (N, L: orthonormal bases of ker M and ker M^T), with a backtracking line search.
 /// A singular Jacobian of the algebraic part (not index 1, or untagged index 2/3) is reported.
 ///
-/// Index 2 or 3 (components tagged 2 or 3, MassMatrixDae::index): the algebraic equations must
-/// be the zero rows A of M and the algebraic variables z as many zero columns, M restricted to
+/// Index 2 or 3 (components tagged 2 or 3, MassMatrixDae::index, and zero rows in M): the
+/// algebraic equations must be the zero rows A of M and the algebraic variables z as many zero
+/// columns, M restricted to
 /// the other rows and columns (the differential components y_D) invertible -- the Hessenberg
 /// structure of constrained mechanical systems and of index-2 circuits. Then
 ///  1. the constraints -- the combinations of the algebraic equations that do not contain z
