@@ -201,10 +201,9 @@ class ImplicitSystem {
   /// groups' columns perturbed by 1 and by random weights v: a row whose one pattern column k
   /// in the group does not explain the change, Delta^v_i != v_k Delta^1_i, or that changes
   /// without a pattern column, has an entry outside), then bisection of the flagged groups,
-  /// two evaluations per halving: about 4 colours + 2 log2(n) per missing entry (n = 2e5,
-  /// tridiagonal: 0.044 s, the time of 81 evaluations of that cheap F). Entries below 1e-4 of
-  /// their row's largest response, or that vanish at this point, are not seen. Not counted in
-  /// the statistics; a failed evaluation abandons the check.
+  /// two evaluations per halving: about 4 colours + 2 log2(n) per missing entry, O(nnz) work
+  /// besides. Entries below 1e-4 of their row's largest response, or that vanish at this point,
+  /// are not seen. Not counted in the statistics; a failed evaluation abandons the check.
   std::string missing_pattern_entries(double t, const Vector& y, const Vector& yp,
                                       const Vector& F0);
   /// E = dF/dy + cj dF/dy' at (t, y, yp), with F0 = F(t, y, yp) (used by the differences,
