@@ -300,7 +300,12 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
         parameters: passed to every Python callback as an extra last argument (after
         ``args``) and to compiled callbacks; an event's ``action(t, y, p)`` may change them.
     initialize
-        compute consistent algebraic components of ``y0`` first (index 1).
+        compute consistent initial values first (C++ ``daekit::initialize``). Index 1: the
+        algebraic components of ``y0`` are solved for, ``M y0`` is kept. Index 2 and 3
+        (components tagged 2 or 3 in ``index``, the constraints in zero rows of ``mass``):
+        the constraints (and at index 3 their velocity level) are made to hold by the
+        smallest change of the differential components, and the algebraic components
+        (multipliers) are computed from the equations and the derivative of the constraints.
     events
         as scipy's, plus an optional attribute ``action(t, y)`` (or ``(t, y, p)`` with
         ``p``) returning the new state (or None): the solve re-initialises and continues.

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/format.hpp"
 #include "linalg/dense_kernels.hpp"
 #include "methods/factory.hpp"
 #include "nonlinear/consistency.hpp"
@@ -128,8 +129,15 @@ class Bdf final : public Method {
     for (int i = 0; i < n_; ++i)
       if (!(std::abs(res[i]) <= tol))
         return "equation " + std::to_string(i) + " has residual |F_" + std::to_string(i) +
-               "(t0, y0, yp0)| = " + std::to_string(std::abs(res[i])) + " > " +
-               std::to_string(tol) + " (compute consistent values with daekit::initialize)";
+               "(t0, y0, yp0)| = " + format_number(std::abs(res[i]), 4) + " > " +
+               format_number(tol, 4) +
+               (sys_->max_index() <= 1
+                    ? " (consistent values: daekit::initialize(dae, t0, y0, yp0, "
+                      "daekit::InitMode::DifferentialGiven) in C++, its .y and .yp; "
+                      "initialize=True in Python's solve_dae)"
+                    : " (F(t, y, y') = 0 is initialized at index 1 only: give consistent y0 "
+                      "and yp0, or write the model as M y' = f with its index tags, which "
+                      "daekit::initialize(dae, t0, y0) initializes at index 2 and 3)");
     return {};
   }
 

@@ -11,6 +11,7 @@
 
 #include "core/dense_spectra.hpp"
 #include "core/format.hpp"
+#include "daekit/core/function_ref.hpp"
 #include "linalg/dense_kernels.hpp"
 #include "linalg/linear_solver.hpp"
 #include "nonlinear/consistency.hpp"
@@ -37,6 +38,12 @@ std::string InitResult::report() const {
 namespace {
 
 std::string fmt(double x) { return format_number(x, 4); }
+
+// What a violated algebraic equation of M y' = f asks for, as users write it (initialize()
+// handles index 1, 2 and 3; Python's solve_ivp and Integrator call it for initialize=True).
+const char* const kInitializeRemedy =
+    " (consistent values: daekit::initialize(dae, t0, y0).y in C++, initialize=True in "
+    "Python's solve_ivp)";
 
 double max_abs(const Vector& v) {
   return v.allFinite() ? (v.size() ? v.cwiseAbs().maxCoeff() : 0.0)
@@ -281,6 +288,359 @@ bool initial_derivative(MassMatrixSystem& sys, double t0, const Vector& y0, Vect
   return true;
 }
 
+// ---------------------------------------------------------------------------------------------
+// M y' = f(t, y) of index 2 or 3 (see initialization.hpp): the constraints by the smallest
+// change of the differential components, the algebraic variables from the algebraic equations
+// and the hidden constraints.
+
+namespace {
+
+// Gauss-Newton on r(x) = 0 (r: `rows` entries, of which the first `exact` are evaluated exactly
+// and the others by differences, accurate only to their round-off): steps dx = -J^+ r (the
+// minimum-norm least-squares solution, J^+ by a complete orthogonal decomposition), with a
+// backtracking line search on |r|_2. Converged when every |r_i| <= tol, or when the exact rows
+// are and the differenced ones no longer decrease (their round-off level). The residual and
+// Jacobian callbacks return false on a callback failure.
+struct GaussNewton {
+  using Residual = FunctionRef<bool(const Vector& x, Vector& r)>;
+  using Jacobian = FunctionRef<bool(const Vector& x, Matrix& J)>;
+  GaussNewton(Residual r, Jacobian j, int exact_rows, const InitOptions& options)
+      : residual(r),
+        jacobian(j),
+        exact(exact_rows),
+        tol(options.tol),
+        max_iterations(options.max_iterations) {}
+
+  Residual residual;
+  Jacobian jacobian;
+  int exact = 0;
+  double tol = 1e-10;
+  int max_iterations = 50;
+  int iterations = 0;
+  std::string failure;  ///< why it stopped without converging ("" if it converged)
+
+  bool solve(Vector& x, Vector& r) {
+    if (!residual(x, r)) return fail("the residual could not be evaluated");
+    Matrix J;
+    Vector trial, rt;
+    for (iterations = 0; iterations < max_iterations; ++iterations) {
+      if (r.cwiseAbs().maxCoeff() <= tol) return true;
+      if (!jacobian(x, J)) return fail("the Jacobian could not be evaluated");
+      const Vector dx = -J.completeOrthogonalDecomposition().solve(r);
+      const double norm = r.norm();
+      bool progress = false;
+      for (double lambda = 1.0; lambda >= 1.0 / 1024; lambda *= 0.5) {
+        trial = x + lambda * dx;
+        if (!residual(trial, rt)) return fail("the residual could not be evaluated");
+        if (rt.norm() < (1.0 - 1e-4 * lambda) * norm) {
+          progress = true;
+          break;
+        }
+      }
+      if (!progress) {  // at the round-off level of the differenced rows, or stuck
+        if (exact_rows_hold(r)) return true;
+        return fail("no progress (largest residual " + fmt(r.cwiseAbs().maxCoeff()) + ")");
+      }
+      x = trial;
+      r = rt;
+    }
+    if (r.cwiseAbs().maxCoeff() <= tol || exact_rows_hold(r)) return true;
+    return fail("no convergence in " + std::to_string(max_iterations) + " iterations");
+  }
+
+ private:
+  bool exact_rows_hold(const Vector& r) const {
+    return exact == 0 || r.head(exact).cwiseAbs().maxCoeff() <= tol;
+  }
+  bool fail(std::string why) {
+    failure = std::move(why);
+    return false;
+  }
+};
+
+// The structure the index-2/3 initialization works on: the algebraic equations are the zero
+// rows A of M, the algebraic variables its zero columns Z (as many), D and R the other columns
+// and rows, M[R, D] invertible. The flow y'_D = M[R, D]^{-1} f_R(t, y) (with y'_Z = 0) defines
+// the derivative levels of the constraints:
+//   level 0: c0 = L^T f_A with L spanning ker (df_A/dz)^T: the combinations of the algebraic
+//            equations that do not contain z -- the rows of f_A without z when the other rows
+//            are independent in z (the constraints of a Hessenberg DAE: exact selections),
+//            else a basis of the null space,
+//   level 1: c1 = d/dt c0 along the flow (central differences of fourth order in t and along
+//            y', the step from the time scale |y_D| / |y_D'| of the motion),
+//   level 2: c2 = d/dt c1 for the rows of c1 that do not contain z either (index 3).
+class HigherIndexStart {
+ public:
+  HigherIndexStart(MassMatrixSystem& sys, double t0, const InitOptions& options)
+      : sys_(sys), t0_(t0), options_(options), n_(sys.n()) {}
+
+  // Reads the structure at y; false with `message` if it is not one this method handles.
+  bool setup(const Vector& y, std::string& message) {
+    const MassOperator& M = sys_.mass();
+    A_ = M.zero_rows();
+    Z_ = M.zero_columns();
+    m_ = static_cast<int>(A_.size());
+    if (m_ == 0 || static_cast<int>(Z_.size()) != m_) {
+      message =
+          "initialize() for index 2 and 3 needs the algebraic equations in zero rows of M and "
+          "as many algebraic variables in zero columns (M has " +
+          std::to_string(A_.size()) + " zero rows and " + std::to_string(Z_.size()) +
+          " zero columns)";
+      return false;
+    }
+    R_ = complement(A_);
+    D_ = complement(Z_);
+    const Matrix Md = M.to_dense();
+    Matrix MRD(R_.size(), D_.size());
+    for (size_t a = 0; a < R_.size(); ++a)
+      for (size_t b = 0; b < D_.size(); ++b) MRD(a, b) = Md(R_[a], D_[b]);
+    mrd_.compute(MRD);
+    if (!mrd_.isInvertible()) {
+      message = "M restricted to its non-zero rows and columns is singular";
+      return false;
+    }
+    if (!jacobian_at(y)) return callback_failure(message);
+    // level 0: the rows of df_A/dz that vanish, or (when the others are dependent) ker of its
+    // transpose
+    const Matrix JAZ = J_(A_, Z_);
+    std::vector<int> zero_rows;
+    for (int a = 0; a < m_; ++a)
+      if (JAZ.row(a).cwiseAbs().maxCoeff() == 0.0) zero_rows.push_back(a);
+    const std::vector<int> others = complement(zero_rows, m_);
+    if (others.empty() || Eigen::FullPivLU<Matrix>(JAZ(others, Eigen::all)).rank() ==
+                              static_cast<int>(others.size())) {
+      L_.setZero(m_, static_cast<Eigen::Index>(zero_rows.size()));
+      for (size_t c = 0; c < zero_rows.size(); ++c) L_(zero_rows[c], c) = 1.0;
+    } else {
+      Matrix N;
+      null_spaces(JAZ, static_cast<double>(m_) * kEps, N, L_);
+    }
+    k_ = static_cast<int>(L_.cols());
+    if (k_ == 0) return true;  // index 1 after all: Newton on z alone
+    // level 1: which rows contain z (equations for z) and which do not (constraints on y_D)
+    const Matrix B1 = level1_z_jacobian();
+    const double scale = B1.cwiseAbs().maxCoeff();
+    for (int i = 0; i < k_; ++i)
+      (B1.row(i).cwiseAbs().maxCoeff() <= 1e-8 * scale ? free1_ : tied1_).push_back(i);
+    Vector yp;
+    if (!flow(t0_, y, yp)) return callback_failure(message);
+    double ynorm = 0.0, ypnorm = 0.0;
+    for (int j : D_) {
+      ynorm = std::max(ynorm, std::abs(y[j]));
+      ypnorm = std::max(ypnorm, std::abs(yp[j]));
+    }
+    // the time scale of the motion, for the difference steps along it
+    double tau = std::max(1.0, std::abs(t0_));
+    if (ypnorm > 0.0) tau = std::min(tau, (ynorm + 1e-3) / ypnorm);
+    // fourth-order differences: truncation (s / tau)^4 / 30, round-off eps tau / s, relative
+    step_ = std::max(std::pow(kEps, 0.2) * tau, 1e3 * kEps * std::abs(t0_));
+    return true;
+  }
+
+  // Projects y_D onto the constraints (c0 and the free rows of c1), then solves for z.
+  bool run(Vector& y, std::string& message, int& iterations) {
+    if (k_ > 0 && !project(y, message, iterations)) return false;
+    return algebraic_variables(y, message, iterations);
+  }
+
+ private:
+  static constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+  std::vector<int> complement(const std::vector<int>& set, int size = -1) const {
+    if (size < 0) size = n_;
+    std::vector<char> in(static_cast<size_t>(size), 0);
+    for (int i : set) in[i] = 1;
+    std::vector<int> out;
+    for (int i = 0; i < size; ++i)
+      if (!in[i]) out.push_back(i);
+    return out;
+  }
+  bool callback_failure(std::string& message) {
+    message = sys_.guard().failure().describe();
+    if (message.empty()) message = "f is not finite";
+    return false;
+  }
+  bool jacobian_at(const Vector& y) {
+    fv_.resize(n_);
+    return sys_.f(t0_, y, fv_) && dense_jacobian(sys_, t0_, y, fv_, J_);
+  }
+  // y' along the flow: y'_D = M[R, D]^{-1} f_R(t, y), y'_Z = 0
+  bool flow(double t, const Vector& y, Vector& yp) {
+    Vector f(n_);
+    if (!sys_.f(t, y, f)) return false;
+    yp.setZero(n_);
+    const Vector ypd = mrd_.solve(Vector(f(R_)));
+    for (size_t b = 0; b < D_.size(); ++b) yp[D_[b]] = ypd[static_cast<Eigen::Index>(b)];
+    return true;
+  }
+  bool level0(double t, const Vector& y, Vector& c) {
+    Vector f(n_);
+    if (!sys_.f(t, y, f)) return false;
+    c = L_.transpose() * Vector(f(A_));
+    return true;
+  }
+  // d/ds g(t + s, y + s y'(t, y)) at s = 0 by the central differences of fourth order,
+  // (8 (g(h) - g(-h)) - (g(2h) - g(-2h))) / (12 h), h = step_
+  template <typename G>
+  bool along_flow(G&& g, double t, const Vector& y, Vector& out) {
+    Vector yp, g1, g2, g3, g4;
+    const double h = step_;
+    if (!flow(t, y, yp) || !g(t + h, Vector(y + h * yp), g1) || !g(t - h, Vector(y - h * yp), g2) ||
+        !g(t + 2 * h, Vector(y + 2 * h * yp), g3) || !g(t - 2 * h, Vector(y - 2 * h * yp), g4))
+      return false;
+    out = (8.0 * (g1 - g2) - (g3 - g4)) / (12.0 * h);
+    return true;
+  }
+  bool level1(double t, const Vector& y, Vector& c) {
+    return along_flow([&](double tt, const Vector& yy, Vector& o) { return level0(tt, yy, o); }, t,
+                      y, c);
+  }
+  bool level1_free(double t, const Vector& y, Vector& c) {
+    Vector all;
+    if (!level1(t, y, all)) return false;
+    c = all(free1_);
+    return true;
+  }
+  bool level2(double t, const Vector& y, Vector& c) {
+    return along_flow(
+        [&](double tt, const Vector& yy, Vector& o) { return level1_free(tt, yy, o); }, t, y, c);
+  }
+  // d y'_D / dz = M[R, D]^{-1} df_R/dz (from J_)
+  Matrix flow_z_jacobian() const { return mrd_.solve(Matrix(J_(R_, Z_))); }
+  // dc1/dz = L^T df_A/dy_D dy'_D/dz (c0 does not contain z)
+  Matrix level1_z_jacobian() const {
+    return L_.transpose() * Matrix(J_(A_, D_)) * flow_z_jacobian();
+  }
+  // d(c1 free rows)/dy_D by central differences
+  bool level1_free_y_jacobian(const Vector& y, Matrix& C) {
+    const int nd = static_cast<int>(D_.size());
+    C.resize(static_cast<Eigen::Index>(free1_.size()), nd);
+    Vector x = y, plus, minus;
+    double typical = 1e-8;
+    for (int j : D_) typical = std::max(typical, 1e-3 * std::abs(y[j]));
+    for (int b = 0; b < nd; ++b) {
+      const int j = D_[b];
+      const double d = std::cbrt(kEps) * std::max(std::abs(y[j]), typical);
+      x[j] = y[j] + d;
+      if (!level1_free(t0_, x, plus)) return false;
+      x[j] = y[j] - d;
+      if (!level1_free(t0_, x, minus)) return false;
+      x[j] = y[j];
+      C.col(b) = (plus - minus) / (2.0 * d);
+    }
+    return true;
+  }
+
+  // y_D onto c0 = 0 (and c1 = 0 for its rows free of z) by the smallest change
+  bool project(Vector& y, std::string& message, int& iterations) {
+    const int nfree = static_cast<int>(free1_.size());
+    Vector yy = y;
+    auto residual = [&](const Vector& yd, Vector& r) {
+      yy(D_) = yd;
+      Vector c0, c1;
+      if (!level0(t0_, yy, c0)) return false;
+      if (nfree > 0 && !level1_free(t0_, yy, c1)) return false;
+      r.resize(k_ + nfree);
+      r << c0, c1;
+      return true;
+    };
+    auto jacobian = [&](const Vector& yd, Matrix& C) {
+      yy(D_) = yd;
+      if (!jacobian_at(yy)) return false;
+      C.resize(k_ + nfree, static_cast<Eigen::Index>(D_.size()));
+      C.topRows(k_) = L_.transpose() * Matrix(J_(A_, D_));
+      if (nfree == 0) return true;
+      Matrix C1;
+      if (!level1_free_y_jacobian(yy, C1)) return false;
+      C.bottomRows(nfree) = C1;
+      return true;
+    };
+    GaussNewton gn(residual, jacobian, k_, options_);
+    Vector yd = y(D_), r;
+    const bool ok = gn.solve(yd, r);
+    iterations += gn.iterations;
+    if (!ok) {
+      if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
+        return callback_failure(message);
+      message = "projecting the differential components onto the constraints: " + gn.failure;
+      return false;
+    }
+    y(D_) = yd;
+    return true;
+  }
+
+  // z from f_A = 0 and the hidden constraints (tied rows of c1, c2 of the free rows)
+  bool algebraic_variables(Vector& y, std::string& message, int& iterations) {
+    const int ntied = static_cast<int>(tied1_.size()), nfree = static_cast<int>(free1_.size());
+    Matrix C1;  // d(c1 free rows)/dy_D: y_D no longer changes
+    if (nfree > 0 && !level1_free_y_jacobian(y, C1)) return callback_failure(message);
+    Vector yy = y;
+    auto residual = [&](const Vector& z, Vector& r) {
+      yy(Z_) = z;
+      Vector f(n_), c1, c2;
+      if (!sys_.f(t0_, yy, f)) return false;
+      if (ntied > 0 && !level1(t0_, yy, c1)) return false;
+      if (nfree > 0 && !level2(t0_, yy, c2)) return false;
+      r.resize(m_ + ntied + nfree);
+      r.head(m_) = f(A_);
+      if (ntied > 0) r.segment(m_, ntied) = c1(tied1_);
+      if (nfree > 0) r.tail(nfree) = c2;
+      return true;
+    };
+    bool rank_checked = false;
+    auto jacobian = [&](const Vector& z, Matrix& Jz) {
+      yy(Z_) = z;
+      if (!jacobian_at(yy)) return false;
+      Jz.resize(m_ + ntied + nfree, m_);
+      Jz.topRows(m_) = J_(A_, Z_);
+      if (ntied > 0) Jz.middleRows(m_, ntied) = level1_z_jacobian()(tied1_, Eigen::all);
+      if (nfree > 0) Jz.bottomRows(nfree) = C1 * flow_z_jacobian();
+      if (!rank_checked) {
+        rank_checked = true;
+        const Eigen::Index rank = Jz.completeOrthogonalDecomposition().rank();
+        if (rank < m_) {
+          rank_deficient_ = static_cast<int>(m_ - rank);
+          return false;
+        }
+      }
+      return true;
+    };
+    GaussNewton gn(residual, jacobian, m_, options_);
+    Vector z = y(Z_), r;
+    const bool ok = gn.solve(z, r);
+    iterations += gn.iterations;
+    if (!ok) {
+      if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
+        return callback_failure(message);
+      if (rank_deficient_ > 0) {
+        message =
+            "the algebraic equations and the derivatives of the constraints (to the "
+            "second) leave " +
+            std::to_string(rank_deficient_) +
+            " directions of the algebraic variables undetermined (index higher than 3, "
+            "or constraints that are not rows of a Hessenberg DAE)";
+        return false;
+      }
+      message = "solving for the algebraic variables: " + gn.failure;
+      return false;
+    }
+    y(Z_) = z;
+    return true;
+  }
+
+  MassMatrixSystem& sys_;
+  double t0_;
+  InitOptions options_;
+  int n_, m_ = 0, k_ = 0, rank_deficient_ = 0;
+  std::vector<int> A_, Z_, R_, D_, free1_, tied1_;
+  Eigen::FullPivLU<Matrix> mrd_;
+  Matrix L_, J_;
+  Vector fv_;
+  double step_ = 0.0;  // of the differences along the motion
+};
+
+}  // namespace
+
 InitResult initialize(MassMatrixSystem& sys, double t0, const Vector& y0,
                       const InitOptions& options) {
   const int n = sys.n();
@@ -305,6 +665,15 @@ InitResult initialize(MassMatrixSystem& sys, double t0, const Vector& y0,
     r.residual -= fv;
     return r;
   };
+  // index 2 and 3 with the algebraic equations in zero rows of M (without zero rows there is
+  // nothing of the kind: a nonsingular M, or the index-1 treatment of L^T f below)
+  if (sys.dae().max_index() >= 2 && !sys.mass().zero_rows().empty()) {
+    HigherIndexStart start(sys, t0, options);
+    std::string message;
+    if (!start.setup(r.y, message)) return finish(false, message);
+    const bool ok = start.run(r.y, message, r.iterations);
+    return finish(ok, message);
+  }
   if (sys.mass().is_identity() || sys.mass().kind() == MassOperator::Kind::Diagonal) {
     // diagonal M: the algebraic equations are the zero rows
     std::string message;
@@ -404,7 +773,8 @@ bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& messa
     if (!lu.isInvertible()) {
       message =
           "the Jacobian of the algebraic equations with respect to the algebraic "
-          "variables is singular (not index 1)";
+          "variables is singular (not index 1; an index-2 or index-3 model needs its index "
+          "tags, MassMatrixDae::index, for initialize() to project it onto its constraints)";
       return false;
     }
     const Vector dz = lu.solve(r);
@@ -428,8 +798,7 @@ std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0
       if (!(std::abs(f[i]) <= tol))
         return "algebraic equation " + std::to_string(i) +
                " (zero row of M) is violated at t0: " + "|f_" + std::to_string(i) +
-               "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " + fmt(tol) +
-               " (consistent values: daekit::initialize(dae, t0, y0))";
+               "(t0, y0)| = " + fmt(std::abs(f[i])) + " > " + fmt(tol) + kInitializeRemedy;
     if (rows.empty() && M.kind() == MassOperator::Kind::Structured) {
       // ker M^T block by block (connected blocks of M, linalg/dense_kernels.hpp): the rank
       // decided against the largest column norm of the whole of M, as one QR of M would
@@ -453,8 +822,7 @@ std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0
         if (!(std::abs(g[worst]) <= tol))
           return "the algebraic part of M y' = f (L^T f, L spanning ker M^T) is violated at t0 "
                  "by " +
-                 fmt(std::abs(g[worst])) + " > " + fmt(tol) +
-                 " (consistent values: daekit::initialize(dae, t0, y0))";
+                 fmt(std::abs(g[worst])) + " > " + fmt(tol) + kInitializeRemedy;
       }
     }
   }

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/format.hpp"
 
 namespace daekit {
 
@@ -46,6 +50,111 @@ SparseMatrix zero_pattern(const Sparsity& s, int n) {
   return m;
 }
 
+// Entries of dG/dx outside a declared pattern P, G = F with x in place of y or y' (see
+// ImplicitSystem::missing_pattern_entries): probes over column sets S inside one colour group
+// of P, where each row has at most one pattern column.
+class PatternProbe {
+ public:
+  using Map = FunctionRef<bool(const Vector& x, Vector& out)>;
+
+  PatternProbe(const SparseMatrix& P, const ColumnColouring& colouring, Map G, const Vector& x,
+               const Vector& G0, const Vector& delta)
+      : P_(P), colouring_(colouring), G_(G), x_(x), G0_(G0), delta_(delta) {
+    const int n = static_cast<int>(x.size());
+    owner_.assign(static_cast<size_t>(n), -1);
+    scale_.setZero(n);
+    std::mt19937 random(20240611u);
+    std::uniform_real_distribution<double> weight(0.5, 1.5);
+    v_.resize(n);
+    for (int j = 0; j < n; ++j) v_[j] = weight(random);
+  }
+
+  // Appends the entries found (row, column), at most `cap` in all; false if G failed.
+  bool find(std::vector<std::pair<int, int>>& missing, size_t cap) {
+    const int n = static_cast<int>(x_.size());
+    std::vector<int> all(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) all[i] = i;
+    // every group once: the rows' scales, and the residuals to flag against them
+    std::vector<std::vector<std::pair<int, double>>> residual(colouring_.colours);
+    for (int c = 0; c < colouring_.colours; ++c) {
+      if (!probe(group(c), all, residual[c])) return false;
+    }
+    for (int c = 0; c < colouring_.colours && missing.size() < cap; ++c) {
+      std::vector<int> rows = flagged(residual[c]);
+      if (!rows.empty() && !bisect(group(c), rows, missing, cap)) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::vector<int> group(int c) const {
+    return {colouring_.group_columns.begin() + colouring_.group_start[c],
+            colouring_.group_columns.begin() + colouring_.group_start[c + 1]};
+  }
+  // r_i over `rows` for the columns S: |Delta^v_i - v_k Delta^1_i| with k the pattern column of
+  // row i in S, or max(|Delta^1_i|, |Delta^v_i|) when row i has none; nonzero ones kept
+  bool probe(const std::vector<int>& S, const std::vector<int>& rows,
+             std::vector<std::pair<int, double>>& out) {
+    Vector x1 = x_, xv = x_, d1(x_.size()), dv(x_.size());
+    for (int j : S) {
+      x1[j] += delta_[j];
+      xv[j] += v_[j] * delta_[j];
+    }
+    if (!G_(x1, d1) || !G_(xv, dv)) return false;
+    d1 -= G0_;
+    dv -= G0_;
+    for (int j : S)
+      for (SparseMatrix::InnerIterator it(P_, j); it; ++it) owner_[it.row()] = j;
+    out.clear();
+    for (int i : rows) {
+      scale_[i] = std::max({scale_[i], std::abs(d1[i]), std::abs(dv[i])});
+      const int k = owner_[i];
+      const double r =
+          k >= 0 ? std::abs(dv[i] - v_[k] * d1[i]) : std::max(std::abs(d1[i]), std::abs(dv[i]));
+      if (r > 0.0) out.emplace_back(i, r);
+    }
+    for (int j : S)
+      for (SparseMatrix::InnerIterator it(P_, j); it; ++it) owner_[it.row()] = -1;
+    return true;
+  }
+  std::vector<int> flagged(const std::vector<std::pair<int, double>>& residual) const {
+    std::vector<int> rows;
+    for (const auto& [i, r] : residual)
+      if (r > 1e-4 * scale_[i]) rows.push_back(i);
+    return rows;
+  }
+  bool bisect(const std::vector<int>& S, const std::vector<int>& rows,
+              std::vector<std::pair<int, int>>& missing, size_t cap) {
+    if (S.size() == 1) {
+      for (int i : rows)
+        if (missing.size() < cap && !stored(i, S[0])) missing.emplace_back(i, S[0]);
+      return true;
+    }
+    const auto middle = S.begin() + static_cast<std::ptrdiff_t>(S.size() / 2);
+    for (const std::vector<int>& half :
+         {std::vector<int>(S.begin(), middle), std::vector<int>(middle, S.end())}) {
+      if (missing.size() >= cap) return true;
+      std::vector<std::pair<int, double>> residual;
+      if (!probe(half, rows, residual)) return false;
+      const std::vector<int> still = flagged(residual);
+      if (!still.empty() && !bisect(half, still, missing, cap)) return false;
+    }
+    return true;
+  }
+  // (i, j) stored in P (an explicit zero counts as declared)
+  bool stored(int i, int j) const {
+    for (SparseMatrix::InnerIterator it(P_, j); it; ++it)
+      if (it.row() == i) return true;
+    return false;
+  }
+
+  const SparseMatrix& P_;
+  const ColumnColouring& colouring_;
+  Map G_;
+  const Vector &x_, &G0_, &delta_;
+  Vector v_, scale_;
+  std::vector<int> owner_;
+};
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -220,6 +329,81 @@ ImplicitSystem::ImplicitSystem(const ImplicitDae& dae, LinearSolverKind solver, 
     sparse_a_ = zero_pattern(js, n);
     sparse_b_ = sparse_a_;
   }
+  pattern_unchecked_ = !js.is_dense();
+}
+
+void ImplicitSystem::check_declared_pattern(double t, const VecIn& y, const VecIn& yp,
+                                            const VecOut& F0) {
+  pattern_unchecked_ = false;
+  const std::string missing = missing_pattern_entries(t, y, yp, F0);
+  if (!missing.empty()) throw InvalidArgument(missing);
+}
+
+std::string ImplicitSystem::missing_pattern_entries(double t, const Vector& y, const Vector& yp,
+                                                    const Vector& F0) {
+  if (!implicit_ || implicit_->jacobian_sparsity.is_dense()) return {};
+  const ImplicitDae& d = *implicit_;
+  const int n = n_;
+  const Stats saved = *stats_;
+  const bool clean = guard_->failure().kind == CallbackFailure::Kind::None;
+  // (row, column) of dF/dy (first) and of dF/dy' (second)
+  std::vector<std::pair<int, int>> missing[2];
+  constexpr size_t kCap = 10;
+  bool ok = true;
+  if (d.dF_dy) {  // dense callbacks: their values outside the iteration structure are dropped
+    ok = !iteration_structure_.is_dense() &&
+         (*guard_)("dF/dy", t, [&] { d.dF_dy(t, y, yp, dense_a_, p_); }) &&
+         (*guard_)("dF/dy'", t, [&] { d.dF_dyp(t, y, yp, dense_b_, p_); }) &&
+         dense_a_.rows() == n && dense_a_.cols() == n && dense_b_.rows() == n &&
+         dense_b_.cols() == n;
+    for (int m = 0; m < 2 && ok; ++m) {
+      const Matrix& A = m == 0 ? dense_a_ : dense_b_;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+          if (A(i, j) != 0.0 && !iteration_structure_.contains(i, j) && missing[m].size() < kCap)
+            missing[m].emplace_back(i, j);
+    }
+    dense_a_.setZero(n, n);
+    dense_b_.setZero(n, n);
+  } else {  // differences and sparse callbacks: the values kept are those of the pattern
+    SparseMatrix P = d.jacobian_sparsity.to_pattern(n);
+    P.makeCompressed();
+    // the differences' colouring when there is one (the same structure), else computed
+    const ColumnColouring colouring =
+        fd_.size() == n ? fd_.colouring() : colour_columns(n, d.jacobian_sparsity);
+    Vector moved(n), delta(n);
+    for (int m = 0; m < 2 && ok; ++m) {
+      const Vector& x = m == 0 ? y : yp;
+      for (int j = 0; j < n; ++j)
+        delta[j] = FiniteDifferenceJacobian::increment(x[j], m == 0 ? 0.0 : 1.0);
+      auto G = [&](const Vector& xx, Vector& out) {
+        const bool ran = (*guard_)("F", t, [&] {
+          if (m == 0)
+            d.F(t, xx, yp, out, p_ref_);
+          else
+            d.F(t, y, xx, out, p_ref_);
+        });
+        return ran && out.allFinite();
+      };
+      PatternProbe probe(P, colouring, G, x, F0, delta);
+      ok = probe.find(missing[m], kCap);
+    }
+  }
+  *stats_ = saved;
+  if (clean) guard_->clear();  // a failed probe leaves no record: the check is abandoned
+  if (!ok || (missing[0].empty() && missing[1].empty())) return {};
+  std::string list;
+  for (int m = 0; m < 2; ++m)
+    for (const auto& [i, j] : missing[m])
+      list += (list.empty() ? "" : ", ") + std::string(m == 0 ? "dF/dy" : "dF/dy'") + "(" +
+              std::to_string(i) + ", " + std::to_string(j) + ")";
+  return "problem '" + name_ +
+         "': jacobian_sparsity (jac_sparsity in Python) leaves out entries of "
+         "dF/dy + c dF/dy' " +
+         "that are not zero at t = " + format_number(t, 6) + ": " + list +
+         (missing[0].size() + missing[1].size() >= kCap ? " (and maybe more)" : "") +
+         " (row, column); declare the structure of both matrices (their values outside it " +
+         "are lost from the iteration matrix: singular matrices, Newton failures)";
 }
 
 ImplicitSystem::ImplicitSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,

@@ -44,6 +44,10 @@ std::vector<int> QuasiLinearDae::differential_components() const {
 
 namespace {
 
+// Index tag of w = y_i' for y_i of tag `tag` in a DAE whose highest tag is `highest` (the
+// rule and its reasoning: quasi_linear_dae.hpp, to_mass_matrix_form).
+int derivative_index(int tag, int highest) { return std::min(tag + 1, highest); }
+
 // Row of the reformulated system that holds the original equation r (see the header).
 std::vector<int> equation_rows(int n, const std::vector<int>& D) {
   std::vector<int> row(n);
@@ -77,7 +81,8 @@ MassMatrixDae to_mass_matrix_form(const QuasiLinearDae& dae) {
   for (int i : D) out.mass(i, i) = 1.0;
   out.index.assign(n + d, 1);
   for (int i = 0; i < n; ++i) out.index[i] = dae.index.empty() ? 1 : dae.index[i];
-  for (int k = 0; k < d; ++k) out.index[n + k] = out.index[D[k]];
+  const int highest = *std::max_element(out.index.begin(), out.index.begin() + n);
+  for (int k = 0; k < d; ++k) out.index[n + k] = derivative_index(out.index[D[k]], highest);
   if (!dae.component_names.empty()) {
     out.component_names = dae.component_names;
     for (int i : D) out.component_names.push_back(dae.component_names[i] + "'");

@@ -17,7 +17,9 @@
 //       dirk and bdf solve it as any mass-matrix DAE; their Newton matrix contains
 //       d(M(t, y) w)/dy exactly (finite differences of the whole residual, or the analytic
 //       df/dy and mass_jacobian). The index of an index-1 problem stays 1: the new algebraic
-//       unknowns w enter through the invertible block M[R, D] (R the rows that are not zero).
+//       unknowns w enter through the invertible block M[R, D] (R the rows that are not zero);
+//       at index 2 and 3 w is tagged one level above the component it differentiates, up to
+//       the DAE's index (see to_mass_matrix_form below).
 //   (b) to_implicit_form: F(t, y, y') = M(t, y) y' - f(t, y), for the BDF (DASSL's form), with
 //       dF/dy' = M(t, y), dF/dy = d(M(t, y) y')/dy - df/dy.
 //
@@ -65,9 +67,23 @@ struct QuasiLinearDae {
 
 /// Reformulation (a): x = (y, w) with w = y_D' (size n + d), mass diag(1 on D, 0 elsewhere).
 /// Equation rows: row i in D is y_i' = w_k (D_k = i); row i not in D is the original equation i;
-/// row n + k is the original equation D_k. Tags: y keeps its tags, w_k gets the tag of y_{D_k}.
-/// Analytic Jacobian when both jacobian and mass_jacobian are given, else none (the methods'
-/// shared finite differences). Names: y's, then "<name>'" for w.
+/// row n + k is the original equation D_k. Analytic Jacobian when both jacobian and
+/// mass_jacobian are given, else none (the methods' shared finite differences). Names: y's,
+/// then "<name>'" for w.
+///
+/// Tags: y keeps its tags; w_k gets min(tag(y_{D_k}) + 1, K), K the highest tag of y. Why: w is
+/// fixed by M(t, y)[:, D] w = f(t, y) through the invertible block M[R, D], a smooth function of
+/// (t, y), so its index (the power of h its error loses, HW II VII.6) is that of the highest-
+/// index component it depends on: never above K, and never more than one level above y_{D_k},
+/// since w_k is the derivative of y_{D_k} (a derivative loses one power of h). The bound is
+/// exact where y_{D_k}' contains a component of the next level -- the differential equations of
+/// a Hessenberg index-2 DAE contain its multipliers (x' = f(x, z), z tagged 2: x' is index 2);
+/// at index 3, q' = v is index 2 and v' (containing lambda) index 3 -- and the index of an
+/// index-1 DAE stays 1. It over-tags only derivatives that contain no higher component, such
+/// as w = q' = v of an index-2 model with a velocity constraint (v tagged 1): that only relaxes
+/// the error test of a copy of v, which keeps its own tag. The rule before, w_k tagged as
+/// y_{D_k}, put index-2 quantities into the index-1 error test: radau5 took 1.4 to 2.4 times
+/// the steps on an index-2 pendulum at 1e-4 ... 1e-8 (tests/test_real_problems.cpp).
 MassMatrixDae to_mass_matrix_form(const QuasiLinearDae& dae);
 
 /// Consistent x0 = (y0, y0'_D) for to_mass_matrix_form from a consistent y0: w0 solves
