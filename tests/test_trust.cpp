@@ -192,3 +192,29 @@ TEST(Trust, SelfChecksAreQuietOnTheBuiltInProblems) {
   }
   EXPECT_GT(runs, 30);
 }
+
+// The BDF's warning that it leaves the index-2 components out of the error test follows what is
+// actually left out: with every component put in the test it warned all the same.
+TEST(Trust, BdfWarnsOnlyAboutComponentsItLeavesOut) {
+  MassMatrixDae dae;  // y1' = -y1 + 1 + z, y2' = -y2 + 1 - z, 0 = y1 - y2 (index 2)
+  dae.n = 3;
+  dae.mass = Matrix::Identity(3, 3);
+  dae.mass(2, 2) = 0.0;
+  dae.index = {1, 1, 2};
+  dae.f = [](double, VecIn y, VecOut f) {
+    f[0] = -y[0] + 1.0 + y[2];
+    f[1] = -y[1] + 1.0 - y[2];
+    f[2] = y[0] - y[1];
+  };
+  Options o;
+  o.rtol = o.atol = 1e-8;
+  const Result by_default = solve(dae, 0.0, 1.0, Vector::Zero(3), "bdf", o);
+  ASSERT_TRUE(by_default.ok()) << by_default.message;
+  EXPECT_TRUE(has_warning(by_default, "leaves the index-2 components out"));
+  EXPECT_EQ(by_default.excluded_from_error_test, std::vector<int>{2});
+  o.exclude_from_error_test = std::vector<int>{};
+  const Result all_in = solve(dae, 0.0, 1.0, Vector::Zero(3), "bdf", o);
+  ASSERT_TRUE(all_in.ok()) << all_in.message;
+  EXPECT_TRUE(all_in.excluded_from_error_test.empty());
+  EXPECT_FALSE(has_warning(all_in, "leaves the index-2 components out")) << all_in.report();
+}

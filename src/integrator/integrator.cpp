@@ -256,6 +256,8 @@ struct Integrator::Impl : public DenseSource {
     for (int i = 0; i < n; ++i)
       if (!in_test[static_cast<size_t>(i)]) result.excluded_from_error_test.push_back(i);
     weights.setup(used, in_test);
+    for (std::string& c : method->error_test_caveats(in_test))
+      result.warnings.push_back(std::move(c));
     result.linear_solver = method->linear_solver();
     result.projection = projection;
     result.fixed_step = opt.fixed_step;

@@ -91,9 +91,9 @@ class Bdf final : public Method {
   int order() const override { return kold_; }
   int error_order() const override { return k_ + 1; }
 
-  std::vector<std::string> caveats(const Tolerances&) const override {
+  std::vector<std::string> error_test_caveats(const std::vector<char>& in_test) const override {
     for (int i = 0; i < n_; ++i)
-      if (sys_->index_of(i) >= 2)
+      if (sys_->index_of(i) >= 2 && !in_test[static_cast<size_t>(i)])
         return {
             "bdf leaves the index-2 components out of the error test (DASSL's practice): "
             "their error is not controlled and reaches the others through the constraint "

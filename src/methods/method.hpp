@@ -118,6 +118,12 @@ class Method {
   }
   /// Components left out of the error test unless Options says otherwise (default: none).
   virtual std::vector<int> default_error_test_exclusions() const { return {}; }
+  /// Caveats about the components the error test actually leaves out (`in_test[i] == 0`:
+  /// Options::exclude_from_error_test or the method's default), for Result::warnings.
+  virtual std::vector<std::string> error_test_caveats(const std::vector<char>& in_test) const {
+    (void)in_test;
+    return {};
+  }
   /// A projection the method's own options ask for (kept for Radau5Options::projection).
   virtual Projection requested_projection() const { return Projection::None; }
   /// Called once before the solve with the post-step projection that will be applied (from
