@@ -184,11 +184,18 @@ def _constant_jacobian(jac, n):
 
 
 def _index(index, n):
+    """The index tags: one for every component, or n of them (whole numbers)."""
     if index is None:
         return []
-    if np.isscalar(index):
-        return [int(index)] * n
-    return [int(i) for i in index]
+    a = np.asarray(index)
+    if a.dtype.kind not in "iuf" or (a.dtype.kind == "f" and not np.all(a == np.round(a))):
+        raise TypeError("index must hold whole numbers (the index tags 1, 2, 3), got %r"
+                        % (index,))
+    if a.ndim == 0:
+        return [int(a)] * n
+    if a.ndim != 1 or a.size != n:
+        raise ValueError("index must be one tag or n = %d tags, got shape %s" % (n, a.shape))
+    return [int(i) for i in a]
 
 
 class Event:

@@ -54,7 +54,7 @@ def test_robertson_with_mass_as_a_dae():
     dict(jac=robertson_jac),
     dict(jac_sparsity=np.ones((3, 3))),
     dict(jac_sparsity=daekit.banded(2, 2), jac=robertson_jac),
-    dict(index=[1, 1, 1], first_step=1e-6, max_step=5.0),
+    dict(index=[1, 1, 2], first_step=1e-6, max_step=5.0),
     dict(mass=scipy.sparse.csc_matrix(M_ROBERTSON), t_eval=[1.0, 10.0, 40.0]),
     dict(method="bdf", linear_solver="dense", max_steps=5000),
     dict(atol=[1e-10, 1e-12, 1e-10], nonnegative=[0, 1, 2]),

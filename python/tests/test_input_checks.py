@@ -57,6 +57,13 @@ def test_wrong_shapes_refused(kw, word):
         daekit.solve_ivp(oscillator, (0, 1), y0, **args)
 
 
+def test_index_tags_checked():
+    with pytest.raises(TypeError, match="index"):
+        daekit.solve_ivp(oscillator, (0, 1), [1.0, 0.0], index=[1j, 1])
+    with pytest.raises(ValueError, match="index"):
+        daekit.solve_ivp(oscillator, (0, 1), [1.0, 0.0], index=[1, 1, 2])
+
+
 def test_solve_dae_and_integrator_refuse_complex_initial_values():
     def F(t, y, yp):
         return yp + y
