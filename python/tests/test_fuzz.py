@@ -312,3 +312,28 @@ def test_random_parameters_and_params_rows():
         check("solve_many params %s" % label,
               lambda: daekit.solve_many(f_p, np.atleast_2d(v), t_span=(0, T1), y0=Y0, **TOL),
               valid)
+
+
+@pytest.mark.parametrize("implicit", ["solve_dae", "Integrator"])
+def test_faulty_implicit_jacobians_and_sparsity(implicit):
+    # F(t, y, y') = y' - A y: the Jacobian pair (dF/dy, dF/dy') = (-A, I)
+    rng = np.random.default_rng(8)
+
+    def F(t, y, yp):
+        return yp - A @ y
+
+    def run(**kw):
+        if implicit == "solve_dae":
+            return daekit.solve_dae(F, (0, T1), Y0, yp0=A @ Y0, **dict(TOL, **kw))
+        it = daekit.Integrator(F, (0, T1), Y0, implicit=True, yp0=A @ Y0, **dict(TOL, **kw))
+        it.solve_until(T1)
+        return it.result()
+
+    check("%s exact Jacobians" % implicit,
+          lambda: run(jac=(lambda t, y, yp: -A, lambda t, y, yp: np.eye(N))), True)
+    for label, m in mangled_sparse(rng, -A):
+        check("%s dF/dy returns %s" % (implicit, label),
+              lambda: run(jac=(lambda t, y, yp: m, lambda t, y, yp: np.eye(N))), False)
+    for label, m in mangled_sparse(rng, A != 0):
+        if not label.endswith("complex"):
+            check("%s jac_sparsity %s" % (implicit, label), lambda: run(jac_sparsity=m), False)
