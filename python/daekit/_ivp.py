@@ -246,7 +246,8 @@ def _number(x, name):
 
 def _options(rtol, atol, t_eval, dense_output, first_step, max_step, events, extra, t_span=None,
              n=None, caller="solve"):
-    """The options dict of the compiled core (checked names and arrays; atol of n values)."""
+    """The options dict of the compiled core (checked names and arrays; atol of n values when n
+    is given; t_span is not used)."""
     o = dict(rtol=_number(rtol, "rtol"), dense_output=bool(dense_output))
     o["atol"] = real_scalar_or_vector(atol, "atol", n)
     if t_eval is not None:
