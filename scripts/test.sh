@@ -45,16 +45,19 @@ if [[ $sanitize -eq 1 ]]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j2 -E '^python_'
   # The Python module's suite under ASan + UBSan. The interpreter is not instrumented: the ASan
-  # runtime of the compiler that built the module is preloaded (it must come first); CPython
-  # does not free everything at exit, by design, so leaks are not reported here. The Dask and
-  # MPI runs start other interpreters that load the same code, and are left to the plain build.
+  # runtime of the compiler that built the module is preloaded (it must come first), and so is
+  # its libstdc++ (without it ASan cannot find __cxa_throw to intercept: the first C++ exception
+  # aborts); CPython does not free everything at exit, by design, so leaks are not reported
+  # here. --capture=sys lets a sanitizer report (written to file descriptor 2) reach the
+  # terminal. The Dask and MPI runs start other interpreters and are left to the plain build.
   cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-asan/CMakeCache.txt)
-  asan_runtime=$("$cxx" -print-file-name=libasan.so)
-  LD_PRELOAD="$asan_runtime" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+  preload="$("$cxx" -print-file-name=libasan.so) $("$cxx" -print-file-name=libstdc++.so)"
+  LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PYTHONPATH="$PWD/build-asan/python" \
     DAEKIT_BUILD_DIR="$PWD/build-asan" MPLBACKEND=Agg \
     DAEKIT_MODELS_LIBRARY="$PWD/build-asan/python/libdaekit_example_models.so" \
-    /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests -k 'not dask and not mpi'
+    /usr/bin/python3 -m pytest -q --capture=sys -p no:cacheprovider python/tests \
+    -k 'not dask and not mpi'
   # TSan: the concurrent solves
   cmake -S . -B build-tsan $(generator_for build-tsan) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DDAEKIT_SANITIZE=thread -DDAEKIT_BUILD_BENCH=OFF -DDAEKIT_BUILD_EXAMPLES=OFF \
