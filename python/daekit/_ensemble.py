@@ -10,8 +10,9 @@ import os
 import numpy as np
 
 from . import _daekit
-from ._compiled import LibraryFunction
-from ._ivp import (_events, _index, _mass, _method_name, _prepare_mass, _sparsity,
+from ._arrays import real_array, real_vector
+from ._compiled import LibraryFunction, is_compiled
+from ._ivp import (DenseSolution, _index, _initialize_mass, _mass, _mass_arguments, _sparsity,
                    problem as _builtin)
 
 _NOT_REMOTE = ("events", "trace", "step_callback")
@@ -32,11 +33,11 @@ class CompiledProblem:
             if fn is not None and not isinstance(fn, LibraryFunction):
                 raise TypeError("CompiledProblem: %s must be daekit.from_library(...)" % what)
         self.f, self.jac = f, jac
-        self.y0 = np.atleast_1d(np.asarray(y0, dtype=float))
+        self.y0 = real_vector(y0, "y0")
         self.t_span = (float(t_span[0]), float(t_span[1]))
-        self.mass = None if mass is None else np.asarray(mass, dtype=float)
+        self.mass = None if mass is None else real_array(mass, "mass", ndim=(1, 2))
         self.index = index
-        self.p = None if p is None else np.asarray(p, dtype=float)
+        self.p = None if p is None else real_vector(p, "p")
         self.jac_sparsity = jac_sparsity
         self.name = name
 
@@ -76,72 +77,98 @@ class EnsembleResult:
         return "<EnsembleResult: %d runs, %d successful>" % (len(self), int(self.success.sum()))
 
 
-def _summary(r, i, p):
-    return dict(run=int(i), p=np.asarray(p, dtype=float), status=r.status, ok=r.ok,
-                message=r.message, t=r.t, y=r.y, stats=r.stats, cpu_seconds=r.cpu_seconds,
-                t_out=r.t_out, y_out=r.y_out)
+def _summary(r, i, p, keep_dense):
+    d = dict(run=int(i), p=np.asarray(p, dtype=float), status=r.status, ok=r.ok,
+             message=r.message, t=r.t, y=r.y, stats=r.stats, cpu_seconds=r.cpu_seconds,
+             t_out=r.t_out, y_out=r.y_out, events=r.events)
+    if keep_dense and r.has_dense_output:  # threads only: the interpolants stay in this process
+        d["sol"] = DenseSolution(r, r.t_steps[0] if len(r.t_steps) else None, r.t)
+    return d
 
 
-def _settings(spec, t_span, y0, rtol, atol, first_step, options):
-    """(builtin holder or None, problem, t0, t1, y0 rows or None, options dict)."""
-    opts = {}
+def _settings(spec, t_span, y0, method, kwargs):
+    """(builtin holder or None, the solve_ivp arguments (shared processing), y0 rows or None).
+
+    A built-in problem's recommended tolerances, interval and initial values are defaults; its
+    y0 rows stay None so that each run gets the consistent values of its parameters."""
+    if "p" in kwargs:
+        raise TypeError("solve_many: p is given per run by params (one row per run)")
+    kw = dict(kwargs)
     holder = None
+    y0_given = y0 is not None
     if isinstance(spec, str):
         bp = _builtin(spec)
         holder = bp._h
-        prob = None
-        opts.update(bp.recommended_options())
-        t_span = t_span or bp.t_span
+        kw = dict(bp.recommended_options(), **kw)
+        fun = bp.problem
+        t_span = bp.t_span if t_span is None else t_span
+        y0 = bp.y0 if y0 is None else y0
     elif isinstance(spec, CompiledProblem):
-        prob = spec.build()
-        t_span = t_span or spec.t_span
+        fun = spec.build()
+        t_span = spec.t_span if t_span is None else t_span
         y0 = spec.y0 if y0 is None else y0
-    elif isinstance(spec, _daekit.MassProblem):
-        prob = spec
+        y0_given = True
+    elif isinstance(spec, _daekit.MassProblem) or callable(spec) or is_compiled(spec) \
+            or isinstance(spec, LibraryFunction):
+        fun = spec
     else:
         raise TypeError("solve_many: unsupported problem %r" % (spec,))
     if t_span is None:
         raise ValueError("solve_many: t_span is needed")
-    if prob is not None and y0 is None:
+    if y0 is None:
         raise ValueError("solve_many: y0 is needed")
-    for k, v in (("rtol", rtol), ("atol", atol), ("first_step", first_step)):
-        if v is not None:
-            opts[k] = v
-    opts.setdefault("rtol", 1e-3)
-    opts.setdefault("atol", 1e-6)
-    if opts.get("first_step") is None:
-        opts.pop("first_step", None)
-    if not np.isscalar(opts["atol"]):
-        opts["atol"] = np.asarray(opts["atol"], dtype=float)
-    opts.update(options)
-    if opts.get("events") is not None:  # each run's parameters reach its events (and actions)
-        opts["events"] = _events(opts["events"], False, True)[0]
-    opts.setdefault("store_steps", False)
-    y0rows = None if y0 is None else np.atleast_2d(np.asarray(y0, dtype=float))
-    return holder, prob, float(t_span[0]), float(t_span[1]), y0rows, opts
+    rows = np.atleast_2d(real_array(y0, "y0", ndim=(1, 2)))
+    a = _mass_arguments(fun, t_span, rows[0], method, _caller="solve_many", _pass_p=True, **kw)
+    if rows.shape[1] != a.problem.n:
+        raise ValueError("solve_many: y0 rows must have n = %d values, got %d"
+                         % (a.problem.n, rows.shape[1]))
+    a.options.setdefault("store_steps", False)
+    return holder, a, rows if y0_given else None
 
 
-def _solve_local(spec, params, indices, t_span, y0, method, tableau, rtol, atol, first_step,
-                 threads, options):
-    """Solves the runs `indices` of `params` here, on `threads` threads; list of summaries."""
-    holder, prob, t0, t1, y0rows, opts = _settings(spec, t_span, y0, rtol, atol, first_step,
-                                                   options)
-    P = np.asarray(params, dtype=float)[indices]
+def _initial_rows(holder, a, y0rows, P):
+    """One consistent y0 per run (initialize=True): each run's algebraic components for its p."""
+    out = []
+    for k, p in enumerate(P):
+        y0 = y0rows[0 if y0rows.shape[0] == 1 else k] if y0rows is not None else \
+            holder.with_parameters(p).y0
+        out.append(_initialize_mass(a.problem.with_p(p), a.t0, y0, True))
+    return np.array(out)
+
+
+def _solve_local(spec, params, indices, t_span, y0, method, threads, kwargs, keep_dense=False):
+    """Solves the runs `indices` of `params` here, on `threads` threads; list of summaries.
+    Ctrl-C stops every run: KeyboardInterrupt with the finished runs as an EnsembleResult in
+    its attribute ``result``."""
+    holder, a, y0rows = _settings(spec, t_span, y0, method, kwargs)
+    P = _params_matrix(params)[indices]
     if y0rows is not None and y0rows.shape[0] > 1:
+        if y0rows.shape[0] != len(params):
+            raise ValueError("solve_many: y0 must have one row or one row per parameter set "
+                             "(%d), got %d" % (len(params), y0rows.shape[0]))
         y0rows = y0rows[indices]
     if len(P) == 0:
         return []
-    results = _daekit._solve_many(prob, holder, t0, t1, y0rows, P, _method_name(method), tableau,
-                                  opts, (), True, int(threads))
-    return [_summary(r, i, p) for r, i, p in zip(results, indices, P)]
+    if a.initialize:
+        y0rows = _initial_rows(holder, a, y0rows, P)
+    try:
+        results = _daekit._solve_many(None if holder else a.problem, holder, a.t0, a.t1,
+                                      y0rows, P, a.method, a.tableau, a.options, a.args, True,
+                                      int(threads))
+    except BaseException as e:
+        partial = getattr(e, "result", None)
+        if isinstance(partial, list):
+            e.result = EnsembleResult([
+                _summary(r, i, p, keep_dense) for r, i, p in zip(partial, indices, P)
+                if r is not None and r.status != "interrupted"])
+        raise
+    return [_summary(r, i, p, keep_dense) for r, i, p in zip(results, indices, P)]
 
 
 def _params_matrix(params):
-    P = np.asarray(params, dtype=float)
+    P = real_array(params, "params", ndim=(1, 2))
     if P.ndim == 1:
         P = P.reshape(-1, 1)
-    if P.ndim != 2:
-        raise ValueError("params must be an (N, np) array (one row per run) or a vector")
     return P
 
 
@@ -151,14 +178,14 @@ def _dask_chunk(spec, params, indices, kwargs):
 
 
 def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backend="threads",
-               threads=None, client=None, comm=None, chunks=None, rtol=None, atol=None,
-               first_step=None, tableau=None, **options):
+               threads=None, client=None, comm=None, chunks=None, **kwargs):
     """Solves ``problem`` once per row of ``params`` (its parameter vector p for that run).
 
     problem
         a built-in problem's name (its recommended tolerances and interval are the defaults;
         mechanical problems get consistent initial values for each p), a ``CompiledProblem``,
-        or (threads only) a problem object or a Python callable ``f(t, y, p)``.
+        or (threads only) a problem object, a compiled callback or a Python callable
+        ``f(t, y, *args, p)``.
     params
         an (N, np) array, one parameter vector per run (a vector: one parameter).
     y0
@@ -168,36 +195,40 @@ def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backen
         (``client``: a ``dask.distributed.Client``; ``chunks`` tasks, default 4 per worker)
         or ``"mpi"`` (``comm``, default ``mpi4py.MPI.COMM_WORLD``: each rank solves a block of
         runs, every rank gets all results).
-    **options
-        as solve_ivp's (``t_eval``, ``max_steps``, ``linear_solver``, ``events``, ...); event
-        functions and actions get the run's parameters as their last argument, ``(t, y, p)``
-        (threads only: other backends take no Python callables).
+    **kwargs
+        solve_ivp's keyword arguments with the same meaning (``rtol``, ``atol``, ``t_eval``,
+        ``dense_output``, ``events``, ``args``, ``mass``, ``jac``, ``jac_sparsity``,
+        ``index``, ``initialize`` (per run, for its p), ``first_step``, ``max_step``,
+        ``tableau``, ``component_names``, ``name`` and daekit's options such as
+        ``max_steps``); ``mass``, ``jac``, ``jac_sparsity`` and ``index`` describe a callable
+        or compiled problem, as in solve_ivp.  Callbacks and event functions and actions get
+        the run's parameters as their last argument, ``(t, y, *args, p)``.  Other keywords
+        are refused (TypeError naming them); ``p`` comes from ``params``.  With
+        ``dense_output=True`` (threads only) each run has its ``sol``.
 
     Returns an ``EnsembleResult``; the same problem and parameters give bit-identical results
-    on every backend.
+    on every backend.  Ctrl-C stops every run (threads): KeyboardInterrupt, with the runs that
+    had finished as an ``EnsembleResult`` in its attribute ``result``.
     """
     P = _params_matrix(params)
-    if "t_eval" in options and options["t_eval"] is not None:
-        options["t_eval"] = np.asarray(options["t_eval"], dtype=float)
-    kwargs = dict(t_span=t_span, y0=y0, method=method, tableau=tableau, rtol=rtol, atol=atol,
-                  first_step=first_step, options=options)
+    local = dict(t_span=t_span, y0=y0, method=method, kwargs=kwargs)
     indices = np.arange(len(P))
     if backend == "threads":
-        if callable(problem) and not isinstance(problem, (str, CompiledProblem)):
-            if y0 is None or t_span is None:
-                raise ValueError("solve_many: y0 and t_span are needed for a callable")
-            problem = _prepare_mass(problem, t_span, np.atleast_2d(y0)[0], None, None, None,
-                                    None, np.zeros(P.shape[1]), (), None, "user problem")
         n = threads or os.cpu_count() or 1
-        return EnsembleResult(_solve_local(problem, P, indices, threads=n, **kwargs))
+        return EnsembleResult(_solve_local(problem, P, indices, threads=n, keep_dense=True,
+                                           **local))
     if not isinstance(problem, (str, CompiledProblem)):
         raise TypeError("solve_many with backend %r: problems travel by reference, give a "
                         "built-in problem's name or a daekit.CompiledProblem (got %s)"
                         % (backend, type(problem).__name__))
     for k in _NOT_REMOTE:
-        if options.get(k) is not None:
+        if kwargs.get(k) is not None:
             raise TypeError("solve_many with backend %r: option %r would send a Python "
                             "callable to other processes" % (backend, k))
+    if kwargs.get("dense_output"):
+        raise TypeError("solve_many with backend %r: dense_output keeps the interpolants in the "
+                        "process that solved; use t_eval" % (backend,))
+    _settings(problem, t_span, y0, method, kwargs)  # every argument checked before sending
     if backend == "dask":
         if client is None:
             raise ValueError("backend 'dask' needs client= (a dask.distributed.Client)")
@@ -206,7 +237,7 @@ def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backen
             chunks = min(len(P), 4 * workers)
         parts = [c for c in np.array_split(indices, max(1, chunks)) if len(c)]
         futures = client.map(_dask_chunk, [problem] * len(parts), [P] * len(parts), parts,
-                             [kwargs] * len(parts), pure=False)
+                             [local] * len(parts), pure=False)
         runs = [r for part in client.gather(futures) for r in part]
         return EnsembleResult(runs)
     if backend == "mpi":
@@ -215,7 +246,7 @@ def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backen
             comm = MPI.COMM_WORLD
         size, rank = comm.Get_size(), comm.Get_rank()
         mine = np.array_split(indices, size)[rank]
-        local = _solve_local(problem, P, mine, threads=threads or 1, **kwargs)
-        runs = [r for part in comm.allgather(local) for r in part]
+        local_runs = _solve_local(problem, P, mine, threads=threads or 1, **local)
+        runs = [r for part in comm.allgather(local_runs) for r in part]
         return EnsembleResult(runs)
     raise ValueError("backend must be 'threads', 'dask' or 'mpi', got %r" % (backend,))

@@ -1,9 +1,13 @@
 """solve_ivp / solve_dae with scipy's argument names and result fields, the stepping Integrator,
 the built-in problems and the registered methods."""
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from . import _daekit
+from ._arrays import (is_sparse, real_array, real_scalar_or_vector, real_vector, sparse_coo,
+                      sparse_csc)
 from ._compiled import EVENT, RESIDUAL, RHS, LibraryFunction, as_callback, is_compiled
 
 # scipy's method names for the methods daekit has under another name.
@@ -115,17 +119,6 @@ def _method_name(method):
     return _SCIPY_METHODS.get(method, method)
 
 
-def _sparse_tuple(m):
-    """('csc', indptr, indices, data) of a scipy sparse matrix."""
-    csc = m.tocsc()
-    csc.sort_indices()
-    return ("csc", csc.indptr, csc.indices, csc.data.astype(float))
-
-
-def _is_sparse(m):
-    return hasattr(m, "tocsc") and hasattr(m, "nnz")
-
-
 class Banded:
     """A banded Jacobian structure: entries (i, j) with j - upper <= i <= j + lower."""
 
@@ -140,42 +133,69 @@ def banded(lower, upper):
 
 
 def _sparsity(s, n):
+    """jac_sparsity for the compiled core: None, ("banded", l, u) or a checked ("csc", ...)."""
     if s is None:
         return None
     if isinstance(s, Banded):
         return ("banded", s.lower, s.upper)
-    if _is_sparse(s):
-        pattern = s.tocsc().astype(bool).astype(float)
-        return _sparse_tuple(pattern)
+    if is_sparse(s):
+        return sparse_csc(s, (n, n), "jac_sparsity", values=False)
     a = np.asarray(s)
+    if a.dtype.kind not in "biufc":
+        raise TypeError("jac_sparsity must be an (n, n) array of numbers, got dtype %s" % a.dtype)
     if a.shape != (n, n):
         raise ValueError("jac_sparsity must be an (n, n) array, got shape %s" % (a.shape,))
     import scipy.sparse
-    return _sparse_tuple(scipy.sparse.csc_matrix((a != 0).astype(float)))
+    return sparse_csc(scipy.sparse.coo_matrix(a != 0), (n, n), "jac_sparsity", values=False)
 
 
 def _mass(mass, n):
+    """The constant mass matrix for the compiled core: None, a dense (n, n) array (the n
+    diagonal entries of a vector) or a checked ("csc", ...) tuple."""
     if mass is None:
         return None
-    if _is_sparse(mass):
-        if mass.shape != (n, n):
-            raise ValueError("mass must be (n, n), got %s" % (mass.shape,))
-        return _sparse_tuple(mass)
-    m = np.asarray(mass, dtype=float)
+    if is_sparse(mass):
+        return sparse_csc(mass, (n, n), "mass")
+    m = real_array(mass, "mass", ndim=(1, 2))
     if m.ndim == 1:
-        m = np.diag(m)
+        if m.size != n:
+            raise ValueError("mass as a vector holds the n = %d diagonal entries, got %d values"
+                             % (n, m.size))
+        return np.diag(m)
     if m.shape != (n, n):
-        raise ValueError("mass must be (n, n) (or the n diagonal entries), got shape %s"
-                         % (m.shape,))
+        raise ValueError("mass must be (n, n) = (%d, %d) (or the n diagonal entries), got "
+                         "shape %s" % (n, n, m.shape))
     return m
 
 
+def _constant_jacobian(jac, n):
+    """A callable returning the constant Jacobian (array or scipy sparse matrix, as scipy
+    allows), checked once."""
+    if is_sparse(jac):
+        import scipy.sparse
+        rows, cols, data = sparse_coo(jac, (n, n), "jac")
+        J = scipy.sparse.csc_matrix((data, (rows, cols)), shape=(n, n))
+    else:
+        J = real_array(jac, "jac", shape=(n, n))
+
+    def constant_jac(t, y, *a):
+        return J
+    return constant_jac
+
+
 def _index(index, n):
+    """The index tags: one for every component, or n of them (whole numbers)."""
     if index is None:
         return []
-    if np.isscalar(index):
-        return [int(index)] * n
-    return [int(i) for i in index]
+    a = np.asarray(index)
+    if a.dtype.kind not in "iuf" or (a.dtype.kind == "f" and not np.all(a == np.round(a))):
+        raise TypeError("index must hold whole numbers (the index tags 1, 2, 3), got %r"
+                        % (index,))
+    if a.ndim == 0:
+        return [int(a)] * n
+    if a.ndim != 1 or a.size != n:
+        raise ValueError("index must be one tag or n = %d tags, got shape %s" % (n, a.shape))
+    return [int(i) for i in a]
 
 
 class Event:
@@ -215,66 +235,126 @@ def _events(events, yp_events, takes_p=False):
     return out, len(out)
 
 
-def _options(rtol, atol, t_eval, dense_output, first_step, max_step, events, extra, t_span):
-    o = dict(rtol=float(rtol), dense_output=bool(dense_output))
-    if np.isscalar(atol):
-        o["atol"] = float(atol)
-    else:
-        o["atol"] = np.asarray(atol, dtype=float)
+def _number(x, name):
+    if isinstance(x, (complex, np.complexfloating)):
+        raise TypeError("%s must be a real number, got %r" % (name, x))
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        raise TypeError("%s must be a real number, got %r" % (name, x)) from None
+
+
+def _options(rtol, atol, t_eval, dense_output, first_step, max_step, events, extra, t_span=None,
+             n=None, caller="solve"):
+    """The options dict of the compiled core (checked names and arrays; atol of n values when n
+    is given; t_span is not used)."""
+    o = dict(rtol=_number(rtol, "rtol"), dense_output=bool(dense_output))
+    o["atol"] = real_scalar_or_vector(atol, "atol", n)
     if t_eval is not None:
-        o["t_eval"] = np.asarray(t_eval, dtype=float)
+        o["t_eval"] = real_vector(t_eval, "t_eval")
         o["store_steps"] = False
     if first_step is not None:
-        o["first_step"] = float(first_step)
-    if max_step is not None and np.isfinite(max_step):
-        o["max_step"] = float(max_step)
+        o["first_step"] = _number(first_step, "first_step")
+    if max_step is not None and np.isfinite(_number(max_step, "max_step")):
+        o["max_step"] = _number(max_step, "max_step")
     if events is not None:
         o["events"] = events
     for k, v in extra.items():
         if k not in _PASSTHROUGH:
-            raise TypeError("solve: unknown option '%s' (daekit options: %s)"
-                            % (k, ", ".join(_PASSTHROUGH)))
+            raise TypeError("%s: unknown option '%s' (daekit options: %s)"
+                            % (caller, k, ", ".join(_PASSTHROUGH)))
         o[k] = v
     return o
 
 
 def _t_span(t_span):
-    if len(t_span) != 2:
+    if np.ndim(t_span) != 1 or len(t_span) != 2:
         raise ValueError("t_span must be (t0, t_end)")
-    return float(t_span[0]), float(t_span[1])
+    return _number(t_span[0], "t_span[0]"), _number(t_span[1], "t_span[1]")
 
 
-def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, names, name):
-    """A MassProblem from the arguments (fun a callable, a compiled callback or a problem)."""
+_PROBLEM_ARGUMENTS = ("jac", "jac_sparsity", "mass", "index", "component_names")
+
+
+def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, names, name,
+                  pass_p=None, caller="solve_ivp"):
+    """A MassProblem from the arguments (fun a callable, a compiled callback or a problem);
+    callbacks get p as their last argument when p is given (or pass_p says so)."""
+    p = None if p is None else real_vector(p, "p")
+    pass_p = p is not None if pass_p is None else pass_p
     if isinstance(fun, _daekit.MassProblem):
+        given = dict(jac=jac, jac_sparsity=jac_sparsity, mass=mass, index=index,
+                     component_names=names)
+        for what in _PROBLEM_ARGUMENTS:
+            if given[what] is not None:
+                raise TypeError("%s: %s cannot be given with a problem object as fun (the "
+                                "problem defines it); it is for a Python or compiled fun"
+                                % (caller, what))
         if p is not None:
-            fun = fun.with_p(np.asarray(p, dtype=float))
+            fun = fun.with_p(p)
         return fun
-    y0 = np.atleast_1d(np.asarray(y0, dtype=float))
-    n = y0.size
+    n = real_vector(y0, "y0").size
     if jac is not None and not callable(jac) and not is_compiled(jac) \
             and not isinstance(jac, LibraryFunction):
-        # a constant Jacobian (array or scipy sparse matrix), as scipy allows
-        J = jac if _is_sparse(jac) else np.asarray(jac, dtype=float)
-
-        def jac(t, y, *a, _J=J):
-            return _J
+        jac = _constant_jacobian(jac, n)
     return _daekit._make_mass_problem(
         n, as_callback(fun, RHS), as_callback(jac, RHS), _sparsity(jac_sparsity, n),
-        _mass(mass, n), _index(index, n), None if p is None else np.asarray(p, dtype=float),
-        list(names or []), name, tuple(args or ()), p is not None)
+        _mass(mass, n), _index(index, n), p, list(names or []), name, tuple(args or ()),
+        pass_p)
 
 
 def _initialize_mass(problem, t0, y0, initialize):
-    r = _daekit._initialize_mass(problem, t0, np.asarray(y0, dtype=float), 1e-10, 50)
+    r = _daekit._initialize_mass(problem, t0, real_vector(y0, "y0"), 1e-10, 50)
     if not r["ok"]:
         raise ValueError("initialize: no consistent initial values: " + r["message"])
     return r["y"]
 
 
-def _check_keyboard_interrupt(r):
+def _interruptible(solve, convert):
+    """solve(), with Ctrl-C turned into KeyboardInterrupt carrying the partial result.
+
+    The compiled module raises the exception of the signal handler (KeyboardInterrupt for
+    Ctrl-C) with the compiled Result so far as its attribute ``result``, which becomes
+    ``convert(result)``; a KeyboardInterrupt raised inside a Python callback ends the solve with
+    a callback error, raised here as KeyboardInterrupt in the same way."""
+    try:
+        r = solve()
+    except BaseException as e:
+        partial = getattr(e, "result", None)
+        if isinstance(partial, _daekit.Result):
+            e.result = convert(partial)
+        raise
     if r.status == "callback_error" and "KeyboardInterrupt" in r.message:
-        raise KeyboardInterrupt(r.message)
+        e = KeyboardInterrupt(r.message)
+        e.result = convert(r)
+        raise e
+    return convert(r)
+
+
+def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
+                    events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
+                    jac=None, jac_sparsity=None, mass=None, index=None, p=None,
+                    initialize=False, first_step=None, max_step=np.inf, tableau=None,
+                    component_names=None, name="user problem", _caller="solve_ivp",
+                    _pass_p=None, **options):
+    """The arguments of solve_ivp, checked and converted for the compiled core (solve_ivp and
+    solve_many share them; solve_many passes p=None with _pass_p=True: each run's p reaches the
+    callbacks).  A namespace: problem, t0, t1, y0, method, tableau, options, n_events, args,
+    pass_p, initialize, t_eval_given."""
+    if vectorized:
+        raise ValueError("vectorized=True is not supported: fun is called with one state")
+    t0, t1 = _t_span(t_span)
+    problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
+                            component_names, name, _pass_p, _caller)
+    n = problem.n
+    pass_p = p is not None if _pass_p is None else _pass_p
+    ev, n_ev = _events(events, False, pass_p)
+    return SimpleNamespace(
+        problem=problem, t0=t0, t1=t1, y0=real_vector(y0, "y0", n), method=_method_name(method),
+        tableau=tableau, n_events=n_ev, args=tuple(args or ()), pass_p=pass_p,
+        initialize=bool(initialize), t_eval_given=t_eval is not None,
+        options=_options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options,
+                         n=n, caller=_caller))
 
 
 def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False, events=None,
@@ -315,22 +395,23 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
 
     ``fun`` may be a Python callable, a compiled callback (scipy ``LowLevelCallable``, numba
     ``cfunc``, ``daekit.from_library``) or a problem (``daekit.problem(name).problem``,
-    ``MechanicalSystem.formulate()``).  Returns a ``DaeResult``.
+    ``MechanicalSystem.formulate()``); ``jac``, ``jac_sparsity``, ``mass``, ``index`` and
+    ``component_names`` are for the first two (a problem defines its own).  Arrays must hold
+    real numbers (complex, object or string arrays are refused: TypeError).  Returns a
+    ``DaeResult``.  Ctrl-C raises KeyboardInterrupt with the partial ``DaeResult`` as its
+    attribute ``result``.
     """
-    if vectorized:
-        raise ValueError("vectorized=True is not supported: fun is called with one state")
-    t0, t1 = _t_span(t_span)
-    problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
-                            component_names, name)
-    y0 = np.atleast_1d(np.asarray(y0, dtype=float))
-    if initialize:
-        y0 = _initialize_mass(problem, t0, y0, initialize)
-    ev, n_ev = _events(events, False, p is not None)
-    opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options, t_span)
-    r = _daekit._solve_mass(problem, t0, t1, y0, _method_name(method), tableau, opts,
-                            tuple(args or ()), p is not None)
-    _check_keyboard_interrupt(r)
-    return _to_result(r, n_ev, problem.component_names, t_eval_given=t_eval is not None)
+    a = _mass_arguments(fun, t_span, y0, method, t_eval, dense_output, events, vectorized, args,
+                        rtol=rtol, atol=atol, jac=jac, jac_sparsity=jac_sparsity, mass=mass,
+                        index=index, p=p, initialize=initialize, first_step=first_step,
+                        max_step=max_step, tableau=tableau, component_names=component_names,
+                        name=name, **options)
+    y0 = _initialize_mass(a.problem, a.t0, a.y0, True) if a.initialize else a.y0
+    return _interruptible(
+        lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.tableau, a.options,
+                                    a.args, a.pass_p),
+        lambda r: _to_result(r, a.n_events, a.problem.component_names,
+                             t_eval_given=a.t_eval_given))
 
 
 def _differential(differential, algebraic, n):
@@ -347,8 +428,14 @@ def _differential(differential, algebraic, n):
 def _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic, index, p, args,
                       names, name):
     if isinstance(fun, _daekit.ImplicitProblem):
+        given = dict(jac=jac, jac_sparsity=jac_sparsity, differential=differential,
+                     algebraic=algebraic, index=index, component_names=names)
+        for what, v in given.items():
+            if v is not None:
+                raise TypeError("solve_dae: %s cannot be given with a problem object as fun "
+                                "(the problem defines it)" % what)
         return fun
-    n = np.atleast_1d(np.asarray(y0, dtype=float)).size
+    n = real_vector(y0, "y0").size
     jac_y = jac_yp = None
     if jac is not None:
         if not isinstance(jac, (tuple, list)) or len(jac) != 2:
@@ -357,7 +444,7 @@ def _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic, index
     return _daekit._make_implicit_problem(
         n, as_callback(fun, RESIDUAL), jac_y, jac_yp, _sparsity(jac_sparsity, n),
         _differential(differential, algebraic, n), _index(index, n),
-        None if p is None else np.asarray(p, dtype=float), list(names or []), name,
+        None if p is None else real_vector(p, "p"), list(names or []), name,
         tuple(args or ()), p is not None)
 
 
@@ -394,18 +481,20 @@ def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output
     t0, t1 = _t_span(t_span)
     problem = _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic, index, p,
                                 args, component_names, name)
-    y0 = np.atleast_1d(np.asarray(y0, dtype=float))
-    yp = np.zeros_like(y0) if yp0 is None else np.atleast_1d(np.asarray(yp0, dtype=float))
+    n = problem.n
+    y0 = real_vector(y0, "y0", n)
+    yp = np.zeros_like(y0) if yp0 is None else real_vector(yp0, "yp0", n)
     if initialize is None:
         initialize = yp0 is None
     if initialize:
         y0, yp = _initialize_implicit(problem, t0, y0, yp, initialize)
     ev, n_ev = _events(events, True, p is not None)
-    opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options, t_span)
-    r = _daekit._solve_implicit(problem, t0, t1, y0, yp, _method_name(method), opts,
-                                tuple(args or ()), p is not None)
-    _check_keyboard_interrupt(r)
-    return _to_result(r, n_ev, component_names, t_eval_given=t_eval is not None)
+    opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options, n=n,
+                    caller="solve_dae")
+    return _interruptible(
+        lambda: _daekit._solve_implicit(problem, t0, t1, y0, yp, _method_name(method), opts,
+                                        tuple(args or ()), p is not None),
+        lambda r: _to_result(r, n_ev, component_names, t_eval_given=t_eval is not None))
 
 
 class Integrator:
@@ -427,7 +516,7 @@ class Integrator:
                  first_step=None, max_step=np.inf, dense_output=False, t_eval=None,
                  tableau=None, **options):
         t0, t1 = _t_span(t_span)
-        y0 = np.atleast_1d(np.asarray(y0, dtype=float))
+        y0 = real_vector(y0, "y0")
         ev, self._n_events = _events(events, implicit, p is not None)
         opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options,
                         t_span)
@@ -435,7 +524,7 @@ class Integrator:
         if implicit:
             problem = _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic,
                                         index, p, args, None, "user problem")
-            yp = np.zeros_like(y0) if yp0 is None else np.asarray(yp0, dtype=float)
+            yp = np.zeros_like(y0) if yp0 is None else real_vector(yp0, "yp0", y0.size)
             if initialize or yp0 is None:
                 y0, yp = _initialize_implicit(problem, t0, y0, yp, initialize or True)
             self._it = _daekit.Integrator(problem, t0, t1, y0, yp, _method_name(method or "bdf"),
@@ -566,7 +655,7 @@ class BuiltinProblem:
 
     def with_parameters(self, p):
         """The problem with parameters p (mechanical problems: consistent y0 recomputed)."""
-        return BuiltinProblem(self._h.with_parameters(np.asarray(p, dtype=float)))
+        return BuiltinProblem(self._h.with_parameters(real_vector(p, "p")))
 
     def recommended_options(self):
         """rtol, atol (times the per-component factors), first_step, nonnegative: the defaults
@@ -602,5 +691,5 @@ def solve_problem(name, method="radau5", **kwargs):
 
 def scd(y, reference, components=None):
     """Significant correct digits of y against a reference (over ``components``)."""
-    return _daekit._scd(np.asarray(y, dtype=float), np.asarray(reference, dtype=float),
+    return _daekit._scd(real_vector(y, "y"), real_vector(reference, "reference"),
                         list(components or []))

@@ -5,9 +5,9 @@
 and the DAE formulations daekit builds from them (index 3, 2, 1 or GGL), with consistent
 initial values and the projection onto the constraint manifold after each step."""
 
-import numpy as np
 
 from . import _daekit
+from ._arrays import real_array, real_vector
 from ._ivp import solve_ivp
 
 FORMULATIONS = ("index3", "index2", "index1", "ggl")
@@ -35,9 +35,13 @@ class MechanicalSystem:
                  args=None, name="mechanical system"):
         self.nq = int(nq)
         self.nlambda = int(nlambda)
-        self.p = None if p is None else np.asarray(p, dtype=float)
-        if not callable(mass):
-            mass = np.asarray(mass, dtype=float)
+        self.p = None if p is None else real_vector(p, "p")
+        if not callable(mass):  # a constant M: exactly (nq, nq), never truncated or cast
+            mass = real_array(mass, "mass", shape=(self.nq, self.nq))
+        for what, fn in (("force", force), ("g", g), ("G", G), ("curvature", curvature)):
+            if fn is not None and not callable(fn):
+                raise TypeError("MechanicalSystem: %s must be callable, got %s"
+                                % (what, type(fn).__name__))
         self._sys = _daekit._make_mechanical(self.nq, self.nlambda, mass, force, g, G, curvature,
                                              self.p, name, tuple(args or ()), p is not None)
 
@@ -61,8 +65,8 @@ class MechanicalSystem:
     def initial_values(self, form, q0, v0, t0=0.0, project_velocities=False):
         """Consistent y0 of a formulation from q0, v0 (accelerations and multipliers from the
         saddle-point system; with ``project_velocities`` v0 is first projected onto G v = 0)."""
-        return self._sys.initial_values(_form(form), float(t0), np.asarray(q0, dtype=float),
-                                        np.asarray(v0, dtype=float), bool(project_velocities))
+        return self._sys.initial_values(_form(form), float(t0), real_vector(q0, "q0", self.nq),
+                                        real_vector(v0, "v0", self.nq), bool(project_velocities))
 
     def solve(self, t_span, q0, v0, form="index3", method="radau5", projection=None,
               project_velocities=False, **kwargs):
@@ -83,9 +87,9 @@ class MechanicalSystem:
 
     def constraint_residuals(self, t, q, v, vdot):
         """|g(q)|, |G(q) v| and |G(q) v' + g_qq(q)(v, v)| (max-norms)."""
-        return self._sys.constraint_residuals(float(t), np.asarray(q, dtype=float),
-                                              np.asarray(v, dtype=float),
-                                              np.asarray(vdot, dtype=float))
+        return self._sys.constraint_residuals(float(t), real_vector(q, "q", self.nq),
+                                              real_vector(v, "v", self.nq),
+                                              real_vector(vdot, "vdot", self.nq))
 
 
 def _form(form):

@@ -48,16 +48,100 @@ py::object call_python(const PyCallable& c, double t, std::initializer_list<py::
   return py::reinterpret_steal<py::object>(r);
 }
 
-void read_vector(const py::handle& result, VecOut out, const std::string& what) {
-  using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
-  Array a = Array::ensure(result);
+namespace {
+
+std::string type_name(const py::handle& h) {
+  return py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>();
+}
+
+std::string shape_text(const py::array& a) {
+  std::string shape;
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) shape += (i ? ", " : "") + std::to_string(a.shape(i));
+  return "(" + shape + (a.ndim() == 1 ? ",)" : ")");
+}
+
+using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+/// The result of a callback as a C-ordered array of doubles: numbers only (bool, integers,
+/// floating point); complex values, objects, strings and None are refused, never cast.
+DoubleArray real_result(const py::handle& result, const std::string& what) {
+  if (result.is_none()) throw std::runtime_error(what + " returned None, not an array of numbers");
+  py::array a = py::array::ensure(result);  // np.asarray (fails for ragged sequences)
   if (!a) {
     PyErr_Clear();
-    throw std::runtime_error(
-        what + " returned " +
-        py::str(py::type::handle_of(result).attr("__name__")).cast<std::string>() +
-        ", not an array of numbers");
+    throw std::runtime_error(what + " returned " + type_name(result) + ", not an array of numbers");
   }
+  const char kind = a.dtype().kind();
+  if (kind == 'c')
+    throw std::runtime_error(what +
+                             " returned complex values (daekit solves real equations: write the "
+                             "real and imaginary parts as separate components)");
+  if (kind == 'O' && !py::isinstance<py::array>(result))
+    throw std::runtime_error(what + " returned " + type_name(result) + ", not an array of numbers");
+  if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')
+    throw std::runtime_error(what + " returned an array of dtype " +
+                             py::str(a.dtype()).cast<std::string>() + ", not real numbers");
+  DoubleArray d = DoubleArray::ensure(a);
+  if (!d) {
+    PyErr_Clear();
+    throw std::runtime_error(what + " returned values that are not real numbers");
+  }
+  return d;
+}
+
+/// daekit._arrays.sparse_coo (the checks of a scipy sparse matrix's arrays), looked up once.
+py::object& sparse_coo_function() {
+  static py::object* fn =
+      new py::object(py::module_::import("daekit._arrays").attr("sparse_coo"));  // never freed
+  return *fn;
+}
+
+bool is_scipy_sparse(const py::handle& h) {
+  return !py::isinstance<py::array>(h) && py::hasattr(h, "tocoo") && py::hasattr(h, "format");
+}
+
+/// The checked (rows, cols, data) of a sparse matrix returned by a callback; the checks'
+/// ValueError / TypeError becomes the message of the callback error.
+struct CooArrays {
+  py::array_t<long long, py::array::c_style | py::array::forcecast> rows, cols;
+  DoubleArray data;
+};
+
+CooArrays checked_coo(const py::handle& result, Eigen::Index rows, Eigen::Index cols,
+                      const std::string& what) {
+  py::tuple t;
+  try {
+    t = sparse_coo_function()(result, py::make_tuple(rows, cols), what, true, true)
+            .cast<py::tuple>();
+  } catch (py::error_already_set& e) {
+    throw std::runtime_error(py::str(e.value()).cast<std::string>());
+  }
+  CooArrays c{decltype(CooArrays::rows)::ensure(t[0]), decltype(CooArrays::cols)::ensure(t[1]),
+              DoubleArray::ensure(t[2])};
+  if (!c.rows || !c.cols || !c.data) {
+    PyErr_Clear();
+    throw std::runtime_error(what + " returned a sparse matrix that could not be read");
+  }
+  // the checks again, in C++: the indices address memory below
+  const py::ssize_t nnz = c.data.size();
+  if (c.rows.size() != nnz || c.cols.size() != nnz)
+    throw std::runtime_error(what + " returned a sparse matrix with inconsistent arrays");
+  for (py::ssize_t k = 0; k < nnz; ++k)
+    if (c.rows.data()[k] < 0 || c.rows.data()[k] >= rows || c.cols.data()[k] < 0 ||
+        c.cols.data()[k] >= cols)
+      throw std::runtime_error(what + " returned a sparse matrix with an index out of range");
+  return c;
+}
+
+}  // namespace
+
+void read_vector(const py::handle& result, VecOut out, const std::string& what) {
+  DoubleArray a = real_result(result, what);
+  // a vector of n values; a number stands for a vector of one value
+  const bool vector_shape = a.ndim() == 1 || (a.ndim() == 0 && out.size() == 1);
+  if (!vector_shape)
+    throw std::runtime_error(what + " returned an array of shape " + shape_text(a) +
+                             ", expected (" + std::to_string(out.size()) + ",)");
   if (a.size() != out.size())
     throw std::runtime_error(what + " returned " + std::to_string(a.size()) + " values, expected " +
                              std::to_string(out.size()));
@@ -65,32 +149,44 @@ void read_vector(const py::handle& result, VecOut out, const std::string& what) 
   for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = d[i];
 }
 
+double read_scalar(const py::handle& result, const std::string& what) {
+  DoubleArray a = real_result(result, what);
+  if (a.size() != 1 || a.ndim() > 1)
+    throw std::runtime_error(what + " must return a number, returned an array of shape " +
+                             shape_text(a));
+  return a.data()[0];
+}
+
 void read_matrix(const py::handle& result, Eigen::Ref<Matrix> out, const std::string& what) {
-  using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
-  if (py::hasattr(result, "toarray") && !py::isinstance<py::array>(result)) {
-    read_matrix(result.attr("toarray")(), out, what);
+  const Eigen::Index rows = out.rows(), cols = out.cols();
+  if (is_scipy_sparse(result)) {
+    const CooArrays c = checked_coo(result, rows, cols, what);
+    out.setZero();
+    for (py::ssize_t k = 0; k < c.data.size(); ++k)
+      out(c.rows.data()[k], c.cols.data()[k]) += c.data.data()[k];
     return;
   }
-  Array a = Array::ensure(result);
-  if (!a) {
-    PyErr_Clear();
-    throw std::runtime_error(what + " did not return an array of numbers");
-  }
-  const Eigen::Index rows = out.rows(), cols = out.cols();
-  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols) {
-    std::string shape;
-    for (py::ssize_t i = 0; i < a.ndim(); ++i)
-      shape += (i ? ", " : "") + std::to_string(a.shape(i));
-    throw std::runtime_error(what + " returned an array of shape (" + shape + "), expected (" +
-                             std::to_string(rows) + ", " + std::to_string(cols) + ")");
-  }
+  DoubleArray a = real_result(result, what);
+  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols)
+    throw std::runtime_error(what + " returned an array of shape " + shape_text(a) +
+                             ", expected (" + std::to_string(rows) + ", " + std::to_string(cols) +
+                             ")");
   const double* d = a.data();
   for (Eigen::Index i = 0; i < rows; ++i)
     for (Eigen::Index j = 0; j < cols; ++j) out(i, j) = d[i * cols + j];
 }
 
+namespace {
+
+[[noreturn]] void outside_pattern(const std::string& what, long long i, long long j) {
+  throw std::runtime_error(what + ": entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                           ") is outside jac_sparsity");
+}
+
+}  // namespace
+
 void read_sparse(const py::handle& result, SparseMatrix& out, const std::string& what) {
-  if (py::isinstance<py::array>(result) || !py::hasattr(result, "tocoo")) {
+  if (!is_scipy_sparse(result)) {
     Matrix dense(out.rows(), out.cols());
     read_matrix(result, dense, what);
     for (int j = 0; j < out.outerSize(); ++j)
@@ -100,34 +196,24 @@ void read_sparse(const py::handle& result, SparseMatrix& out, const std::string&
         if (dense(i, j) != 0.0) {
           bool found = false;
           for (SparseMatrix::InnerIterator it(out, j); it && !found; ++it) found = it.row() == i;
-          if (!found)
-            throw std::runtime_error(what + ": entry (" + std::to_string(i) + ", " +
-                                     std::to_string(j) + ") is outside jac_sparsity");
+          if (!found) outside_pattern(what, i, j);
         }
     return;
   }
-  py::object coo = result.attr("tocoo")();
-  using IntArray = py::array_t<long long, py::array::c_style | py::array::forcecast>;
-  using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
-  IntArray rows = IntArray::ensure(coo.attr("row")), cols = IntArray::ensure(coo.attr("col"));
-  Array data = Array::ensure(coo.attr("data"));
-  const py::tuple shape = coo.attr("shape");
-  if (shape[0].cast<long>() != out.rows() || shape[1].cast<long>() != out.cols())
-    throw std::runtime_error(what + " returned a sparse matrix of the wrong shape");
+  const CooArrays c = checked_coo(result, out.rows(), out.cols(), what);
   for (int j = 0; j < out.outerSize(); ++j)
     for (SparseMatrix::InnerIterator it(out, j); it; ++it) it.valueRef() = 0.0;
-  for (py::ssize_t k = 0; k < data.size(); ++k) {
-    const long long i = rows.data()[k], j = cols.data()[k];
+  for (py::ssize_t k = 0; k < c.data.size(); ++k) {
+    const long long i = c.rows.data()[k], j = c.cols.data()[k];
+    const double v = c.data.data()[k];
     bool found = false;
     for (SparseMatrix::InnerIterator it(out, static_cast<int>(j)); it; ++it)
       if (it.row() == i) {
-        it.valueRef() += data.data()[k];
+        it.valueRef() += v;
         found = true;
         break;
       }
-    if (!found && data.data()[k] != 0.0)
-      throw std::runtime_error(what + ": entry (" + std::to_string(i) + ", " + std::to_string(j) +
-                               ") is outside jac_sparsity");
+    if (!found && v != 0.0) outside_pattern(what, i, j);
   }
 }
 

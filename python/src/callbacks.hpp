@@ -92,9 +92,17 @@ inline py::array_t<double> to_array(const double* data, Eigen::Index n) {
 py::object call_python(const PyCallable& c, double t, std::initializer_list<py::handle> arrays,
                        const VecIn* p);
 
-/// Copies a Python result (array-like of size n) into out; throws with a message otherwise.
+// Results of Python callbacks. Each throws std::runtime_error naming the callback `what` (the
+// solve ends with status callback_error) for anything but real numbers of the expected shape:
+// None, complex values (never cast to real), objects, strings, other shapes (an (n, 1) array is
+// not a vector of n values), malformed sparse matrices (indices out of range, index pointers
+// that decrease or disagree with the data: checked before anything is read).
+
+/// Copies a vector of n values (a number when n = 1) into out.
 void read_vector(const py::handle& result, VecOut out, const std::string& what);
-/// Copies a Python result (n x m array-like) into out.
+/// A number (an array of one value).
+double read_scalar(const py::handle& result, const std::string& what);
+/// Copies an (n, m) array or scipy sparse matrix into out.
 void read_matrix(const py::handle& result, Eigen::Ref<Matrix> out, const std::string& what);
 /// Writes the values of a dense array or a scipy sparse matrix into the entries of a sparse
 /// matrix's pattern (entries outside the pattern are an error unless zero).

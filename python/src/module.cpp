@@ -7,7 +7,10 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -24,25 +27,38 @@ namespace {
 
 using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
-Vector to_vector(const py::handle& h, const char* what) {
-  DoubleArray a = DoubleArray::ensure(h);
+/// An argument as a C-ordered array of doubles: numbers only (bool, integers, floating point);
+/// complex values, objects and strings are refused (TypeError naming the argument), never cast.
+DoubleArray real_argument(const py::handle& h, const std::string& what) {
+  py::array a = py::array::ensure(h);
   if (!a) {
     PyErr_Clear();
-    throw py::type_error(std::string(what) + " must be an array of numbers");
+    throw py::type_error(what + " must be an array of real numbers");
   }
-  if (a.ndim() > 1) throw py::value_error(std::string(what) + " must be one-dimensional");
+  const char kind = a.dtype().kind();
+  if (kind == 'c') throw py::type_error(what + " has complex values: daekit solves real equations");
+  if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')
+    throw py::type_error(what + " must be an array of real numbers, got dtype " +
+                         py::str(a.dtype()).cast<std::string>());
+  DoubleArray d = DoubleArray::ensure(a);
+  if (!d) {
+    PyErr_Clear();
+    throw py::type_error(what + " must be an array of real numbers");
+  }
+  return d;
+}
+
+Vector to_vector(const py::handle& h, const std::string& what) {
+  DoubleArray a = real_argument(h, what);
+  if (a.ndim() > 1) throw py::value_error(what + " must be one-dimensional");
   Vector v(a.size());
   for (py::ssize_t i = 0; i < a.size(); ++i) v[i] = a.data()[i];
   return v;
 }
 
-Matrix to_matrix(const py::handle& h, const char* what) {
-  DoubleArray a = DoubleArray::ensure(h);
-  if (!a) {
-    PyErr_Clear();
-    throw py::type_error(std::string(what) + " must be a two-dimensional array of numbers");
-  }
-  if (a.ndim() != 2) throw py::value_error(std::string(what) + " must be two-dimensional");
+Matrix to_matrix(const py::handle& h, const std::string& what) {
+  DoubleArray a = real_argument(h, what);
+  if (a.ndim() != 2) throw py::value_error(what + " must be two-dimensional");
   Matrix m(a.shape(0), a.shape(1));
   for (py::ssize_t i = 0; i < a.shape(0); ++i)
     for (py::ssize_t j = 0; j < a.shape(1); ++j) m(i, j) = a.data()[i * a.shape(1) + j];
@@ -60,18 +76,50 @@ py::array_t<double> matrix_array(const Eigen::Ref<const Matrix>& m) {
   return a;
 }
 
-/// A sparse matrix from the CSC arrays of scipy (indptr, indices, data) of an n x n matrix.
+using IndexArray = py::array_t<long long, py::array::c_style | py::array::forcecast>;
+
+/// A one-dimensional array of integers (the index arrays of a sparse matrix).
+IndexArray index_argument(const py::handle& h, const std::string& what) {
+  py::array a = py::array::ensure(h);
+  if (!a) {
+    PyErr_Clear();
+    throw py::type_error(what + " must be an array of integers");
+  }
+  const char kind = a.dtype().kind();
+  if ((kind != 'i' && kind != 'u') || a.ndim() != 1)
+    throw py::type_error(what + " must be a one-dimensional array of integers");
+  return IndexArray::ensure(a);
+}
+
+/// A sparse matrix from the CSC arrays of scipy (indptr, indices, data) of an n x n matrix,
+/// after checking them: indptr has n + 1 values, starts at 0, never decreases and ends at the
+/// number of indices; every index lies in [0, n); data has one value per index.
 SparseMatrix csc_matrix(int n, const py::handle& indptr, const py::handle& indices,
-                        const py::handle& data) {
-  using IntArray = py::array_t<long long, py::array::c_style | py::array::forcecast>;
-  IntArray p = IntArray::ensure(indptr), i = IntArray::ensure(indices);
-  DoubleArray d = DoubleArray::ensure(data);
-  if (!p || !i || !d || p.size() != n + 1) throw py::value_error("bad CSC arrays");
+                        const py::handle& data, const std::string& what) {
+  const IndexArray p = index_argument(indptr, what + ": indptr");
+  const IndexArray i = index_argument(indices, what + ": indices");
+  const DoubleArray d = real_argument(data, what + ": data");
+  const long long nnz = static_cast<long long>(i.size());
+  if (p.size() != n + 1)
+    throw py::value_error(what + ": indptr has " + std::to_string(p.size()) +
+                          " values, expected n + 1 = " + std::to_string(n + 1));
+  if (d.ndim() != 1 || d.size() != nnz)
+    throw py::value_error(what + ": " + std::to_string(d.size()) + " values for " +
+                          std::to_string(nnz) + " indices");
+  if (p.data()[0] != 0) throw py::value_error(what + ": indptr must start at 0");
+  for (int j = 0; j < n; ++j)
+    if (p.data()[j + 1] < p.data()[j]) throw py::value_error(what + ": indptr decreases");
+  if (p.data()[n] != nnz)
+    throw py::value_error(what + ": indptr ends at " + std::to_string(p.data()[n]) +
+                          ", expected the number of indices, " + std::to_string(nnz));
   std::vector<Eigen::Triplet<double, int>> t;
+  t.reserve(static_cast<size_t>(nnz));
   for (int j = 0; j < n; ++j)
     for (long long k = p.data()[j]; k < p.data()[j + 1]; ++k) {
       const long long row = i.data()[k];
-      if (row < 0 || row >= n) throw py::value_error("sparse matrix: row index out of range");
+      if (row < 0 || row >= n)
+        throw py::value_error(what + ": row index " + std::to_string(row) + " outside [0, " +
+                              std::to_string(n) + ")");
       t.emplace_back(static_cast<int>(row), j, d.data()[k]);
     }
   SparseMatrix m(n, n);
@@ -215,7 +263,10 @@ Sparsity make_sparsity(int n, const py::object& s) {
   const std::string kind = t[0].cast<std::string>();
   if (kind == "dense") return Sparsity::dense();
   if (kind == "banded") return Sparsity::banded(t[1].cast<int>(), t[2].cast<int>());
-  if (kind == "csc") return Sparsity::sparse(csc_matrix(n, t[1], t[2], t[3]));
+  if (kind == "csc") {
+    if (t.size() != 4) throw py::value_error("jac_sparsity: ('csc', indptr, indices, data)");
+    return Sparsity::sparse(csc_matrix(n, t[1], t[2], t[3], "jac_sparsity"));
+  }
   throw py::value_error("jac_sparsity: unknown kind '" + kind + "'");
 }
 
@@ -255,7 +306,8 @@ std::shared_ptr<MassProblem> make_mass_problem(int n, const py::object& f, const
   if (!mass.is_none()) {
     if (py::isinstance<py::tuple>(mass)) {
       const py::tuple t = mass.cast<py::tuple>();
-      dae.mass_sparse = csc_matrix(n, t[1], t[2], t[3]);
+      if (t.size() != 4) throw py::value_error("mass: ('csc', indptr, indices, data)");
+      dae.mass_sparse = csc_matrix(n, t[1], t[2], t[3], "mass");
     } else {
       dae.mass = to_matrix(mass, "mass");
     }
@@ -297,7 +349,12 @@ std::optional<T> get(const py::dict& d, const char* key) {
   if (!d.contains(key)) return std::nullopt;
   py::object v = d[key];
   if (v.is_none()) return std::nullopt;
-  return v.cast<T>();
+  try {
+    return v.cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string("option '") + key + "': " + py::repr(v).cast<std::string>() +
+                         " has the wrong type");
+  }
 }
 
 Event make_event(const py::dict& e, const CallbackSpec& spec) {
@@ -322,11 +379,9 @@ Event make_event(const py::dict& e, const CallbackSpec& spec) {
             with_yp ? call_python(
                           c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p)
                     : call_python(c, t, {to_array(y.data(), y.size())}, &p);
-        return r.cast<double>();
+        return read_scalar(r, c.name);
       } catch (py::error_already_set& e) {
         rethrow_python(e);
-      } catch (const py::cast_error&) {
-        throw std::runtime_error(c.name + " must return a number");
       }
     };
   }
@@ -360,6 +415,92 @@ Event make_event(const py::dict& e, const CallbackSpec& spec) {
   return ev;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C. Compiled callbacks never return to the interpreter, so every solve started from Python
+// asks (Options::interrupt, before every step attempt) whether a signal arrived: at most every
+// 50 ms of wall time the main thread (the only one Python runs signal handlers on) takes the GIL
+// and runs the handlers (PyErr_CheckSignals). An exception from a handler (KeyboardInterrupt for
+// Ctrl-C) ends the solve with Status::Interrupted; it is raised when the solve returns, with the
+// partial result as its attribute `result`. Between checks the cost is one clock reading.
+
+constexpr std::chrono::milliseconds kSignalInterval{50};
+
+unsigned long& main_thread_id() {
+  static unsigned long id = 0;  // threading.main_thread().ident, set at import
+  return id;
+}
+
+/// The exception a signal handler raised (held until raised again; dropped with the GIL).
+struct PendingException {
+  PyRefPtr type, value, trace;
+
+  /// Takes the pending Python exception (GIL held).
+  void fetch() {
+    PyObject *t = nullptr, *v = nullptr, *tb = nullptr;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    type = std::make_shared<PyRef>(py::reinterpret_steal<py::object>(t));
+    value = std::make_shared<PyRef>(py::reinterpret_steal<py::object>(v));
+    trace = std::make_shared<PyRef>(tb ? py::reinterpret_steal<py::object>(tb) : py::none());
+  }
+  explicit operator bool() const { return static_cast<bool>(type); }
+
+  /// Raises it (GIL held), with `partial` (unless None) as its attribute `result`.
+  [[noreturn]] void raise(const py::object& partial) {
+    py::object t = type->obj, v = value->obj, tb = trace->obj;
+    type.reset();
+    value.reset();
+    trace.reset();
+    if (!partial.is_none() && PyObject_SetAttrString(v.ptr(), "result", partial.ptr()) != 0)
+      PyErr_Clear();  // an exception type without attributes: raised without the result
+    PyErr_Restore(t.release().ptr(), v.release().ptr(),
+                  tb.is_none() ? nullptr : tb.release().ptr());
+    throw py::error_already_set();
+  }
+};
+
+/// Runs the Python signal handlers if this is the main thread (GIL not held); true (and the
+/// handler's exception in `caught`) if one raised.
+bool signal_raised(PendingException& caught) {
+  if (PyThread_get_thread_ident() != main_thread_id()) return false;
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  caught.fetch();
+  return true;
+}
+
+/// Options::interrupt of a solve started from Python (copies of the options share the state).
+class SignalCheck {
+ public:
+  struct State {
+    std::chrono::steady_clock::time_point next{};
+    PendingException caught;
+  };
+
+  bool operator()() const {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < state_->next) return false;
+    state_->next = now + kSignalInterval;
+    return signal_raised(state_->caught);
+  }
+  const std::shared_ptr<State>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+/// The state of the signal check of options made by make_options.
+std::shared_ptr<SignalCheck::State> signal_state(const Options& o) {
+  const SignalCheck* c = o.interrupt.target<SignalCheck>();
+  return c ? c->state() : nullptr;
+}
+
+/// After a solve (GIL held): raises the exception of a signal handler that interrupted it.
+void raise_if_interrupted(const std::shared_ptr<SignalCheck::State>& state,
+                          const py::object& partial) {
+  if (state && state->caught) state->caught.raise(partial);
+}
+
 Options make_options(const py::dict& d, const CallbackSpec& spec) {
   Options o;
   if (auto v = get<double>(d, "rtol")) o.rtol = *v;
@@ -369,6 +510,9 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
       o.atol = a.cast<double>();
     else
       o.atol_vector = to_vector(a, "atol");
+    if (o.atol_vector.size() == 0 &&
+        !(py::isinstance<py::float_>(a) || py::isinstance<py::int_>(a)))
+      throw py::value_error("atol: an empty array (give a number or n values)");
     if (o.atol_vector.size() > 0) o.atol = o.atol_vector.minCoeff();
   }
   if (auto v = get<double>(d, "first_step")) o.h0 = *v;
@@ -438,6 +582,7 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
       }
     };
   }
+  o.interrupt = SignalCheck();  // Ctrl-C (solve_many replaces it by its cancel flag)
   return o;
 }
 
@@ -489,6 +634,7 @@ ResultPtr solve_mass(const MassProblem& prob, double t0, double t1, const py::ob
     py::gil_scoped_release release;
     *r = solve(prob.dae, t0, t1, y, choice, o);
   }
+  raise_if_interrupted(signal_state(o), py::cast(r));
   return r;
 }
 
@@ -503,6 +649,7 @@ ResultPtr solve_implicit(const ImplicitProblem& prob, double t0, double t1, cons
     py::gil_scoped_release release;
     *r = solve(prob.dae, t0, t1, y, yp, choice, o);
   }
+  raise_if_interrupted(signal_state(o), py::cast(r));
   return r;
 }
 
@@ -516,6 +663,7 @@ class PyIntegrator {
     o.events.insert(o.events.end(), prob.events.begin(), prob.events.end());
     const Vector y = to_vector(y0, "y0");
     const MethodChoice choice = make_method(method, tableau);
+    signals_ = signal_state(o);
     py::gil_scoped_release release;
     it_ = std::make_unique<Integrator>(prob.dae, t0, t1, y, choice, o);
   }
@@ -525,6 +673,7 @@ class PyIntegrator {
     Options o = make_options(options, {args, pass_p});
     const Vector y = to_vector(y0, "y0"), yp = to_vector(yp0, "yp0");
     const MethodChoice choice = make_method(method, std::nullopt);
+    signals_ = signal_state(o);
     py::gil_scoped_release release;
     it_ = std::make_unique<Integrator>(prob.dae, t0, t1, y, yp, choice, o);
   }
@@ -540,6 +689,7 @@ class PyIntegrator {
       py::gil_scoped_release release;
       s = it_->step();
     }
+    raise_if_interrupted(signals_, py::none());  // the partial result stays in the integrator
     return name(s);
   }
   std::string solve_until(double t, bool stop_exactly) {
@@ -549,6 +699,7 @@ class PyIntegrator {
       py::gil_scoped_release release;
       s = it_->solve_until(t, stop_exactly);
     }
+    raise_if_interrupted(signals_, py::none());
     return name(s);
   }
   bool model_changed() {
@@ -617,6 +768,7 @@ class PyIntegrator {
   }
   std::unique_ptr<Integrator> it_;
   bool taken_ = false;
+  std::shared_ptr<SignalCheck::State> signals_;  // Ctrl-C during step() / solve_until()
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -627,6 +779,29 @@ struct BuiltinHolder {
   BuiltinProblem problem;
 };
 
+/// One run of an ensemble: the problem with the run's parameters (and initial values).
+Result solve_run(const std::shared_ptr<MassProblem>& prob,
+                 const std::shared_ptr<BuiltinHolder>& builtin, double t0, double t1,
+                 const Matrix& Y0, const Vector& p, long i, const MethodChoice& choice,
+                 const Options& o) {
+  Options oi = o;
+  if (builtin) {
+    const BuiltinProblem b = with_parameters(builtin->problem, p);
+    oi.events.insert(oi.events.end(), b.events.begin(), b.events.end());
+    const Vector y0 = Y0.size() ? Vector(Y0.row(Y0.rows() == 1 ? 0 : i).transpose()) : b.y0;
+    return solve(b.dae, t0, t1, y0, choice, oi);
+  }
+  MassMatrixDae dae = prob->dae;
+  dae.p = p;
+  oi.events.insert(oi.events.end(), prob->events.begin(), prob->events.end());
+  return solve(dae, t0, t1, Y0.row(Y0.rows() == 1 ? 0 : i).transpose(), choice, oi);
+}
+
+/// The runs of an ensemble on `threads` worker threads (the GIL released) while the calling
+/// thread waits for them, running the signal handlers every 50 ms: an exception from one
+/// (KeyboardInterrupt) sets the cancel flag that every running solve (Options::interrupt) and
+/// every queued run checks, and is raised once the workers stopped, with the results so far
+/// (None for runs not started) as its attribute `result`.
 std::vector<ResultPtr> solve_many(const std::shared_ptr<MassProblem>& prob,
                                   const std::shared_ptr<BuiltinHolder>& builtin, double t0,
                                   double t1, const py::object& y0s, const py::object& params,
@@ -634,6 +809,7 @@ std::vector<ResultPtr> solve_many(const std::shared_ptr<MassProblem>& prob,
                                   const std::optional<std::string>& tableau,
                                   const py::dict& options, const py::tuple& args, bool pass_p,
                                   int threads) {
+  if (!prob && !builtin) throw py::value_error("solve_many: no problem");
   Options o = make_options(options, {args, pass_p});
   const MethodChoice choice = make_method(method, tableau);
   const Matrix P = to_matrix(params, "params");  // N x np
@@ -643,44 +819,71 @@ std::vector<ResultPtr> solve_many(const std::shared_ptr<MassProblem>& prob,
     Y0 = to_matrix(y0s, "y0");
     if (Y0.rows() != 1 && Y0.rows() != count)
       throw py::value_error("y0 must have one row or one row per parameter set");
+  } else if (!builtin) {
+    throw py::value_error("y0 is needed");
   }
   if (threads < 1) throw py::value_error("threads must be >= 1");
+  std::atomic<bool> cancel{false};
+  o.interrupt = [&cancel] { return cancel.load(std::memory_order_relaxed); };
   std::vector<ResultPtr> results(static_cast<size_t>(count));
   std::vector<std::string> errors(static_cast<size_t>(count));
+  PendingException caught;
   {
     py::gil_scoped_release release;
     std::atomic<long> next{0};
+    std::mutex mutex;
+    std::condition_variable finished;
+    int running = 0;
     auto work = [&]() {
-      for (long i; (i = next.fetch_add(1)) < count;) {
+      for (long i; !cancel.load() && (i = next.fetch_add(1)) < count;) {
         try {
-          const Vector p = P.row(i).transpose();
-          auto r = std::make_shared<Result>();
-          if (builtin) {
-            const BuiltinProblem b = with_parameters(builtin->problem, p);
-            Options oi = o;
-            oi.events.insert(oi.events.end(), b.events.begin(), b.events.end());
-            const Vector y0 = Y0.size() ? Vector(Y0.row(Y0.rows() == 1 ? 0 : i).transpose()) : b.y0;
-            *r = solve(b.dae, t0, t1, y0, choice, oi);
-          } else {
-            MassMatrixDae dae = prob->dae;
-            dae.p = p;
-            Options oi = o;
-            oi.events.insert(oi.events.end(), prob->events.begin(), prob->events.end());
-            *r = solve(dae, t0, t1, Y0.row(Y0.rows() == 1 ? 0 : i).transpose(), choice, oi);
-          }
-          results[static_cast<size_t>(i)] = std::move(r);
+          results[static_cast<size_t>(i)] = std::make_shared<Result>(
+              solve_run(prob, builtin, t0, t1, Y0, P.row(i).transpose(), i, choice, o));
         } catch (const std::exception& e) {
           errors[static_cast<size_t>(i)] = e.what();
         } catch (...) {
           errors[static_cast<size_t>(i)] = "an exception not derived from std::exception";
         }
       }
+      std::lock_guard<std::mutex> lock(mutex);
+      --running;
+      finished.notify_all();
     };
     std::vector<std::thread> pool;
-    const int extra = static_cast<int>(std::min<long>(threads, count)) - 1;
-    for (int k = 0; k < extra; ++k) pool.emplace_back(work);
-    work();
+    const long workers = std::min<long>(threads, count);
+    for (long k = 0; k < workers; ++k) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++running;
+      }
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {  // no more threads: the ones started do the work
+        std::lock_guard<std::mutex> lock(mutex);
+        --running;
+        break;
+      }
+    }
+    if (pool.empty() && count > 0) {  // no thread at all: the runs here (Ctrl-C waits for them)
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++running;
+      }
+      work();
+    }
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (finished.wait_for(lock, kSignalInterval, [&] { return running == 0; })) break;
+      }
+      if (!cancel.load() && signal_raised(caught)) cancel.store(true);
+    }
     for (std::thread& th : pool) th.join();
+  }
+  if (caught) {
+    py::list partial;
+    for (const ResultPtr& r : results) partial.append(r ? py::cast(r) : py::none());
+    caught.raise(partial);
   }
   for (long i = 0; i < count; ++i)
     if (!errors[static_cast<size_t>(i)].empty())
@@ -709,6 +912,10 @@ std::shared_ptr<MechanicalHolder> make_mechanical(int nq, int nlambda, const py:
   if (!p.is_none()) s.p = to_vector(p, "p");
   if (py::isinstance<py::array>(mass) || py::isinstance<py::list>(mass)) {
     const Matrix M = to_matrix(mass, "mass");
+    if (M.rows() != nq || M.cols() != nq)
+      throw py::value_error("mass must be (nq, nq) = (" + std::to_string(nq) + ", " +
+                            std::to_string(nq) + "), got (" + std::to_string(M.rows()) + ", " +
+                            std::to_string(M.cols()) + ")");
     s.constant_mass = true;
     s.mass = [M](double, const VecIn&, MatOut out) { out = M; };
   } else {
@@ -812,6 +1019,8 @@ PYBIND11_MODULE(_daekit, m) {
   using namespace daekit;
   using namespace daekit::python;
   m.doc() = "daekit's compiled core (use the package daekit)";
+  main_thread_id() =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 
   py::object recoverable = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
       "daekit.RecoverableError",
