@@ -201,15 +201,18 @@ def _index(index, n):
 class Event:
     """An event (root function) with its settings, for compiled root functions or instead of
     attributes on a Python function: ``Event(fun, terminal=False, direction=0, action=None,
-    name=None)``.  ``action(t, y)`` (or ``(t, y, p)`` when the solve has parameters) returns the
-    new state or None; the solve then re-initialises consistently and continues."""
+    name=None, max_step=0)``.  ``action(t, y)`` (or ``(t, y, p)`` when the solve has
+    parameters) returns the new state or None; the solve then re-initialises consistently and
+    continues.  ``max_step`` bounds the step while the event is watched (roots of r closer
+    together than the solution's steps need it; 0: no bound)."""
 
-    def __init__(self, fun, terminal=False, direction=0, action=None, name=None):
+    def __init__(self, fun, terminal=False, direction=0, action=None, name=None, max_step=0.0):
         self.fun = fun
         self.terminal = terminal
         self.direction = direction
         self.action = action
         self.name = name
+        self.max_step = max_step
 
 
 def _events(events, yp_events, takes_p=False):
@@ -231,7 +234,9 @@ def _events(events, yp_events, takes_p=False):
         out.append(dict(fun=as_callback(fn, EVENT), name=str(name),
                         direction=int(np.sign(getattr(ev, "direction", 0))),
                         terminal=bool(terminal), action=getattr(ev, "action", None),
-                        action_takes_p=takes_p, with_yp=yp_events))
+                        action_takes_p=takes_p, with_yp=yp_events,
+                        max_step=_number(getattr(ev, "max_step", 0.0) or 0.0,
+                                         "event max_step")))
     return out, len(out)
 
 

@@ -361,6 +361,7 @@ Event make_event(const py::dict& e, const CallbackSpec& spec) {
   Event ev;
   ev.name = get<std::string>(e, "name").value_or("event");
   ev.direction = get<int>(e, "direction").value_or(0);
+  ev.max_step = get<double>(e, "max_step").value_or(0.0);
   const py::object fn = e["fun"];
   const bool with_yp = get<bool>(e, "with_yp").value_or(false);
   if (const Compiled* cp = as_compiled(fn, CompiledKind::Event, "event '" + ev.name + "'")) {
