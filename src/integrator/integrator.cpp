@@ -263,6 +263,7 @@ struct Integrator::Impl : public DenseSource {
     result.fixed_step = opt.fixed_step;
     result.controller = opt.controller;
     result.jacobian_colours = method->jacobian_colours();
+    result.method_options = method->used_options();
     if (caps.own_step_control) {
       const Options defaults;
       std::string unused;
@@ -563,6 +564,8 @@ struct Integrator::Impl : public DenseSource {
       const double drift =
           opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
+      // Options::hmin: a first step or a proposal after an accepted step is raised to it
+      if (!last_rejected && std::abs(h) < opt.hmin) h = dir * opt.hmin;
       const StepEnd end = step_end(t, target, dir, drift,
                                    std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
                                    last_rejected, h);
@@ -576,6 +579,10 @@ struct Integrator::Impl : public DenseSource {
         return fail(Status::MaxStepsExceeded,
                     "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t) +
                         failure_summary());
+      if (!last && std::abs(h) < opt.hmin)  // Options::hmin: a retry below it fails
+        return fail(Status::StepSizeTooSmall, "step size " + fmt(h) + " at t = " + fmt(t) +
+                                                  " is below hmin (min_step) = " + fmt(opt.hmin) +
+                                                  " after a failed step");
       const double h_min = std::max(10.0 * kEps * std::abs(t), h_min_floor);
       if (std::abs(h) <= h_min || h == 0.0) {
         if (last_failure_non_finite)
