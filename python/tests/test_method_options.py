@@ -214,6 +214,18 @@ def test_unknown_options_are_refused_by_name(cli):
     assert proc.returncode == 2 and "--option needs NAME=VALUE" in proc.stderr
 
 
+def test_sweep_takes_the_method_options(cli):
+    proc = subprocess.run([cli, "sweep", "andrews", "--values", "0.03", "--option",
+                           "transform_tolerances=false"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["method_options"]["transform_tolerances"] is False
+    proc = subprocess.run([cli, "sweep", "andrews", "--values", "0.03", "--option",
+                           "transform_tolerances=maybe"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "method 'radau5', option 'transform_tolerances': 'maybe' is not a boolean" \
+        in proc.stderr
+
+
 def test_every_front_end_takes_the_same_options(cli):
     """The integrator, solve_dae, solve_many and the Integrator take the method options too;
     their names clash with no other argument."""

@@ -564,8 +564,13 @@ struct Integrator::Impl : public DenseSource {
       const double drift =
           opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
-      // Options::hmin: a first step or a proposal after an accepted step is raised to it
-      if (!last_rejected && std::abs(h) < opt.hmin) h = dir * opt.hmin;
+      if (std::abs(h) < opt.hmin) [[unlikely]] {             // Options::hmin (scipy's min_step)
+        if (last_rejected && dir * (target - t) > opt.hmin)  // a retry below it, not the last
+          return fail(Status::StepSizeTooSmall, "step size " + fmt(h) + " at t = " + fmt(t) +
+                                                    " is below hmin (min_step) = " + fmt(opt.hmin) +
+                                                    " after a failed step");
+        if (!last_rejected) h = dir * opt.hmin;  // a first step, a proposal after an accepted one
+      }
       const StepEnd end = step_end(t, target, dir, drift,
                                    std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
                                    last_rejected, h);
@@ -579,10 +584,6 @@ struct Integrator::Impl : public DenseSource {
         return fail(Status::MaxStepsExceeded,
                     "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t) +
                         failure_summary());
-      if (!last && std::abs(h) < opt.hmin)  // Options::hmin: a retry below it fails
-        return fail(Status::StepSizeTooSmall, "step size " + fmt(h) + " at t = " + fmt(t) +
-                                                  " is below hmin (min_step) = " + fmt(opt.hmin) +
-                                                  " after a failed step");
       const double h_min = std::max(10.0 * kEps * std::abs(t), h_min_floor);
       if (std::abs(h) <= h_min || h == 0.0) {
         if (last_failure_non_finite)

@@ -52,8 +52,12 @@ struct MethodInput {
 using MethodFactory = std::unique_ptr<Method> (*)(const MethodInput&);
 
 struct MethodRegistration {
-  MethodInfo info;  ///< info.options: the description (set by describe_options())
+  /// Name, capabilities; info.options stays empty here: method_info() and
+  /// registered_methods() fill it from `describe` on first use.
+  MethodInfo info;
   MethodFactory make = nullptr;
+  /// The family's option description (set by describe_options()).
+  std::function<std::vector<MethodOption>()> describe;
   /// The options struct (in a std::any, validated) from option values as text.
   std::function<std::any(const OptionValues&)> parse_options;
 };
@@ -84,7 +88,6 @@ struct Bounds {
   static Bounds any() { return {}; }
   static Bounds at_least(double a) { return {a, Bounds{}.max, false, false}; }
   static Bounds above(double a) { return {a, Bounds{}.max, true, false}; }
-  static Bounds closed(double a, double b) { return {a, b, false, false}; }
   static Bounds open(double a, double b) { return {a, b, true, true}; }
   static Bounds left_open(double a, double b) { return {a, b, true, false}; }   ///< (a, b]
   static Bounds right_open(double a, double b) { return {a, b, false, true}; }  ///< [a, b)
@@ -268,11 +271,11 @@ class OptionTable {
   std::vector<Entry> entries_;
 };
 
-/// Registers `table()` (a function returning the family's table, made once) as the family's
-/// option description: info.options and parse_options.
+/// Registers `table()` (a function returning the family's table, made on its first use) as
+/// the family's option description: describe and parse_options.
 template <typename O>
 void describe_options(MethodRegistration& r, const OptionTable<O>& (*table)()) {
-  r.info.options = table().describe();
+  r.describe = [table] { return table().describe(); };
   r.parse_options = [table, method = r.info.name](const OptionValues& values) {
     return std::any(table().parse(values, method));
   };

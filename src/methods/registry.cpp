@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "methods/factory.hpp"
@@ -31,20 +32,44 @@ const std::vector<MethodRegistration>& families() {
   return all;
 }
 
+/// The index of family `name`; throws InvalidArgument listing the valid names otherwise.
+size_t family_index(const std::string& name) {
+  const std::vector<MethodRegistration>& all = families();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].info.name == name) return i;
+  std::string list;
+  for (const MethodRegistration& r : all) list += (list.empty() ? "" : ", ") + r.info.name;
+  throw InvalidArgument("unknown method '" + name + "'; valid methods: " + list);
+}
+
+/// Family i's MethodInfo with its options, described on first use: the description of a
+/// family with a tableau option builds tableaus, which a solve with another method (the
+/// Integrator uses the registration only) does not pay for.
+const MethodInfo& described(size_t i) {
+  struct Described {
+    std::once_flag once;
+    MethodInfo info;
+  };
+  static const std::unique_ptr<Described[]> all(new Described[families().size()]);
+  Described& d = all[i];
+  std::call_once(d.once, [&d, i] {
+    const MethodRegistration& r = families()[i];
+    d.info = r.info;
+    if (r.describe) d.info.options = r.describe();
+  });
+  return d.info;
+}
+
 }  // namespace
 
 const MethodRegistration& method_registration(const std::string& name) {
-  for (const MethodRegistration& r : families())
-    if (r.info.name == name) return r;
-  std::string list;
-  for (const MethodRegistration& r : families()) list += (list.empty() ? "" : ", ") + r.info.name;
-  throw InvalidArgument("unknown method '" + name + "'; valid methods: " + list);
+  return families()[family_index(name)];
 }
 
 const std::vector<MethodInfo>& registered_methods() {
   static const std::vector<MethodInfo> infos = [] {
     std::vector<MethodInfo> v;
-    for (const MethodRegistration& r : families()) v.push_back(r.info);
+    for (size_t i = 0; i < families().size(); ++i) v.push_back(described(i));
     return v;
   }();
   return infos;
@@ -56,7 +81,7 @@ std::vector<std::string> method_names() {
   return names;
 }
 
-const MethodInfo& method_info(const std::string& name) { return method_registration(name).info; }
+const MethodInfo& method_info(const std::string& name) { return described(family_index(name)); }
 
 const MethodOption* MethodInfo::option(const std::string& option_name) const {
   for (const MethodOption& o : options)
@@ -91,7 +116,7 @@ std::vector<std::string> accepted_tableaus(const MethodRegistration& r, const st
 std::vector<std::string> method_option_values(const std::string& method,
                                               const std::string& option) {
   const MethodRegistration& r = method_registration(method);
-  const MethodOption* o = r.info.option(option);
+  const MethodOption* o = method_info(method).option(option);
   if (!o) refuse_option(method, option, "no such option");
   if (o->type != OptionType::Tableau) return o->choices;
   static std::mutex mutex;
