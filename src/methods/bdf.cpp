@@ -1028,7 +1028,7 @@ const OptionTable<BdfOptions>& bdf_option_table() {
                    "0: variable order; k: the order is held at k once reached (k <= max_order)")
           .flag("exclude_algebraic_from_error", &O::exclude_algebraic_from_error,
                 "leave every algebraic component out of the error test (IDA's suppressalg) "
-                "instead of those of index 2 and 3")
+                "instead of the default, the components of index >= 2")
           .flag("filter_algebraic_error", &O::filter_algebraic_error,
                 "filter the algebraic directions of the error estimate through the iteration "
                 "matrix (no effect on ODEs)")
