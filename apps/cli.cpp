@@ -67,6 +67,8 @@ const char* const kUsage =
 Usage:
   daekit list                      table of the built-in problems
   daekit methods                   table of the methods (forms, index, order, step control)
+  daekit methods NAME              a method: what it solves and its options (name, type,
+                                   default, valid values, meaning)
   daekit solve PROBLEM [options]   solve a built-in problem and print a report
   daekit demo [--outdir DIR]       solve pendulum, vanderpol, robertson, andrews and
                                    transistor; write DIR/<problem>.csv and
@@ -82,16 +84,14 @@ Usage:
   daekit --version                 the library version
 
 Options of 'solve' (defaults: the problem's recommended values, see 'daekit list'):
-  --method NAME     a method of 'daekit methods': radau5 (default; Radau IIA order 5,
-                    index 1-3), bdf (variable-order BDF; index 1) or projected-rk (any
-                    implicit RK tableau at constant step: needs --fixed-step and --h0)
-  --tableau NAME    projected-rk: radau-iia-S (default radau-iia-3), radau-ia-S, gauss-S,
-                    lobatto-iiia-S or lobatto-iiic-S with S stages (1..9; Lobatto 2..9),
-                    or a published tableau of 'daekit tableau'
+  --method NAME     @METHODS@
+  --option NAME=VALUE
+                    an option of the method (repeatable), e.g. --method spark --option
+                    stages=4; 'daekit methods METHOD' lists them with their types,
+                    defaults and valid values
+  --tableau NAME    @TABLEAU@
   --fixed-step      constant steps of size --h0 without error control (needs --h0)
-  --projection P    methods with projection (radau5, projected-rk): none (default),
-                    velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after
-                    every step) or full (also the multipliers' manifold)
+  --projection P    @PROJECTION@
   --formulation F   mechanical problems (pendulum, pendulum-long, andrews) only: solve the
                     index3 (default), index2 (velocity constraint), index1 (acceleration
                     constraint) or ggl (stabilised index 2) form of the same model, from
@@ -135,15 +135,75 @@ Options of 'sweep' (each p gets initial values consistent for it):
                     torque), one run each
   --first I         the first set to solve (from 0; default 0) and
   --count N         how many (default: the rest): a scheduler's share of a large sweep
-  --method, --rtol, --atol, --h0, --t-end, --max-steps, --linear-solver as for 'solve'
+  --method, --option, --rtol, --atol, --h0, --t-end, --max-steps, --linear-solver as for
+                    'solve'
 Each line: {"format_version": 1, "run": I, "problem", "method", "p", "status", "ok",
-"message", "t", "y", "stats", "cpu_seconds"}; fields are only ever added.
+"message", "t", "y", "stats", "cpu_seconds", "method_options"}; fields are only ever added.
 
 Exit status: 0 success; 1 the solve failed (status not 'success') or an output could not be
 written; 2 bad command line or input rejected by the library.
 )";
 
 const char* const kCommands = "list, solve, demo, help, methods, tableau, sweep";
+
+/// `text` wrapped at 92 columns, continuation lines indented by `indent` spaces; `first` is the
+/// column the text starts at.
+std::string wrap(const std::string& text, size_t first, size_t indent) {
+  std::string out, word;
+  size_t column = first;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (column > indent && column + 1 + word.size() > 92) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+    } else if (column > first || !out.empty()) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == ' ')
+      flush();
+    else
+      word += c;
+  }
+  flush();
+  return out;
+}
+
+/// The usage text, with what it says about the methods taken from the registry: what each
+/// solves (its index), the methods with a tableau option and those with projection.
+std::string usage() {
+  std::string methods, tableau, projection;
+  for (const MethodInfo& m : registered_methods()) {
+    const MethodCapabilities& c = m.capabilities;
+    std::string what = "index <= " + std::to_string(c.max_index);
+    if (!c.mass_matrix_form) what = "F(t, y, y') = 0 only, " + what;
+    if (c.implicit_form && c.mass_matrix_form) what = "also F(t, y, y') = 0, " + what;
+    if (!c.error_estimate) what += "; constant steps: needs --fixed-step and --h0";
+    if (c.explicit_method) what += "; not for stiff problems";
+    methods += (methods.empty() ? "" : ", ") + m.name + " (" + what + ")";
+    if (m.option("tableau")) tableau += (tableau.empty() ? "" : ", ") + m.name;
+    if (c.projection) projection += (projection.empty() ? "" : ", ") + m.name;
+  }
+  const std::pair<std::string, std::string> texts[] = {
+      {"@METHODS@", "a method of 'daekit methods' (default radau5): " + methods},
+      {"@TABLEAU@", "the same as --option tableau=NAME (methods with a tableau option: " + tableau +
+                        "); 'daekit tableau' lists the Runge-Kutta tableaus"},
+      {"@PROJECTION@",
+       "methods with projection (" + projection +
+           "): none (default), velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = "
+           "0 after every step) or full (also the multipliers' manifold)"}};
+  std::string text = kUsage;
+  for (const auto& [key, description] : texts) {
+    const size_t at = text.find(key);
+    text.replace(at, key.size(), wrap(description, at - text.rfind('\n', at) - 1, 20));
+  }
+  return text;
+}
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
@@ -352,6 +412,7 @@ const char* const kCountValue = "a positive integer";
 const char* const kFileValue = "a file name";
 const char* const kLinearSolverValue = "auto, dense, banded, sparse or iterative";
 const char* const kComponentsValue = "a list of components or none";
+const char* const kMethodOptionValue = "NAME=VALUE (see 'daekit methods METHOD')";
 
 /// Splits "--name=value" / "--name value" command lines. `with_value` lists the options that
 /// take a value, `flags` those that do not; anything else starting with '-' is an error. A value
@@ -412,6 +473,26 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::string& c
   return parsed;
 }
 
+/// NAME=VALUE of --option, appended to `values`.
+void add_method_option(const std::string& text, OptionValues& values) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError("option --option needs NAME=VALUE (e.g. --option stages=4), got " +
+                     show(text) + "; 'daekit methods METHOD' lists the options of a method");
+  values.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+}
+
+/// The method `method` with the option values of --option / --tableau, checked against its
+/// description (exit 2 naming the option and its valid values otherwise).
+MethodChoice method_choice(const std::string& method, const OptionValues& values) {
+  try {
+    return MethodChoice(method, values);
+  } catch (const InvalidArgument& e) {
+    throw UsageError(std::string(e.what()) + " ('daekit methods " + method +
+                     "' lists its options and their valid values)");
+  }
+}
+
 void check_problem_name(const std::string& name) {
   for (const auto& n : builtin_problem_names())
     if (n == name) return;
@@ -470,7 +551,7 @@ struct Run {
   BuiltinProblem problem;
   std::string method = "radau5";
   MethodChoice choice = "radau5";
-  std::optional<std::string> tableau;      ///< --tableau (projected-rk)
+  std::optional<std::string> tableau;      ///< --tableau or --option tableau=NAME
   std::optional<Formulation> formulation;  ///< set: the problem was re-formulated
   Options options;
   std::string trace_file;  ///< --trace (empty: none)
@@ -584,6 +665,23 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
                                   "' is not applicable to problem '" + p.name + "': " + why);
 }
 
+/// "method_options": the options the method used, each as a JSON value of its type (a
+/// Double's automatic word such as "auto" as a string).
+void write_method_options(JsonWriter& w, const Result& r) {
+  w.begin_object("method_options");
+  for (const MethodOptionValue& v : r.method_options) {
+    if (v.type == OptionType::Bool)
+      w.boolean(v.name, v.value == "true");
+    else if (v.type == OptionType::Int)
+      w.integer(v.name, std::stoll(v.value));
+    else if (v.type == OptionType::Double && plain_decimal(v.value))
+      w.number(v.name, std::strtod(v.value.c_str(), nullptr));
+    else
+      w.string(v.name, v.value);
+  }
+  w.end_object();
+}
+
 // The JSON printed by `daekit solve --json` is a CONTRACT for scripts and other programs:
 // fields may be added in later versions, but existing fields are never renamed, dropped or
 // change their meaning or type. Keys always present:
@@ -609,6 +707,11 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
 // Added with Options::global_error_check (format_version still 1): global_error_check (bool,
 //   --global-error), global_error (the estimated error of y at t in units of the tolerance, or
 //   null), global_error_component (its component, or null).
+// Added with the method options (format_version still 1): method_options (object: every
+//   option of the method's description, `daekit methods NAME`, with the value the method
+//   used, as a boolean, integer, number or string by the option's type; a number option's
+//   automatic value, e.g. beta-multistep's c = "auto", as a string); tableau is also set by
+//   --option tableau=NAME.
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 std::string to_json(const Run& run) {
@@ -700,6 +803,7 @@ std::string to_json(const Run& run) {
     w.null("global_error");
     w.null("global_error_component");
   }
+  write_method_options(w, r);
   w.end_object();
   return w.str() + "\n";
 }
@@ -729,10 +833,39 @@ int cmd_list(const std::vector<std::string>& args, const Io& io) {
   return kExitOk;
 }
 
+/// `daekit methods NAME`: the method's title, summary and reference, and its options.
+void print_method(const MethodInfo& m, const Io& io) {
+  std::fprintf(io.out, "%s: %s\n  %s\n  %s\n", m.name.c_str(), m.title.c_str(),
+               wrap(m.summary(), 2, 2).c_str(), wrap("reference: " + m.reference, 2, 2).c_str());
+  if (m.options.empty()) {
+    std::fprintf(io.out, "\nno options\n");
+    return;
+  }
+  std::fprintf(io.out,
+               "\noptions (daekit solve --option NAME=VALUE; Python: keyword arguments)\n"
+               "  %-28s %-8s %-18s %s\n",
+               "name", "type", "default", "valid values");
+  for (const MethodOption& o : m.options) {
+    std::fprintf(io.out, "  %-28s %-8s %-18s %s\n      %s\n", o.name.c_str(), to_string(o.type),
+                 o.default_value.c_str(), wrap(o.range(), 59, 59).c_str(),
+                 wrap(o.doc, 6, 6).c_str());
+    if (o.type == OptionType::Tableau)
+      std::fprintf(
+          io.out, "      %s\n",
+          wrap("named tableaus it accepts: " + join(method_option_values(m.name, o.name)), 6, 6)
+              .c_str());
+  }
+}
+
 int cmd_methods(const std::vector<std::string>& args, const Io& io) {
   const ParsedArgs a = parse_args(args, "methods", {}, {});
-  if (!a.positional.empty())
-    throw UsageError("'methods' takes no arguments (got " + show(a.positional[0]) + ")");
+  if (a.positional.size() > 1)
+    throw UsageError("'methods' takes at most one method name (got " + show(a.positional[0]) +
+                     " and " + show(a.positional[1]) + ")");
+  if (a.positional.size() == 1) {
+    print_method(method_info(a.positional[0]), io);  // InvalidArgument: exit 2, the names
+    return kExitOk;
+  }
   std::fprintf(io.out, "%-14s %s\n%-14s %s\n", "name", "title", "",
                "problem forms; index; order; step control; dense output; projection");
   for (const MethodInfo& m : registered_methods()) {
@@ -751,6 +884,7 @@ int cmd_methods(const std::vector<std::string>& args, const Io& io) {
     if (!line.empty()) lines += std::string(15, ' ') + line + "\n";
     std::fprintf(io.out, "%-14s %s\n%s", m.name.c_str(), m.title.c_str(), lines.c_str());
   }
+  std::fprintf(io.out, "\n'daekit methods NAME' lists a method's options.\n");
   return kExitOk;
 }
 
@@ -758,6 +892,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   const ParsedArgs a = parse_args(
       args, "solve",
       {{"--method", kMethodValue},
+       {"--option", kMethodOptionValue},
        {"--tableau", "a tableau name"},
        {"--projection", "none, velocity or full"},
        {"--formulation", "index3, index2, index1 or ggl"},
@@ -789,14 +924,16 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   std::optional<std::string> projection, formulation, exclude, nonnegative;
   std::string out, plot;
   bool json = false, full_report = false;
+  OptionValues method_values;  // --option and --tableau, in order
   for (const auto& [opt, value] : a.options) {
     try {
       if (opt == "--method") {
         method_info(value);  // InvalidArgument listing the registered names
         run.method = value;
+      } else if (opt == "--option") {
+        add_method_option(value, method_values);
       } else if (opt == "--tableau") {
-        tableau_by_name(value);  // InvalidArgument listing the valid forms
-        run.tableau = value;
+        method_values.emplace_back("tableau", value);
       } else if (opt == "--projection") {
         projection = value;
       } else if (opt == "--formulation") {
@@ -862,21 +999,21 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
                        " (method '" + run.method + "' has no projection)");
     }
   }
-  if (run.tableau && run.method != ProjectedRkOptions::method_name)
-    throw UsageError("--tableau is for --method " + std::string(ProjectedRkOptions::method_name) +
-                     " (method '" + run.method + "' has its own coefficients)");
+  for (const auto& [option, value] : method_values)
+    if (option == "tableau") run.tableau = value;
+  if (run.tableau && !info.option("tableau")) {
+    std::vector<std::string> with;
+    for (const MethodInfo& m : registered_methods())
+      if (m.option("tableau")) with.push_back(m.name);
+    throw UsageError("--tableau is for --method " + join(with, " or ") + " (method '" + run.method +
+                     "' has its own coefficients)");
+  }
   if (o.fixed_step && !h0) throw UsageError("--fixed-step needs --h0 H (the constant step size)");
   if (!info.capabilities.error_estimate && !o.fixed_step)
     throw UsageError("method '" + run.method +
                      "' has no error estimate (constant steps only): give --fixed-step and "
                      "--h0 H");
-  if (run.method == ProjectedRkOptions::method_name) {
-    ProjectedRkOptions m;
-    if (run.tableau) m.tableau = tableau_by_name(*run.tableau);
-    run.choice = m;
-  } else {
-    run.choice = run.method;
-  }
+  run.choice = method_choice(run.method, method_values);
 
   // The problem and the options that depend on it.
   run.problem = make_builtin_problem(name);
@@ -1205,6 +1342,7 @@ std::string sweep_json(long run, const BuiltinProblem& p, const std::string& met
   for (const StatsField& f : stats_fields()) w.integer(f.key, r.stats.*(f.member));
   w.end_object();
   w.number("cpu_seconds", r.cpu_seconds);
+  write_method_options(w, r);
   w.end_object();
   return w.str() + "\n";
 }
@@ -1216,6 +1354,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
                                    {"--first", "an integer >= 0"},
                                    {"--count", kCountValue},
                                    {"--method", kMethodValue},
+                                   {"--option", kMethodOptionValue},
                                    {"--rtol", kNumberValue},
                                    {"--atol", kNumberValue},
                                    {"--h0", kNumberValue},
@@ -1232,6 +1371,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
   std::optional<double> rtol, atol, h0, t_end;
   long first = 0, count = -1;
   std::string method = "radau5";
+  OptionValues method_values;
   Options o;
   for (const auto& [opt, value] : a.options) {
     try {
@@ -1246,6 +1386,8 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
       } else if (opt == "--method") {
         method_info(value);
         method = value;
+      } else if (opt == "--option") {
+        add_method_option(value, method_values);
       } else if (opt == "--rtol") {
         rtol = parse_double(opt, value);
       } else if (opt == "--atol") {
@@ -1267,6 +1409,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
     throw UsageError("'sweep' needs exactly one of --params FILE and --values LIST");
   if (!method_info(method).capabilities.error_estimate)
     throw UsageError("'sweep': method '" + method + "' needs --fixed-step (use 'solve')");
+  const MethodChoice choice = method_choice(method, method_values);
   const BuiltinProblem base = make_builtin_problem(name);
   // the selected sets: [first, last)
   const long last = count < 0 || first > std::numeric_limits<long>::max() - count
@@ -1302,7 +1445,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
     oi.events.insert(oi.events.end(), p.events.begin(), p.events.end());
     Result r;
     try {
-      r = solve(p.dae, p.t0, p.t_end, p.y0, method, oi);
+      r = solve(p.dae, p.t0, p.t_end, p.y0, choice, oi);
     } catch (const InvalidArgument& e) {
       throw UsageError("invalid input for problem '" + name + "' (parameter set " +
                        std::to_string(i) + "): " + e.what());
@@ -1348,14 +1491,14 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
 
 int dispatch(const std::vector<std::string>& args, const Io& io) {
   if (args.empty()) {
-    std::fputs(kUsage, io.err);
+    std::fputs(usage().c_str(), io.err);
     std::fprintf(io.err, "\ndaekit: missing command; valid commands: %s\n", kCommands);
     return kExitUsage;
   }
   const std::string& cmd = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-    std::fputs(kUsage, io.out);
+    std::fputs(usage().c_str(), io.out);
     return kExitOk;
   }
   if (cmd == "--version" || cmd == "version") {
@@ -1364,7 +1507,7 @@ int dispatch(const std::vector<std::string>& args, const Io& io) {
   }
   for (const auto& a : rest)
     if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, io.out);
+      std::fputs(usage().c_str(), io.out);
       return kExitOk;
     }
   if (cmd == "list") return cmd_list(rest, io);

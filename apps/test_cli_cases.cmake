@@ -32,7 +32,14 @@ if(CASE STREQUAL "methods")
   # the registry's table: every method with its title and summary
   expect(0 "^name +title\n.*\nradau5 +Radau IIA.*\n +M y' = f; index <= 3; order 5.*\nbdf +.*F\\(t, y, y'\\) = 0.*\nprojected-rk +.*constant step only" ""
          methods)
-  expect(2 "" "'methods' takes no arguments" methods extra)
+  expect(2 "" "unknown method 'extra'; valid methods: radau5" methods extra)
+  expect(2 "" "'methods' takes at most one method name" methods spark hem)
+  # issue 24: a method's options from its registered description
+  expect(0 "^spark: SPARK.*\noptions \\(daekit solve --option NAME=VALUE; Python: keyword arguments\\)\n.*\n  stages +int +3 +2..9\n +Lobatto stages s: order 2s - 2 in y\n" ""
+         methods spark)
+  expect(0 "  tableau +tableau +kvaerno4 +a tableau name\n.*named tableaus it accepts: .*sdirk4-hw16" ""
+         methods dirk)
+  expect(0 "  c +double +auto +any finite number, or auto\n" "" methods beta-multistep)
   # any registered name for --method; the message lists them all
   expect(2 "" "unknown method 'euler'; valid methods: radau5, bdf, projected-rk"
          solve vanderpol --method euler)
@@ -171,6 +178,11 @@ elseif(CASE STREQUAL "full_report")
   endif()
   expect(0 "located events +t = [0-9.]+  valve at upper limit" "" solve pi-valve --full-report)
   expect(0 "status +success" "" solve vanderpol --no-jacobian-check)
+  # the options the method used (issue 24), as the method reports them
+  expect(0 "  method options +max_newton_iterations=7 newton_tolerance=0 start_newton_from_zero=false" ""
+         solve vanderpol --full-report)
+  expect(0 "  method options +stages=4 mass_form_part=3" ""
+         solve pendulum-index2 --method spark --option stages=4 --full-report)
 
 elseif(CASE STREQUAL "json_keys")
   expect(0 "^{\n.*\n}\n$" "" solve pendulum --json)
@@ -179,11 +191,14 @@ elseif(CASE STREQUAL "json_keys")
               nnewton nnewton_fail nproject nfail nroot nevents cpu_seconds rtol atol h0 max_steps
               projection formulation max_residual scd reference_t events linear_solver rtol_used
               atol_used jacobian_colours h_last h_next order yp warnings excluded_from_error_test
-              controller trace_file fixed_step tableau nonnegative)
+              controller trace_file fixed_step tableau nonnegative method_options)
     if(NOT last_stdout MATCHES "\n *\"${key}\": ")
       message(SEND_ERROR "solve pendulum --json: key '${key}' missing:\n${last_stdout}")
     endif()
   endforeach()
+  if(NOT last_stdout MATCHES "\"method_options\": {\n *\"max_newton_iterations\": 7,\n *\"newton_tolerance\": 0,\n *\"start_newton_from_zero\": false,")
+    message(SEND_ERROR "method_options of radau5 (typed values):\n${last_stdout}")
+  endif()
   # types of the new keys
   json_value(v linear_solver)
   if(NOT v MATCHES "^\"dense")
@@ -382,7 +397,7 @@ elseif(CASE STREQUAL "option_values")
   # An option's value is never another option: `--out --json` wrote a file named --json and
   # swallowed the flag. Every option with a value, with the value missing at the end of the
   # command line and with the next option in its place: exit 2 and a message naming both.
-  set(solve_options --method --tableau --projection --formulation --rtol --atol --h0 --t-end
+  set(solve_options --method --option --tableau --projection --formulation --rtol --atol --h0 --t-end
       --max-steps --linear-solver --controller --exclude-from-error --nonnegative --out --trace
       --plot)
   foreach(option ${solve_options})
@@ -394,7 +409,7 @@ elseif(CASE STREQUAL "option_values")
   endforeach()
   expect(2 "" "option --out needs a file name, got '--json'" solve vanderpol --out --json)
   expect(2 "" "option --trace needs a file name, got '--plot'" solve vanderpol --trace --plot x.png)
-  foreach(option --params --values --first --count --method --rtol --atol --h0 --t-end
+  foreach(option --params --values --first --count --method --option --rtol --atol --h0 --t-end
           --max-steps --linear-solver)
     expect(2 "" "option ${option} of 'sweep' needs a value \\(" sweep andrews ${option})
     expect(2 "" "option ${option} needs [^\n]*, got '--values'"

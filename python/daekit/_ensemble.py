@@ -80,7 +80,7 @@ class EnsembleResult:
 def _summary(r, i, p, keep_dense):
     d = dict(run=int(i), p=np.asarray(p, dtype=float), status=r.status, ok=r.ok,
              message=r.message, t=r.t, y=r.y, stats=r.stats, cpu_seconds=r.cpu_seconds,
-             t_out=r.t_out, y_out=r.y_out, events=r.events)
+             t_out=r.t_out, y_out=r.y_out, events=r.events, method_options=r.method_options)
     if keep_dense and r.has_dense_output:  # threads only: the interpolants stay in this process
         d["sol"] = DenseSolution(r, r.t_steps[0] if len(r.t_steps) else None, r.t)
     return d
@@ -153,7 +153,7 @@ def _solve_local(spec, params, indices, t_span, y0, method, threads, kwargs, kee
         y0rows = _initial_rows(holder, a, y0rows, P)
     try:
         results = _daekit._solve_many(None if holder else a.problem, holder, a.t0, a.t1,
-                                      y0rows, P, a.method, a.tableau, a.options, a.args, True,
+                                      y0rows, P, a.method, a.method_options, a.options, a.args, True,
                                       int(threads))
     except BaseException as e:
         partial = getattr(e, "result", None)
@@ -199,8 +199,10 @@ def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backen
         solve_ivp's keyword arguments with the same meaning (``rtol``, ``atol``, ``t_eval``,
         ``dense_output``, ``events``, ``args``, ``mass``, ``jac``, ``jac_sparsity``,
         ``index``, ``initialize`` (per run, for its p), ``first_step``, ``max_step``,
-        ``tableau``, ``component_names``, ``name`` and daekit's options such as
-        ``max_steps``); ``mass``, ``jac``, ``jac_sparsity`` and ``index`` describe a callable
+        ``tableau``, ``component_names``, ``name``, ``min_step``, ``lband``/``uband``, the
+        method's options such as ``stages=4`` (``daekit.method_info(method)``) and daekit's
+        options such as ``max_steps``); ``mass``, ``jac``, ``jac_sparsity`` and ``index``
+        describe a callable
         or compiled problem, as in solve_ivp.  Callbacks and event functions and actions get
         the run's parameters as their last argument, ``(t, y, *args, p)``.  Other keywords
         are refused (TypeError naming them); ``p`` comes from ``params``.  With

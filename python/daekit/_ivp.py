@@ -1,6 +1,7 @@
 """solve_ivp / solve_dae with scipy's argument names and result fields, the stepping Integrator,
 the built-in problems and the registered methods."""
 
+import numbers
 from types import SimpleNamespace
 
 import numpy as np
@@ -17,6 +18,8 @@ _PASSTHROUGH = ("max_steps", "fixed_step", "nonnegative", "exclude_from_error_te
                 "check_jacobian", "check_consistency", "consistency_tol", "global_error_check",
                 "safety", "max_increase", "max_decrease", "max_events", "linear_solver",
                 "controller", "projection", "trace", "step_callback", "store_steps")
+# scipy's LSODA names: lband/uband (a banded Jacobian), min_step (Options::hmin).
+_SCIPY_OPTIONS = ("min_step", "lband", "uband")
 
 
 class DaeResult(dict):
@@ -25,8 +28,9 @@ class DaeResult(dict):
     daekit's: ``daekit_status`` (e.g. ``"max_steps_exceeded"``), ``stats`` (every counter),
     ``yp``, ``method``, ``cpu_seconds``, ``warnings``, ``linear_solver``, ``events`` (every
     located event with its name), ``global_error`` (with ``global_error_check=True``: the
-    answer's estimated global error in units of the tolerance, else NaN) and ``result`` (the
-    compiled Result); ``report()`` prints what
+    answer's estimated global error in units of the tolerance, else NaN), ``method_options``
+    (every option of the method, ``daekit.method_info(method)["options"]``, with the value the
+    method used) and ``result`` (the compiled Result); ``report()`` prints what
     the daekit command prints and ``plot()`` draws the solution with matplotlib."""
 
     def __getattr__(self, name):
@@ -98,7 +102,7 @@ def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_give
         daekit_status=r.status, stats=stats, yp=r.yp, method=r.method,
         cpu_seconds=r.cpu_seconds, warnings=list(r.warnings), linear_solver=r.linear_solver,
         events=r.events, max_residual=r.max_residual, result=r,
-        global_error=r.global_error,
+        global_error=r.global_error, method_options=r.method_options,
         component_names=component_names)
     if n_user_events is not None:
         t_events = [[] for _ in range(n_user_events)]
@@ -249,10 +253,89 @@ def _number(x, name):
         raise TypeError("%s must be a real number, got %r" % (name, x)) from None
 
 
+_METHODS = None
+
+
+def _method_infos():
+    """The registered methods' descriptions by name (the registry does not change)."""
+    global _METHODS
+    if _METHODS is None:
+        _METHODS = {m["name"]: m for m in _daekit._methods()}
+    return _METHODS
+
+
+def _registered_method(method):
+    """The description of ``method`` (scipy's names allowed); ValueError listing the names."""
+    infos = _method_infos()
+    name = _method_name(method)
+    if not isinstance(name, str) or name not in infos:
+        raise ValueError("unknown method %r; valid methods: %s" % (method, ", ".join(infos)))
+    return infos[name]
+
+
+def _option_text(o, value, method, caller):
+    """The text form of a method option's value, checked for the option's Python type (the
+    compiled core checks the range and names the valid values)."""
+    what = "%s: option '%s' of method '%s'" % (caller, o["name"], method)
+    kind = o["type"]
+    is_bool = isinstance(value, (bool, np.bool_))
+    if kind == "bool":
+        if is_bool:
+            return "true" if value else "false"
+        raise TypeError("%s must be True or False, got %r" % (what, value))
+    if kind == "int":
+        if isinstance(value, numbers.Integral) and not is_bool:
+            return str(int(value))
+        raise TypeError("%s must be an integer (%s), got %r" % (what, o["range"], value))
+    if kind == "double":
+        if o["automatic"] and isinstance(value, str) and value == o["automatic"]:
+            return value
+        if isinstance(value, numbers.Real) and not is_bool:
+            return repr(float(value))
+        raise TypeError("%s must be a real number (%s), got %r" % (what, o["range"], value))
+    if isinstance(value, str):
+        return value
+    raise TypeError("%s must be a string (%s), got %r" % (what, o["range"], value))
+
+
+def _split_options(method, extra, caller, tableau=None):
+    """Keyword arguments split into the integrator's (a dict) and the method's options
+    ((name, text) pairs for the compiled core, by the method's registered description);
+    ``tableau`` is the method's option of that name.  TypeError names an unknown option, one
+    of another method, or a value of the wrong Python type."""
+    info = _registered_method(method)
+    own = {o["name"]: o for o in info["options"]}
+    given = dict(extra)
+    if tableau is not None:
+        if "tableau" not in own:
+            with_tableau = [m for m, i in _method_infos().items()
+                            if any(o["name"] == "tableau" for o in i["options"])]
+            raise ValueError("%s: tableau is for methods %s, not '%s' (it has its own "
+                             "coefficients)" % (caller, ", ".join(with_tableau), info["name"]))
+        given["tableau"] = tableau
+    integrator, method_options = {}, []
+    for k, v in given.items():
+        if k in own:
+            method_options.append((k, _option_text(own[k], v, info["name"], caller)))
+        elif k in _PASSTHROUGH or k in _SCIPY_OPTIONS:
+            integrator[k] = v
+        else:
+            others = [m for m, i in _method_infos().items()
+                      if any(o["name"] == k for o in i["options"])]
+            elsewhere = (" ('%s' is an option of method %s)" % (k, ", ".join(others))
+                         if others else "")
+            raise TypeError("%s: unknown option '%s'%s (options of method '%s': %s; daekit "
+                            "options: %s)"
+                            % (caller, k, elsewhere, info["name"],
+                               ", ".join(own) or "none", ", ".join(_PASSTHROUGH + ("min_step",))))
+    return integrator, method_options
+
+
 def _options(rtol, atol, t_eval, dense_output, first_step, max_step, events, extra, t_span=None,
              n=None, caller="solve"):
     """The options dict of the compiled core (checked names and arrays; atol of n values when n
-    is given; t_span is not used)."""
+    is given; t_span is not used).  ``extra``: the integrator's options of _split_options
+    (lband and uband are taken by the problem, _prepare_mass)."""
     o = dict(rtol=_number(rtol, "rtol"), dense_output=bool(dense_output))
     o["atol"] = real_scalar_or_vector(atol, "atol", n)
     if t_eval is not None:
@@ -265,10 +348,14 @@ def _options(rtol, atol, t_eval, dense_output, first_step, max_step, events, ext
     if events is not None:
         o["events"] = events
     for k, v in extra.items():
-        if k not in _PASSTHROUGH:
+        if k == "min_step":
+            if v is not None:
+                o["min_step"] = _number(v, "min_step")
+        elif k in _PASSTHROUGH:
+            o[k] = v
+        elif k not in ("lband", "uband"):
             raise TypeError("%s: unknown option '%s' (daekit options: %s)"
                             % (caller, k, ", ".join(_PASSTHROUGH)))
-        o[k] = v
     return o
 
 
@@ -278,18 +365,80 @@ def _t_span(t_span):
     return _number(t_span[0], "t_span[0]"), _number(t_span[1], "t_span[1]")
 
 
-_PROBLEM_ARGUMENTS = ("jac", "jac_sparsity", "mass", "index", "component_names")
+_PROBLEM_ARGUMENTS = ("jac", "jac_sparsity", "mass", "index", "component_names", "lband",
+                      "uband")
+
+
+def _bandwidth(b, name):
+    if isinstance(b, (bool, np.bool_)) or not isinstance(b, numbers.Integral):
+        raise TypeError("%s must be an integer >= 0 (a bandwidth of the Jacobian), got %r"
+                        % (name, b))
+    if b < 0:
+        raise ValueError("%s must be >= 0, got %d" % (name, b))
+    return int(b)
+
+
+def _packed_band(lower, upper, n):
+    """Index arrays (rows, cols, packed rows) of the entries of an (n, n) band: scipy's LSODA
+    packed format jac_packed[upper + i - j, j] = jac[i, j]."""
+    cols = np.repeat(np.arange(n), lower + upper + 1)
+    offsets = np.tile(np.arange(-upper, lower + 1), n)
+    rows = cols + offsets
+    keep = (rows >= 0) & (rows < n)
+    rows, cols = rows[keep], cols[keep]
+    return rows, cols, upper + rows - cols
+
+
+def _banded(jac, jac_sparsity, lband, uband, n, caller):
+    """scipy's lband/uband (LSODA): a banded jac_sparsity, and jac in the packed banded format
+    (jac_packed[uband + i - j, j] = jac[i, j], shape (lband + uband + 1, n)) unpacked here.
+    One bandwidth alone means 0 for the other, as scipy."""
+    if lband is None and uband is None:
+        return jac, jac_sparsity
+    lower = _bandwidth(0 if lband is None else lband, "lband")
+    upper = _bandwidth(0 if uband is None else uband, "uband")
+    if jac_sparsity is not None:
+        raise ValueError("%s: give lband/uband or jac_sparsity, not both" % caller)
+    sparsity = Banded(lower, upper)
+    if jac is None:
+        return None, sparsity
+    if is_compiled(jac) or isinstance(jac, LibraryFunction):
+        raise ValueError("%s: lband/uband with a compiled jac: the packed banded format of "
+                         "scipy's LSODA is read from Python callables and arrays only; give the "
+                         "full (n, n) Jacobian with jac_sparsity=daekit.banded(%d, %d)"
+                         % (caller, lower, upper))
+    rows, cols, packed = _packed_band(lower, upper, n)
+    shape = (lower + upper + 1, n)
+
+    def unpack(P):
+        P = np.asarray(P, dtype=float)
+        if P.shape != shape:
+            raise ValueError("jac with lband/uband must return the packed banded Jacobian of "
+                             "shape (lband + uband + 1, n) = %s (scipy's LSODA format), got "
+                             "shape %s" % (shape, P.shape))
+        J = np.zeros((n, n))
+        J[rows, cols] = P[packed, cols]
+        return J
+
+    if not callable(jac):
+        J = unpack(real_array(jac, "jac"))
+        return (lambda t, y, *a: J), sparsity
+
+    def unpacked_jac(t, y, *a):
+        return unpack(jac(t, y, *a))
+    return unpacked_jac, sparsity
 
 
 def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, names, name,
-                  pass_p=None, caller="solve_ivp"):
+                  pass_p=None, caller="solve_ivp", lband=None, uband=None):
     """A MassProblem from the arguments (fun a callable, a compiled callback or a problem);
-    callbacks get p as their last argument when p is given (or pass_p says so)."""
+    callbacks get p as their last argument when p is given (or pass_p says so); lband/uband
+    as scipy's LSODA (_banded)."""
     p = None if p is None else real_vector(p, "p")
     pass_p = p is not None if pass_p is None else pass_p
     if isinstance(fun, _daekit.MassProblem):
         given = dict(jac=jac, jac_sparsity=jac_sparsity, mass=mass, index=index,
-                     component_names=names)
+                     component_names=names, lband=lband, uband=uband)
         for what in _PROBLEM_ARGUMENTS:
             if given[what] is not None:
                 raise TypeError("%s: %s cannot be given with a problem object as fun (the "
@@ -299,6 +448,7 @@ def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, name
             fun = fun.with_p(p)
         return fun
     n = real_vector(y0, "y0").size
+    jac, jac_sparsity = _banded(jac, jac_sparsity, lband, uband, n, caller)
     if jac is not None and not callable(jac) and not is_compiled(jac) \
             and not isinstance(jac, LibraryFunction):
         jac = _constant_jacobian(jac, n)
@@ -344,22 +494,24 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
                     _pass_p=None, **options):
     """The arguments of solve_ivp, checked and converted for the compiled core (solve_ivp and
     solve_many share them; solve_many passes p=None with _pass_p=True: each run's p reaches the
-    callbacks).  A namespace: problem, t0, t1, y0, method, tableau, options, n_events, args,
-    pass_p, initialize, t_eval_given."""
+    callbacks).  A namespace: problem, t0, t1, y0, method, method_options ((name, text) pairs),
+    options, n_events, args, pass_p, initialize, t_eval_given."""
     if vectorized:
         raise ValueError("vectorized=True is not supported: fun is called with one state")
     t0, t1 = _t_span(t_span)
+    integrator_options, method_options = _split_options(method, options, _caller, tableau)
     problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
-                            component_names, name, _pass_p, _caller)
+                            component_names, name, _pass_p, _caller,
+                            integrator_options.get("lband"), integrator_options.get("uband"))
     n = problem.n
     pass_p = p is not None if _pass_p is None else _pass_p
     ev, n_ev = _events(events, False, pass_p)
     return SimpleNamespace(
         problem=problem, t0=t0, t1=t1, y0=real_vector(y0, "y0", n), method=_method_name(method),
-        tableau=tableau, n_events=n_ev, args=tuple(args or ()), pass_p=pass_p,
+        method_options=method_options, n_events=n_ev, args=tuple(args or ()), pass_p=pass_p,
         initialize=bool(initialize), t_eval_given=t_eval is not None,
-        options=_options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options,
-                         n=n, caller=_caller))
+        options=_options(rtol, atol, t_eval, dense_output, first_step, max_step, ev,
+                         integrator_options, n=n, caller=_caller))
 
 
 def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False, events=None,
@@ -394,9 +546,22 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     events
         as scipy's, plus an optional attribute ``action(t, y)`` (or ``(t, y, p)`` with
         ``p``) returning the new state (or None): the solve re-initialises and continues.
+    tableau
+        the method's option ``tableau``: a Runge-Kutta tableau of ``daekit tableau`` for
+        ``"dirk"``, ``"erk"`` and ``"projected-rk"``, ``"hem4"``/``"bh3"`` for ``"hem"``.
     **options
-        daekit's options: ``max_steps``, ``nonnegative``, ``linear_solver``, ``projection``,
-        ``controller``, ``trace``, ``check_jacobian``, ... (``Options`` in C++).
+        the method's options by name, e.g. ``stages=4`` for ``"spark"``, ``max_order=2`` for
+        ``"bdf"``, ``transform_tolerances=False`` for ``"radau5"``: every option of
+        ``daekit.method_info(method)["options"]`` (``daekit methods NAME``), checked for its
+        type (TypeError) and range (ValueError, naming the valid values); the result's
+        ``method_options`` lists the values the method used.  daekit's integrator options:
+        ``max_steps``, ``nonnegative``, ``linear_solver``, ``projection``, ``controller``,
+        ``trace``, ``check_jacobian``, ... (``Options`` in C++).  scipy's LSODA options:
+        ``min_step`` (a smaller step ends the solve with ``daekit_status``
+        ``"step_size_too_small"``), ``lband``/``uband`` (a banded Jacobian: the
+        ``jac_sparsity`` ``daekit.banded(lband, uband)``; a ``jac`` then returns LSODA's
+        packed format, ``jac_packed[uband + i - j, j] = jac[i, j]``).  Unknown names are
+        refused (TypeError).
 
     ``fun`` may be a Python callable, a compiled callback (scipy ``LowLevelCallable``, numba
     ``cfunc``, ``daekit.from_library``) or a problem (``daekit.problem(name).problem``,
@@ -413,10 +578,18 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
                         name=name, **options)
     y0 = _initialize_mass(a.problem, a.t0, a.y0, True) if a.initialize else a.y0
     return _interruptible(
-        lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.tableau, a.options,
-                                    a.args, a.pass_p),
+        lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.method_options,
+                                    a.options, a.args, a.pass_p),
         lambda r: _to_result(r, a.n_events, a.problem.component_names,
                              t_eval_given=a.t_eval_given))
+
+
+def _no_band(integrator_options, caller):
+    """lband/uband are for M y' = f (solve_ivp's jac); F(t, y, y') = 0 takes jac_sparsity."""
+    for k in ("lband", "uband"):
+        if integrator_options.get(k) is not None:
+            raise TypeError("%s: %s is for solve_ivp (M y' = f); give jac_sparsity="
+                            "daekit.banded(lower, upper) for F(t, y, y') = 0" % (caller, k))
 
 
 def _differential(differential, algebraic, n):
@@ -480,6 +653,10 @@ def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output
         ``(dF/dy, dF/dyp)``, each ``jac(t, y, yp, *args)`` returning an (n, n) array.
     events
         event functions ``r(t, y, yp, *args)`` with ``terminal``, ``direction`` and ``action``.
+    **options
+        the method's options (``max_order=2``, ``fixed_order=3`` for ``"bdf"``; see
+        ``daekit.method_info(method)["options"]``) and daekit's integrator options, as
+        solve_ivp (``lband``/``uband`` are solve_ivp's only: give ``jac_sparsity``).
 
     Other arguments and the result as ``solve_ivp``; the default method is ``"bdf"``.
     """
@@ -494,11 +671,13 @@ def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output
     if initialize:
         y0, yp = _initialize_implicit(problem, t0, y0, yp, initialize)
     ev, n_ev = _events(events, True, p is not None)
-    opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options, n=n,
-                    caller="solve_dae")
+    integrator_options, method_options = _split_options(method, options, "solve_dae")
+    _no_band(integrator_options, "solve_dae")
+    opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev,
+                    integrator_options, n=n, caller="solve_dae")
     return _interruptible(
-        lambda: _daekit._solve_implicit(problem, t0, t1, y0, yp, _method_name(method), opts,
-                                        tuple(args or ()), p is not None),
+        lambda: _daekit._solve_implicit(problem, t0, t1, y0, yp, _method_name(method),
+                                        method_options, opts, tuple(args or ()), p is not None),
         lambda r: _to_result(r, n_ev, component_names, t_eval_given=t_eval is not None))
 
 
@@ -511,8 +690,8 @@ class Integrator:
         it.solve_until(2.5)            # or: advance past t = 2.5 and return y(2.5)
 
     ``implicit=True`` takes ``fun(t, y, yp, *args)`` of ``F(t, y, y') = 0`` (then ``yp0``,
-    ``differential``/``algebraic`` and ``initialize`` as in solve_dae).  Other arguments as
-    solve_ivp.  ``step()`` returns why it stopped: ``"step"``, ``"output_time"``, ``"event"``,
+    ``differential``/``algebraic`` and ``initialize`` as in solve_dae).  Other arguments,
+    the method's options (``stages=4``) among them, as solve_ivp.  ``step()`` returns why it stopped: ``"step"``, ``"output_time"``, ``"event"``,
     ``"end"`` or ``"failure"`` (``result()`` then says why)."""
 
     def __init__(self, fun, t_span, y0, method=None, *, implicit=False, yp0=None, events=None,
@@ -523,24 +702,30 @@ class Integrator:
         t0, t1 = _t_span(t_span)
         y0 = real_vector(y0, "y0")
         ev, self._n_events = _events(events, implicit, p is not None)
-        opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev, options,
-                        t_span)
+        method = _method_name(method or ("bdf" if implicit else "radau5"))
+        integrator_options, method_options = _split_options(method, options, "Integrator",
+                                                            tableau)
+        opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev,
+                        integrator_options, t_span)
         args = tuple(args or ())
         if implicit:
+            _no_band(integrator_options, "Integrator(implicit=True)")
             problem = _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic,
                                         index, p, args, None, "user problem")
             yp = np.zeros_like(y0) if yp0 is None else real_vector(yp0, "yp0", y0.size)
             if initialize or yp0 is None:
                 y0, yp = _initialize_implicit(problem, t0, y0, yp, initialize or True)
-            self._it = _daekit.Integrator(problem, t0, t1, y0, yp, _method_name(method or "bdf"),
-                                          opts, args, p is not None)
+            self._it = _daekit.Integrator(problem, t0, t1, y0, yp, method, method_options, opts,
+                                          args, p is not None)
         else:
             problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
-                                    None, "user problem")
+                                    None, "user problem", caller="Integrator",
+                                    lband=integrator_options.get("lband"),
+                                    uband=integrator_options.get("uband"))
             if initialize:
                 y0 = _initialize_mass(problem, t0, y0, initialize)
-            self._it = _daekit.Integrator(problem, t0, t1, y0, _method_name(method or "radau5"),
-                                          tableau, opts, args, p is not None)
+            self._it = _daekit.Integrator(problem, t0, t1, y0, method, method_options, opts,
+                                          args, p is not None)
         self._t_eval_given = t_eval is not None
         self._dir = 1.0 if t1 >= t0 else -1.0
         self.last = None
@@ -630,12 +815,19 @@ def methods():
 
 
 def method_info(name=None):
-    """What a method can do (title, reference, capabilities); all methods without a name."""
+    """What a method can do (title, reference, capabilities) and its ``options``: a list of
+    dicts with ``name``, ``type`` ("bool", "int", "double", "choice", "tableau"),
+    ``default``, ``range`` (the valid values in words), ``min``/``max``, ``choices`` and
+    ``doc``; for ``"tableau"`` options ``choices`` holds the named tableaus the method
+    accepts.  Every method without a name."""
     infos = _daekit._methods()
     if name is None:
         return infos
     for m in infos:
         if m["name"] == _method_name(name):
+            for o in m["options"]:
+                if o["type"] == "tableau":
+                    o["choices"] = list(_daekit._method_option_values(m["name"], o["name"]))
             return m
     raise ValueError("unknown method '%s'; valid methods: %s" % (name, ", ".join(methods())))
 

@@ -518,6 +518,7 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   }
   if (auto v = get<double>(d, "first_step")) o.h0 = *v;
   if (auto v = get<double>(d, "max_step")) o.hmax = *v;
+  if (auto v = get<double>(d, "min_step")) o.hmin = *v;
   if (auto v = get<long>(d, "max_steps")) o.max_steps = *v;
   if (auto v = get<bool>(d, "fixed_step")) o.fixed_step = *v;
   if (d.contains("t_eval") && !d["t_eval"].is_none()) {
@@ -587,16 +588,57 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   return o;
 }
 
-MethodChoice make_method(const std::string& method, const std::optional<std::string>& tableau) {
-  method_info(method);  // InvalidArgument (ValueError) listing the registered methods
-  if (tableau) {
-    if (method != ProjectedRkOptions::method_name)
-      throw py::value_error("tableau is for method 'projected-rk', not '" + method + "'");
-    ProjectedRkOptions m;
-    m.tableau = tableau_by_name(*tableau);
-    return m;
+/// The method with its options as text ((name, value) pairs from the Python layer, which
+/// checked their names and Python types): converted and validated by the method's registered
+/// description (InvalidArgument, a ValueError, naming the option and its valid values).
+MethodChoice make_method(const std::string& method, const OptionValues& values) {
+  return MethodChoice(method, values);
+}
+
+/// An option value reported as text, as the Python value of its type.
+py::object option_value(const MethodOptionValue& v) {
+  switch (v.type) {
+    case OptionType::Bool:
+      return py::bool_(v.value == "true");
+    case OptionType::Int:
+      return py::int_(std::stoll(v.value));
+    case OptionType::Double: {
+      char* end = nullptr;
+      const double x = std::strtod(v.value.c_str(), &end);
+      if (end == v.value.c_str() + v.value.size() && !v.value.empty()) return py::float_(x);
+      return py::str(v.value);  // the automatic word ("auto")
+    }
+    default:
+      return py::str(v.value);
   }
-  return method;
+}
+
+/// Result::method_options as a dict (name -> value), in the order of the description.
+py::dict method_options_dict(const Result& r) {
+  py::dict d;
+  for (const MethodOptionValue& v : r.method_options) d[py::str(v.name)] = option_value(v);
+  return d;
+}
+
+/// The description of a method's options for daekit.method_info().
+py::list method_options_list(const MethodInfo& mi) {
+  py::list l;
+  for (const MethodOption& o : mi.options) {
+    py::dict d;
+    d["name"] = o.name;
+    d["type"] = to_string(o.type);
+    d["default"] = option_value({o.name, o.type, o.default_value});
+    d["range"] = o.range();
+    d["min"] = o.min;
+    d["max"] = o.max;
+    d["min_open"] = o.min_open;
+    d["max_open"] = o.max_open;
+    d["choices"] = o.choices;
+    d["automatic"] = o.automatic;
+    d["doc"] = o.doc;
+    l.append(d);
+  }
+  return l;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -624,12 +666,12 @@ py::object sol(const Result& r, const py::object& t) {
 // Solving.
 
 ResultPtr solve_mass(const MassProblem& prob, double t0, double t1, const py::object& y0,
-                     const std::string& method, const std::optional<std::string>& tableau,
+                     const std::string& method, const OptionValues& method_options,
                      const py::dict& options, const py::tuple& args, bool pass_p) {
   Options o = make_options(options, {args, pass_p});
   o.events.insert(o.events.end(), prob.events.begin(), prob.events.end());
   const Vector y = to_vector(y0, "y0");
-  const MethodChoice choice = make_method(method, tableau);
+  const MethodChoice choice = make_method(method, method_options);
   auto r = std::make_shared<Result>();
   {
     py::gil_scoped_release release;
@@ -640,11 +682,12 @@ ResultPtr solve_mass(const MassProblem& prob, double t0, double t1, const py::ob
 }
 
 ResultPtr solve_implicit(const ImplicitProblem& prob, double t0, double t1, const py::object& y0,
-                         const py::object& yp0, const std::string& method, const py::dict& options,
+                         const py::object& yp0, const std::string& method,
+                         const OptionValues& method_options, const py::dict& options,
                          const py::tuple& args, bool pass_p) {
   Options o = make_options(options, {args, pass_p});
   const Vector y = to_vector(y0, "y0"), yp = to_vector(yp0, "yp0");
-  const MethodChoice choice = make_method(method, std::nullopt);
+  const MethodChoice choice = make_method(method, method_options);
   auto r = std::make_shared<Result>();
   {
     py::gil_scoped_release release;
@@ -658,22 +701,22 @@ ResultPtr solve_implicit(const ImplicitProblem& prob, double t0, double t1, cons
 class PyIntegrator {
  public:
   PyIntegrator(const MassProblem& prob, double t0, double t1, const py::object& y0,
-               const std::string& method, const std::optional<std::string>& tableau,
+               const std::string& method, const OptionValues& method_options,
                const py::dict& options, const py::tuple& args, bool pass_p) {
     Options o = make_options(options, {args, pass_p});
     o.events.insert(o.events.end(), prob.events.begin(), prob.events.end());
     const Vector y = to_vector(y0, "y0");
-    const MethodChoice choice = make_method(method, tableau);
+    const MethodChoice choice = make_method(method, method_options);
     signals_ = signal_state(o);
     py::gil_scoped_release release;
     it_ = std::make_unique<Integrator>(prob.dae, t0, t1, y, choice, o);
   }
   PyIntegrator(const ImplicitProblem& prob, double t0, double t1, const py::object& y0,
-               const py::object& yp0, const std::string& method, const py::dict& options,
-               const py::tuple& args, bool pass_p) {
+               const py::object& yp0, const std::string& method, const OptionValues& method_options,
+               const py::dict& options, const py::tuple& args, bool pass_p) {
     Options o = make_options(options, {args, pass_p});
     const Vector y = to_vector(y0, "y0"), yp = to_vector(yp0, "yp0");
-    const MethodChoice choice = make_method(method, std::nullopt);
+    const MethodChoice choice = make_method(method, method_options);
     signals_ = signal_state(o);
     py::gil_scoped_release release;
     it_ = std::make_unique<Integrator>(prob.dae, t0, t1, y, yp, choice, o);
@@ -806,13 +849,12 @@ Result solve_run(const std::shared_ptr<MassProblem>& prob,
 std::vector<ResultPtr> solve_many(const std::shared_ptr<MassProblem>& prob,
                                   const std::shared_ptr<BuiltinHolder>& builtin, double t0,
                                   double t1, const py::object& y0s, const py::object& params,
-                                  const std::string& method,
-                                  const std::optional<std::string>& tableau,
+                                  const std::string& method, const OptionValues& method_options,
                                   const py::dict& options, const py::tuple& args, bool pass_p,
                                   int threads) {
   if (!prob && !builtin) throw py::value_error("solve_many: no problem");
   Options o = make_options(options, {args, pass_p});
-  const MethodChoice choice = make_method(method, tableau);
+  const MethodChoice choice = make_method(method, method_options);
   const Matrix P = to_matrix(params, "params");  // N x np
   const long count = P.rows();
   Matrix Y0;
@@ -1130,6 +1172,7 @@ PYBIND11_MODULE(_daekit, m) {
       .def_property_readonly("controller", [](const Result& r) { return to_string(r.controller); })
       .def_readonly("jacobian_colours", &Result::jacobian_colours)
       .def_readonly("excluded_from_error_test", &Result::excluded_from_error_test)
+      .def_property_readonly("method_options", &method_options_dict)
       .def_readonly("global_error", &Result::global_error)
       .def_readonly("global_error_component", &Result::global_error_component)
       .def_readonly("warnings", &Result::warnings)
@@ -1156,9 +1199,10 @@ PYBIND11_MODULE(_daekit, m) {
 
   py::class_<PyIntegrator>(m, "Integrator")
       .def(py::init<const MassProblem&, double, double, const py::object&, const std::string&,
-                    const std::optional<std::string>&, const py::dict&, const py::tuple&, bool>())
+                    const OptionValues&, const py::dict&, const py::tuple&, bool>())
       .def(py::init<const ImplicitProblem&, double, double, const py::object&, const py::object&,
-                    const std::string&, const py::dict&, const py::tuple&, bool>())
+                    const std::string&, const OptionValues&, const py::dict&, const py::tuple&,
+                    bool>())
       .def("step", &PyIntegrator::step)
       .def("solve_until", &PyIntegrator::solve_until, py::arg("t"), py::arg("stop_exactly") = false)
       .def("model_changed", &PyIntegrator::model_changed)
@@ -1173,6 +1217,7 @@ PYBIND11_MODULE(_daekit, m) {
       .def("take_result", &PyIntegrator::take_result);
 
   // Methods.
+  m.def("_method_option_values", &method_option_values);
   m.def("_methods", [] {
     py::list l;
     for (const MethodInfo& mi : registered_methods()) {
@@ -1196,6 +1241,7 @@ PYBIND11_MODULE(_daekit, m) {
       d["reference"] = mi.reference;
       d["summary"] = mi.summary();
       d["capabilities"] = caps;
+      d["options"] = method_options_list(mi);
       l.append(d);
     }
     return l;

@@ -263,6 +263,7 @@ struct Integrator::Impl : public DenseSource {
     result.fixed_step = opt.fixed_step;
     result.controller = opt.controller;
     result.jacobian_colours = method->jacobian_colours();
+    result.method_options = method->used_options();
     if (caps.own_step_control) {
       const Options defaults;
       std::string unused;
@@ -563,6 +564,13 @@ struct Integrator::Impl : public DenseSource {
       const double drift =
           opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
+      if (std::abs(h) < opt.hmin) [[unlikely]] {             // Options::hmin (scipy's min_step)
+        if (last_rejected && dir * (target - t) > opt.hmin)  // a retry below it, not the last
+          return fail(Status::StepSizeTooSmall, "step size " + fmt(h) + " at t = " + fmt(t) +
+                                                    " is below hmin (min_step) = " + fmt(opt.hmin) +
+                                                    " after a failed step");
+        if (!last_rejected) h = dir * opt.hmin;  // a first step, a proposal after an accepted one
+      }
       const StepEnd end = step_end(t, target, dir, drift,
                                    std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
                                    last_rejected, h);

@@ -86,6 +86,10 @@ void Options::validate(int n) const {
   if (!(h0 >= 0.0) || !std::isfinite(h0)) bad("h0 must be >= 0 (0 = automatic), got " + num(h0));
   if (!(hmax >= 0.0) || !std::isfinite(hmax))
     bad("hmax must be >= 0 (0 = no limit), got " + num(hmax));
+  if (!(hmin >= 0.0) || !std::isfinite(hmin))
+    bad("hmin must be >= 0 (0 = no limit), got " + num(hmin));
+  if (hmax > 0.0 && hmin > hmax) bad("hmin = " + num(hmin) + " exceeds hmax = " + num(hmax));
+  if (h0 > 0.0 && h0 < hmin) bad("h0 = " + num(h0) + " is below hmin = " + num(hmin));
   if (fixed_step && !(h0 > 0.0)) bad("fixed_step needs a positive h0");
   if (max_steps <= 0) bad("max_steps must be positive, got " + std::to_string(max_steps));
   if (!(safety > 0.0) || !(safety <= 1.0)) bad("safety must lie in (0, 1], got " + num(safety));

@@ -116,6 +116,20 @@ std::string Result::full_report() const {
     for (int i : excluded_from_error_test) os << " " << i;
     os << "\n";
   }
+  if (!method_options.empty()) {
+    os << "  method options       ";
+    size_t width = 23;  // wrapped at 100 columns
+    for (const MethodOptionValue& v : method_options) {
+      const std::string item = " " + v.name + "=" + v.value;
+      if (width + item.size() > 100) {
+        os << "\n                       ";
+        width = 23;
+      }
+      os << item;
+      width += item.size();
+    }
+    os << "\n";
+  }
   os << "\n  statistics\n";
   for (const StatsField& f : stats_fields())
     line(os, "  %-13s %10ld  %s\n", f.key, stats.*(f.member), f.meaning);

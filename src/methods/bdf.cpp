@@ -54,6 +54,8 @@ constexpr double kAlgebraicSmoothness = 0.3;
 // callback or differences) of larger n, leaves the filter off.
 constexpr int kMaxDenseFilter = 1000;
 
+const OptionTable<BdfOptions>& bdf_option_table();  // next to the registration
+
 class Bdf final : public Method {
  public:
   Bdf(const BdfOptions& opt, const MethodInput& in) : opt_(opt), stats_(*in.stats) {
@@ -334,6 +336,10 @@ class Bdf final : public Method {
   }
   std::string linear_solver() const override { return lu_->name(); }
   int jacobian_colours() const override { return sys_->jacobian_colours(); }
+
+  std::vector<MethodOptionValue> used_options() const override {
+    return bdf_option_table().values(opt_);
+  }
 
  private:
   bool start_at(double t0, const Vector& y0, std::string& message) {
@@ -1010,11 +1016,40 @@ class Bdf final : public Method {
 
 }  // namespace
 
+namespace {
+
+/// The options of "bdf" (BdfOptions; exact_history is for C++ tests and studies only).
+const OptionTable<BdfOptions>& bdf_option_table() {
+  using O = BdfOptions;
+  static const OptionTable<O> table =
+      OptionTable<O>()
+          .integer("max_order", &O::max_order, 1, 5, "highest order of the variable-order BDF")
+          .integer("fixed_order", &O::fixed_order, 0, 5,
+                   "0: variable order; k: the order is held at k once reached (k <= max_order)")
+          .flag("exclude_algebraic_from_error", &O::exclude_algebraic_from_error,
+                "leave every algebraic component out of the error test (IDA's suppressalg) "
+                "instead of the default, the components of index >= 2")
+          .flag("filter_algebraic_error", &O::filter_algebraic_error,
+                "filter the algebraic directions of the error estimate through the iteration "
+                "matrix (no effect on ODEs)")
+          .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
+                   "corrector iterations per step before the step is retried (DASSL's MAXIT)")
+          .integer("min_newton_iterations", &O::min_newton_iterations, 1, kNoLimit,
+                   "iterations before a converged iterate is accepted (1: DASSL's and IDA's "
+                   "rule)")
+          .real("newton_tolerance", &O::newton_tolerance, Bounds::above(0),
+                "bound on the estimated error of the Newton iterate (weighted norm)");
+  return table;
+}
+
+}  // namespace
+
 MethodRegistration bdf_method() {
   MethodRegistration r;
   r.info.name = "bdf";
   r.info.title = "variable-order (1-5), variable-step BDF in DASSL/IDA form, index 1-2";
-  r.info.reference = "Brenan-Campbell-Petzold ch. 5 (DASSL); NOTES-004.md ch. 4";
+  r.info.reference =
+      "Brenan-Campbell-Petzold ch. 5 (DASSL); Bendtsen-Thomsen (eds.), IMM-REP-1999-8, ch. 4";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.implicit_form = true;
@@ -1028,6 +1063,7 @@ MethodRegistration bdf_method() {
     o.validate();
     return std::make_unique<Bdf>(o, in);
   };
+  describe_options(r, bdf_option_table);
   return r;
 }
 

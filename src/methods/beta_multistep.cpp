@@ -220,6 +220,8 @@ void lagrange_weights(const std::vector<double>& t, int count, double s, std::ve
       if (l != j) w[static_cast<size_t>(j)] *= (s - t[l]) / (t[j] - t[l]);
 }
 
+const OptionTable<BetaMultistepOptions>& beta_multistep_option_table();  // next to the registration
+
 class BetaMultistep final : public Method {
  public:
   BetaMultistep(const BetaMultistepOptions& opt, const MethodInput& in)
@@ -565,6 +567,10 @@ class BetaMultistep final : public Method {
   std::string linear_solver() const override { return lu_->name(); }
   int jacobian_colours() const override { return sys_.jacobian_colours(); }
 
+  std::vector<MethodOptionValue> used_options() const override {
+    return beta_multistep_option_table().values(opt_);
+  }
+
  private:
   bool start_at(double t0, const Vector& y0, std::string& message) {
     const std::string s = els_.check_structure(t0, y0);
@@ -872,6 +878,45 @@ class BetaMultistep final : public Method {
 
 }  // namespace
 
+namespace {
+
+/// The options of "beta-multistep" (BetaMultistepOptions; exact_start is for C++ tests and
+/// studies only).
+const OptionTable<BetaMultistepOptions>& beta_multistep_option_table() {
+  using O = BetaMultistepOptions;
+  static const OptionTable<O> table =
+      OptionTable<O>()
+          .choice<MultistepFamily>("family", &O::family,
+                                   {{"bdf", MultistepFamily::BDF},
+                                    {"dcbdf", MultistepFamily::DCBDF},
+                                    {"adams-moulton", MultistepFamily::AdamsMoulton}},
+                                   "the k-step formula (rho, sigma): BDFk, DCBDFk or AMk")
+          .integer("steps", &O::k, 1, 12,
+                   "steps k (bdf, dcbdf: 1..6; adams-moulton: 1..12); beta-blocked DCBDFk and "
+                   "AMk have order k + 1 in x, k in lambda")
+          .choice<MultiplierScheme>("scheme", &O::scheme,
+                                    {{"standard", MultiplierScheme::Standard},
+                                     {"beta-blocked", MultiplierScheme::BetaBlocked},
+                                     {"compound", MultiplierScheme::Compound},
+                                     {"commuted", MultiplierScheme::Commuted}},
+                                    "treatment of the multipliers: (1.2), beta-blocked (2.4), "
+                                    "compound (3.2) or commuted (2.6) of paper 003")
+          .real("c", &O::c, Bounds::any(),
+                "blocking constant of tau = c nabla^k; auto: DCBDF -1/(k+1), AM1..3 -1/2, "
+                "-0.15, -0.1, BDF 0",
+                "auto")
+          .integer("start_stages", &O::start_stages, 0, 9,
+                   "Radau IIA stages of the starting steps (0: max(3, k + 1))")
+          .integer("start_substeps", &O::start_substeps, 1, kNoLimit, "substeps per starting step")
+          .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
+                   "Newton iterations per step before the step is retried")
+          .real("newton_tolerance", &O::newton_tolerance, Bounds::above(0),
+                "bound on theta / (1 - theta) |dy| in the weighted norm");
+  return table;
+}
+
+}  // namespace
+
 MethodRegistration beta_multistep_method() {
   MethodRegistration r;
   r.info.name = BetaMultistepOptions::method_name;
@@ -900,6 +945,7 @@ MethodRegistration beta_multistep_method() {
                             "Euler-Lagrange DAEs (use euler_lagrange_form())");
     return std::make_unique<BetaMultistep>(o, in);
   };
+  describe_options(r, beta_multistep_option_table);
   return r;
 }
 

@@ -42,6 +42,8 @@ namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
+const OptionTable<DirkOptions>& dirk_option_table();  // next to the registration
+
 class Dirk final : public MassMatrixMethod {
  public:
   Dirk(const MassMatrixDae& dae, const DirkOptions& options, const MethodInput& in)
@@ -345,6 +347,10 @@ class Dirk final : public MassMatrixMethod {
   std::string linear_solver() const override { return lu_.empty() ? "" : lu_[0]->name(); }
   int jacobian_colours() const override { return differenced_jacobian_colours(); }
 
+  std::vector<MethodOptionValue> used_options() const override {
+    return dirk_option_table().values(opt_);
+  }
+
  private:
   void reset_state() {
     first_ = true;
@@ -495,12 +501,38 @@ class Dirk final : public MassMatrixMethod {
 
 }  // namespace
 
+namespace {
+
+/// The options of "dirk" (DirkOptions; its projection is Options::projection).
+const OptionTable<DirkOptions>& dirk_option_table() {
+  using O = DirkOptions;
+  static const OptionTable<O> table =
+      OptionTable<O>()
+          .tableau("tableau", &O::tableau,
+                   "a diagonally implicit tableau (SDIRK, ESDIRK); without an embedded formula "
+                   "only constant steps")
+          .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
+                   "Newton iterations per stage before the step is retried")
+          .real("newton_tolerance", &O::newton_tolerance, Bounds::at_least(0),
+                "bound on the Newton error estimate; 0: max(10 eps / rtol, min(0.03, "
+                "sqrt(rtol)))")
+          .real("jacobian_reuse_theta", &O::jacobian_reuse_theta, Bounds::open(0, 1),
+                "keep the Jacobian while Newton's contraction rate stays below this")
+          .real("lu_reuse_low", &O::lu_reuse_low, Bounds::left_open(0, 1),
+                "keep h and the LU while h_new / h lies in [lu_reuse_low, lu_reuse_high]")
+          .real("lu_reuse_high", &O::lu_reuse_high, Bounds::at_least(1), "upper end of that band");
+  return table;
+}
+
+}  // namespace
+
 MethodRegistration dirk_method() {
   MethodRegistration r;
   r.info.name = "dirk";
   r.info.title = "diagonally implicit RK (SDIRK, ESDIRK; default Kvaerno's ESDIRK 4(3)), index 1";
   r.info.reference =
-      "Hairer-Wanner II, IV.6 (SDIRK4); Kvaerno, BIT 44 (2004) 489-502 (ESDIRK); NOTES-004 2.4";
+      "Hairer-Wanner II, IV.6 (SDIRK4); Kvaerno, BIT 44 (2004) 489-502 (ESDIRK); Bendtsen-Thomsen "
+      "(eds.), IMM-REP-1999-8, 2.4";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.max_index = 3;
@@ -512,6 +544,7 @@ MethodRegistration dirk_method() {
     o.validate();
     return std::make_unique<Dirk>(*in.mass_form, o, in);
   };
+  describe_options(r, dirk_option_table);
   return r;
 }
 

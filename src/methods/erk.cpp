@@ -29,6 +29,8 @@ void ErkOptions::validate() const {
 
 namespace {
 
+const OptionTable<ErkOptions>& erk_option_table();  // next to the registration
+
 class Erk final : public Method {
  public:
   Erk(const MassMatrixDae& dae, const ErkOptions& options, const MethodInput& in)
@@ -244,6 +246,10 @@ class Erk final : public Method {
   }
   std::string linear_solver() const override { return na_ > 0 ? "dense LU (g_z)" : "none"; }
 
+  std::vector<MethodOptionValue> used_options() const override {
+    return erk_option_table().values(opt_);
+  }
+
  private:
   StepAttempt fail(const char* detail, AttemptOutcome outcome = AttemptOutcome::NewtonFailed) {
     StepAttempt res;
@@ -335,12 +341,30 @@ class Erk final : public Method {
 
 }  // namespace
 
+namespace {
+
+/// The options of "erk" (ErkOptions).
+const OptionTable<ErkOptions>& erk_option_table() {
+  using O = ErkOptions;
+  static const OptionTable<O> table =
+      OptionTable<O>()
+          .tableau("tableau", &O::tableau,
+                   "an explicit tableau; without an embedded formula only constant steps")
+          .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
+                   "Newton iterations for the algebraic equations at a stage");
+  return table;
+}
+
+}  // namespace
+
 MethodRegistration erk_method() {
   MethodRegistration r;
   r.info.name = "erk";
   r.info.title =
       "explicit RK (default DOPRI5); state-space form for semi-explicit index 1 (non-stiff)";
-  r.info.reference = "NOTES-004 2.2.1 (state-space form), 2.4.1; Hairer-Norsett-Wanner I, II.5";
+  r.info.reference =
+      "Bendtsen-Thomsen (eds.), IMM-REP-1999-8, 2.2.1 (state-space form), 2.4.1; "
+      "Hairer-Norsett-Wanner I, II.5";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.max_index = 1;
@@ -354,6 +378,7 @@ MethodRegistration erk_method() {
     o.validate();
     return std::make_unique<Erk>(*in.mass_form, o, in);
   };
+  describe_options(r, erk_option_table);
   return r;
 }
 

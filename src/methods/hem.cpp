@@ -38,6 +38,8 @@ std::unique_ptr<Index2System> make_system(const MethodInput& in) {
   return sys;
 }
 
+const OptionTable<HemOptions>& hem_option_table();  // next to the registration
+
 class Hem final : public Index2Method {
  public:
   Hem(const HemOptions& opt, const MethodInput& in)
@@ -156,6 +158,10 @@ class Hem final : public Index2Method {
           h_last_;
   }
   std::string linear_solver() const override { return s_lu_->name(); }
+
+  std::vector<MethodOptionValue> used_options() const override {
+    return hem_option_table().values(opt_);
+  }
 
  private:
   // y' = M^{-1} f (M = I for the Hessenberg form).
@@ -329,6 +335,26 @@ class Hem final : public Index2Method {
 
 }  // namespace
 
+namespace {
+
+/// The options of "hem" (HemOptions).
+const OptionTable<HemOptions>& hem_option_table() {
+  using O = HemOptions;
+  static const OptionTable<O> table =
+      OptionTable<O>()
+          .choice<std::string>("tableau", &O::tableau, {{"hem4", "hem4"}, {"bh3", "bh3"}},
+                               "Brasey-Hairer tableau: hem4 (5 stages, order 4) or bh3 (3 "
+                               "stages, order 3)")
+          .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
+                   "Newton iterations per stage before the step is retried")
+          .real("newton_tolerance", &O::newton_tolerance, Bounds::at_least(0),
+                "bound on theta / (1 - theta) |dLambda|; 0: max(10 eps / rtol, min(0.03, "
+                "sqrt(rtol)))");
+  return table;
+}
+
+}  // namespace
+
 MethodRegistration hem_method() {
   MethodRegistration r;
   r.info.name = "hem";
@@ -347,6 +373,7 @@ MethodRegistration hem_method() {
     o.validate();
     return std::make_unique<Hem>(o, in);
   };
+  describe_options(r, hem_option_table);
   return r;
 }
 

@@ -219,6 +219,9 @@ class Method {
   /// columns groups of its finite-difference Jacobian (0 for analytic Jacobians).
   virtual std::string linear_solver() const { return ""; }
   virtual int jacobian_colours() const { return 0; }
+  /// The values of the method's registered options (MethodInfo::options) in this solve, read
+  /// from the options the method object holds (Result::method_options; default: none).
+  virtual std::vector<MethodOptionValue> used_options() const { return {}; }
 };
 
 }  // namespace daekit

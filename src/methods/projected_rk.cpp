@@ -39,6 +39,8 @@ void ProjectedRkOptions::validate() const {
 
 namespace {
 
+const OptionTable<ProjectedRkOptions>& projected_rk_option_table();  // next to the registration
+
 class ProjectedRk final : public MassMatrixMethod {
  public:
   ProjectedRk(const MassMatrixDae& dae, const ProjectedRkOptions& opt, const MethodInput& in)
@@ -310,6 +312,10 @@ class ProjectedRk final : public MassMatrixMethod {
   DenseSegment segment() const override { return seg_; }
   std::string linear_solver() const override { return lu_->name(); }
 
+  std::vector<MethodOptionValue> used_options() const override {
+    return projected_rk_option_table().values(opt_);
+  }
+
  private:
   StepAttempt fail(AttemptOutcome outcome, const char* detail) {
     StepAttempt res;
@@ -345,6 +351,32 @@ class ProjectedRk final : public MassMatrixMethod {
 
 }  // namespace
 
+namespace {
+
+/// The options of "projected-rk" (ProjectedRkOptions; its projection is Options::projection).
+const OptionTable<ProjectedRkOptions>& projected_rk_option_table() {
+  using O = ProjectedRkOptions;
+  using U = O::AlgebraicUpdate;
+  static const OptionTable<O> table =
+      OptionTable<O>()
+          .tableau("tableau", &O::tableau,
+                   "an implicit tableau with A invertible (or an explicit first stage, stiffly "
+                   "accurate)")
+          .choice<U>("algebraic_update", &O::algebraic_update,
+                     {{"epsilon-embedding", U::EpsilonEmbedding}, {"state-space", U::StateSpace}},
+                     "update of the algebraic components at the end of a step (index 1)")
+          .flag("allow_unproven_tableau", &O::allow_unproven_tableau,
+                "run at index 3 with a tableau that fails (B1)-(B3) of paper 000 (a warning says "
+                "which)")
+          .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
+                   "Newton iterations per step")
+          .real("newton_tolerance", &O::newton_tolerance, Bounds::above(0),
+                "bound on the Newton increment (scaled by (atol + rtol |y|) / |h|^(index - 1))");
+  return table;
+}
+
+}  // namespace
+
 MethodRegistration projected_rk_method() {
   MethodRegistration r;
   r.info.name = "projected-rk";
@@ -364,6 +396,7 @@ MethodRegistration projected_rk_method() {
     o.validate();
     return std::make_unique<ProjectedRk>(*in.mass_form, o, in);
   };
+  describe_options(r, projected_rk_option_table);
   return r;
 }
 

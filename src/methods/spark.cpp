@@ -59,6 +59,8 @@ std::unique_ptr<Index2System> make_system(const MethodInput& in, const SparkOpti
   return std::make_unique<Index2System>(*in.mass_form, o.mass_form_part - 1, *in.guard, *in.stats);
 }
 
+const OptionTable<SparkOptions>& spark_option_table();  // next to the registration
+
 class Spark final : public Index2Method {
  public:
   Spark(const SparkOptions& opt, const MethodInput& in)
@@ -192,6 +194,10 @@ class Spark final : public Index2Method {
     out = (work_plus_ - work_minus_) / (2 * e);
   }
   std::string linear_solver() const override { return lu_[0].lu->name(); }
+
+  std::vector<MethodOptionValue> used_options() const override {
+    return spark_option_table().values(opt_);
+  }
 
  private:
   void forget_history() override { history_ = false; }
@@ -586,6 +592,28 @@ class Spark final : public Index2Method {
 
 }  // namespace
 
+namespace {
+
+/// The options of "spark" (SparkOptions).
+const OptionTable<SparkOptions>& spark_option_table() {
+  using O = SparkOptions;
+  static const OptionTable<O> table =
+      OptionTable<O>()
+          .integer("stages", &O::stages, 2, 9, "Lobatto stages s: order 2s - 2 in y")
+          .integer("mass_form_part", &O::mass_form_part, 2, 5,
+                   "for M y' = f: the Lobatto family that integrates f (2..5: IIIB, IIIC, "
+                   "IIIC*, IIID)")
+          .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
+                   "Newton iterations per step before the step is retried")
+          .real("newton_tolerance", &O::newton_tolerance, Bounds::at_least(0),
+                "bound on theta / (1 - theta) |dx| (weighted); 0: max(10 eps / rtol, 0.003)")
+          .real("jacobian_reuse_rate", &O::jacobian_reuse_rate, Bounds::right_open(0, 1),
+                "keep the Jacobians for the next step while Newton's rate stayed below this");
+  return table;
+}
+
+}  // namespace
+
 MethodRegistration spark_method() {
   MethodRegistration r;
   r.info.name = "spark";
@@ -604,6 +632,7 @@ MethodRegistration spark_method() {
     o.validate();
     return std::make_unique<Spark>(o, in);
   };
+  describe_options(r, spark_option_table);
   return r;
 }
 

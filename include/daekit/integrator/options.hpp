@@ -143,8 +143,13 @@ struct Options {
   /// 25-tolerance sweep: 88 s with it, 33 s without).
   bool global_error_check = false;
 
-  double h0 = 0.0;          ///< initial step size; 0 = the method's choice
-  double hmax = 0.0;        ///< largest step size; 0 = |t_end - t0|
+  double h0 = 0.0;    ///< initial step size; 0 = the method's choice
+  double hmax = 0.0;  ///< largest step size; 0 = |t_end - t0|
+  /// Smallest step size (scipy's LSODA min_step): a first step or a step proposed after an
+  /// accepted one is raised to it; a retry after a failed step that would be smaller ends the
+  /// solve with Status::StepSizeTooSmall naming hmin (the last step to t_end, or to a stop
+  /// time, may be shorter); 0 = only the resolution of t. Not above hmax, not above h0.
+  double hmin = 0.0;
   long max_steps = 100000;  ///< step attempts before giving up (Status::MaxStepsExceeded)
   /// Constant steps of size h0 without error control (convergence-order studies). A step whose
   /// Newton iteration fails ends the solve with Status::RepeatedNewtonFailure.

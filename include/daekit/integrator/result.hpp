@@ -1,7 +1,8 @@
 // Result of a solve: status and message, the trajectory (every accepted step and/or the
 // requested output times) as n x N matrices, dense output over the whole interval when
 // requested, events, statistics (core/stats.hpp), constraint drift monitors, what was given
-// and what was used (tolerances, linear solver, options a method does not use), warnings, and
+// and what was used (tolerances, linear solver, the method's options, options a method does
+// not use), warnings, and
 // a brief and a full report (Ceres' BriefReport / FullReport). The CLI prints report() and
 // adds nothing of its own.
 #pragma once
@@ -13,6 +14,7 @@
 #include "daekit/core/dense_output.hpp"
 #include "daekit/core/types.hpp"
 #include "daekit/integrator/options.hpp"
+#include "daekit/methods/registry.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
 
 namespace daekit {
@@ -92,6 +94,9 @@ struct Result {
   Controller controller = Controller::Gustafsson;  ///< step-size controller (unused by bdf)
   int jacobian_colours = 0;  ///< f-evaluations per difference Jacobian (0: analytic)
   std::vector<int> excluded_from_error_test;
+  /// The values of the method's registered options in this solve, as the method object reports
+  /// them (MethodInfo::options; `daekit methods NAME`), in the order of its description.
+  std::vector<MethodOptionValue> method_options;
   std::vector<std::string> warnings;  ///< options not honoured, suspicious results
 
   /// Options::global_error_check: the estimated error of y in units of the tolerance (max over

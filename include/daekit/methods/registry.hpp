@@ -1,12 +1,25 @@
-// The method registry: every method family registers a name, its capabilities and a factory
-// (src/methods/registry.cpp lists the families, one line each). solve(), the Integrator, the
-// CLI (`daekit methods`, `--method`) and the Python module choose methods by name from here.
+// The method registry: every method family registers a name, its capabilities, the description
+// of its options and a factory (src/methods/registry.cpp lists the families, one line each).
+// solve(), the Integrator, the CLI (`daekit methods [NAME]`, `--method`, `--option`) and the
+// Python module choose methods by name and set their options by name from here.
+//
+// Method options. Each family describes its options once, next to its registration
+// (src/methods/<family>.cpp): name, type, default, valid range or choices, one line of
+// documentation, and the field of the C++ options struct (Radau5Options, SparkOptions, ...)
+// it fills. From that one description: `daekit methods NAME` prints them, a MethodChoice is
+// built from option values given as text (the CLI's `--option NAME=VALUE`, Python's keyword
+// arguments) and checked, and a solve reports the values its method used
+// (Result::method_options). Adding an option to a description adds it to every front end.
+// Fields of the structs that are not described are C++-only (functions such as
+// BdfOptions::exact_history) or duplicates of Options (the structs' `projection`).
 #pragma once
 
 #include <any>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "daekit/core/sparsity.hpp"
@@ -65,13 +78,52 @@ struct MethodCapabilities {
   LinearSolverSet linear_solvers = LinearSolverSet::all();
 };
 
+/// The type of a method option's value (its text form: "true"/"false", an integer, a plain
+/// decimal number, one of the choices, a tableau name of tableau_by_name()).
+enum class OptionType { Bool, Int, Double, Choice, Tableau };
+/// "bool", "int", "double", "choice", "tableau".
+const char* to_string(OptionType type);
+
+/// One option of a method, as registered with it.
+struct MethodOption {
+  std::string name;  ///< e.g. "stages"
+  OptionType type = OptionType::Int;
+  std::string default_value;  ///< as text: the default of the C++ options struct
+  std::string doc;            ///< one line
+  /// Int and Double: the valid interval (a bound is included unless it is open; infinite: none).
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = false, max_open = false;
+  /// Choice: the valid values. Int: when not empty, the only valid values (radau's stages).
+  std::vector<std::string> choices;
+  /// Double: a word standing for "chosen by the method" (NaN in the struct), e.g. "auto".
+  std::string automatic;
+  /// The valid values in words: "2..9", ">= 1", "(0, 1)", "true or false", "hem4, bh3",
+  /// "a tableau name" (method_option_values() lists the named tableaus a method accepts).
+  std::string range() const;
+};
+
+/// An option's value in a solve, as the method object reports it (Result::method_options).
+struct MethodOptionValue {
+  std::string name;
+  OptionType type = OptionType::Int;
+  std::string value;  ///< as text, in the form the option takes
+};
+
+/// Option values as text, by name: the CLI's `--option NAME=VALUE`, Python's keywords.
+using OptionValues = std::vector<std::pair<std::string, std::string>>;
+
 struct MethodInfo {
   std::string name;       ///< e.g. "radau5"
   std::string title;      ///< one line
   std::string reference;  ///< papers / codes it follows
   MethodCapabilities capabilities;
+  /// The method's options, in the order of its description.
+  std::vector<MethodOption> options;
   /// "M y' = f", "F(t, y, y') = 0" or both, the index range and the order, for listings.
   std::string summary() const;
+  /// The option called `name`, or nullptr.
+  const MethodOption* option(const std::string& name) const;
 };
 
 /// All registered methods, in registration order.
@@ -79,13 +131,24 @@ const std::vector<MethodInfo>& registered_methods();
 std::vector<std::string> method_names();
 /// The method called `name`; throws InvalidArgument listing the valid names otherwise.
 const MethodInfo& method_info(const std::string& name);
+/// The valid values of option `option` of method `method` where they form a list: a Choice's
+/// choices, an Int's set, and for a Tableau the tableaus of tableau_names() the method accepts
+/// (found by trying each; computed once per process). Empty for intervals and booleans.
+/// Throws InvalidArgument for an unknown method or option.
+std::vector<std::string> method_option_values(const std::string& method, const std::string& option);
 
-/// A method chosen by name ("radau5") or by its options struct (Radau5Options{...}, whose
-/// static member `method_name` names it).
+/// A method chosen by name ("radau5"), by its options struct (Radau5Options{...}, whose
+/// static member `method_name` names it), or by name and option values as text.
 class MethodChoice {
  public:
   MethodChoice(const char* name) : name_(name) {}             // NOLINT: implicit by design
   MethodChoice(std::string name) : name_(std::move(name)) {}  // NOLINT
+  /// Method `name` with the options `values` (the others at their defaults), converted by the
+  /// method's registered description into its options struct and validated. Throws
+  /// InvalidArgument naming the method, the option and the valid values or range for an
+  /// unknown method or option, an option given twice, a value of the wrong type or out of
+  /// range, or a combination the method refuses (its options struct's validate()).
+  MethodChoice(std::string name, const OptionValues& values);
   template <typename Options, typename = decltype(Options::method_name)>
   MethodChoice(const Options& options)  // NOLINT
       : name_(Options::method_name), options_(options) {}
