@@ -46,10 +46,8 @@ Matrix rect_map_jacobian(const Vector& x) {
 }
 
 SparseMatrix rect_pattern(int rows, int cols, const std::vector<std::pair<int, int>>& entries) {
-  std::vector<Eigen::Triplet<double, int>> t;
-  for (const auto& [i, j] : entries) t.emplace_back(i, j, 1.0);
   SparseMatrix m(rows, cols);
-  m.setFromTriplets(t.begin(), t.end());
+  for (const auto& [i, j] : entries) m.insert(i, j) = 1.0;  // the entries are distinct
   m.makeCompressed();
   return m;
 }

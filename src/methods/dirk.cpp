@@ -116,13 +116,9 @@ class Dirk final : public MassMatrixMethod {
     index_.resize(n);
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
     max_index_ = dae.max_index();
-    NewtonMonitor::Settings ns;
-    ns.max_iterations = opt_.max_newton_iterations;
-    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
-    ns.divergence = 0.99;
-    ns.predict_slow = true;
-    ns.memory = 0.8;
-    newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
+    // the tolerance follows rtol (start())
+    newton_ =
+        NewtonAttempt(NewtonMonitor::radau5(opt_.max_newton_iterations), *in.guard, *in.stats);
     newton_.watch_jacobian(&jac_valid_, &jac_fresh_);
     reuse_ = ReusePolicy::radau5(opt_.jacobian_reuse_theta, opt_.lu_reuse_low, opt_.lu_reuse_high);
   }

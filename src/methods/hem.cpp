@@ -57,11 +57,8 @@ class Hem final : public Index2Method {
     U_.resize(n_, s_ + 1);
     F_.resize(n_, s_);
     Lambda_.resize(m_, s_);
-    NewtonMonitor::Settings ns;
+    NewtonMonitor::Settings ns;  // Successive, no early abandonment; the tolerance in start()
     ns.max_iterations = opt_.max_newton_iterations;
-    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
-    ns.divergence = 0.99;
-    ns.predict_slow = false;
     // no watch_jacobian: g_y and f_z are evaluated at the step's start (attempt()), fresh for a
     // retry at a smaller step
     newton_ = NewtonAttempt(ns, *in.guard, *in.stats);

@@ -89,11 +89,8 @@ class Spark final : public Index2Method {
     for (Vector& g : g_) g.resize(m_);
     avals_.resize(n_);
     allocate_segments();
-    NewtonMonitor::Settings ns;
+    NewtonMonitor::Settings ns;  // Successive, no early abandonment; the tolerance in start()
     ns.max_iterations = opt_.max_newton_iterations;
-    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
-    ns.divergence = 0.99;
-    ns.predict_slow = false;
     newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
     newton_.watch_jacobian(&jac_valid_, &jac_fresh_);
     // beta_j(theta) = int_0^theta l_j: monomial coefficients of theta^(d+1)

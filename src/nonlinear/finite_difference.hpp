@@ -30,6 +30,7 @@
 // Internal header (not installed).
 #pragma once
 
+#include <type_traits>
 #include <vector>
 
 #include "daekit/core/function_ref.hpp"
@@ -84,6 +85,17 @@ class FiniteDifferenceJacobian {
   /// on return unless an evaluation failed) and G_work (size of G0).
   static int evaluate_dense(Map G, VecIn x, VecIn G0, const Vector* typical, Vector& x_work,
                             Vector& G_work, MatOut J);
+  /// The same for a map that cannot fail (G(x, out) returns nothing).
+  template <typename F, typename = std::enable_if_t<
+                            std::is_void_v<std::invoke_result_t<F&, const Vector&, Vector&>>>>
+  static int evaluate_dense(F&& G, VecIn x, VecIn G0, const Vector* typical, Vector& x_work,
+                            Vector& G_work, MatOut J) {
+    auto map = [&G](const Vector& v, Vector& out) {
+      G(v, out);
+      return true;
+    };
+    return evaluate_dense(Map(map), x, G0, typical, x_work, G_work, J);
+  }
 
   /// The increment of the rule above for x_j with typical magnitude typical_j.
   static double increment(double x_j, double typical_j);

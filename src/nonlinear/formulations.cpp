@@ -29,11 +29,7 @@ void constraint_jacobian(const MechanicalSystem& sys, double t, VecIn q, MatOut 
   Vector qq(sys.nq), g0(m), g1(m);
   sys.g(t, q, g0, p);
   FiniteDifferenceJacobian::evaluate_dense(
-      [&](const Vector& x, Vector& out) {
-        sys.g(t, x, out, p);
-        return true;
-      },
-      q, g0, nullptr, qq, g1, G);
+      [&](const Vector& x, Vector& out) { sys.g(t, x, out, p); }, q, g0, nullptr, qq, g1, G);
 }
 
 void constraint_time_derivative(const MechanicalSystem& sys, double t, VecIn q, VecOut out,
@@ -459,19 +455,11 @@ bool project_index2(const SemiExplicitDae& dae, double t, VecOut x, VecIn p) {
     // B = f_z(y, z) at the current (projected) point, by forward differences
     dae.f(t, y, z, f0, p);
     FiniteDifferenceJacobian::evaluate_dense(
-        [&](const Vector& zz, Vector& out) {
-          dae.f(t, y, zz, out, p);
-          return true;
-        },
-        z, f0, nullptr, zw, f1, B);
+        [&](const Vector& zz, Vector& out) { dae.f(t, y, zz, out, p); }, z, f0, nullptr, zw, f1, B);
     // simplified Newton on g(y~ + B gamma) = 0 with G = g_y frozen at the start
     dae.g(t, y, z, g0, p);
     FiniteDifferenceJacobian::evaluate_dense(
-        [&](const Vector& yy, Vector& out) {
-          dae.g(t, yy, z, out, p);
-          return true;
-        },
-        y, g0, nullptr, yw, g1, G);
+        [&](const Vector& yy, Vector& out) { dae.g(t, yy, z, out, p); }, y, g0, nullptr, yw, g1, G);
     Eigen::PartialPivLU<Matrix> lu(G * B);
     NewtonMonitor newton(NewtonMonitor::without_rate(20));  // |B dgamma| <= 4 eps max(1, |y|)
     newton.begin(0.0);

@@ -23,12 +23,8 @@ void algebraic_jacobian(const SplitQuasiLinearDae& dae, VecIn x, Matrix& G) {
   }
   Vector g0(m), g1(m), xx(dae.n);
   dae.g2(x, g0);
-  FiniteDifferenceJacobian::evaluate_dense(
-      [&](const Vector& v, Vector& out) {
-        dae.g2(v, out);
-        return true;
-      },
-      x, g0, nullptr, xx, g1, G);
+  FiniteDifferenceJacobian::evaluate_dense([&](const Vector& v, Vector& out) { dae.g2(v, out); }, x,
+                                           g0, nullptr, xx, g1, G);
 }
 
 Matrix leading_matrix(const SplitQuasiLinearDae& dae, VecIn x) {
@@ -275,12 +271,8 @@ const ImpasseIndicator& ImpasseMonitor::operator()(VecIn x) {
     dae_.dg2(x, G_);
   } else {
     dae_.g2(x, g0_);
-    FiniteDifferenceJacobian::evaluate_dense(
-        [&](const Vector& v, Vector& out) {
-          dae_.g2(v, out);
-          return true;
-        },
-        x, g0_, nullptr, xx_, g1_, G_);
+    FiniteDifferenceJacobian::evaluate_dense([&](const Vector& v, Vector& out) { dae_.g2(v, out); },
+                                             x, g0_, nullptr, xx_, g1_, G_);
   }
   E_.bottomRows(m) = G_;
   svd_e_.compute(E_);

@@ -549,18 +549,10 @@ class HigherIndexStart {
       C.bottomRows(nfree) = C1;
       return true;
     };
-    GaussNewton gn(residual, jacobian, k_, options_);
-    Vector yd = y(D_), r;
-    const bool ok = gn.solve(yd, r);
-    iterations += gn.iterations;
-    if (!ok) {
-      if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
-        return callback_failure(message);
-      message = "projecting the differential components onto the constraints: " + gn.failure;
-      return false;
-    }
-    y(D_) = yd;
-    return true;
+    return solve_for(D_, residual, jacobian, k_,
+                     "projecting the differential components onto "
+                     "the constraints",
+                     y, message, iterations);
   }
 
   // z from f_A = 0 and the hidden constraints (tied rows of c1, c2 of the free rows)
@@ -599,27 +591,37 @@ class HigherIndexStart {
       }
       return true;
     };
-    GaussNewton gn(residual, jacobian, m_, options_);
-    Vector z = y(Z_), r;
-    const bool ok = gn.solve(z, r);
+    return solve_for(Z_, residual, jacobian, m_, "solving for the algebraic variables", y, message,
+                     iterations);
+  }
+
+  // The components `unknowns` of y by Gauss-Newton (the first `exact` rows of the residual
+  // exact); false with the message of a callback failure, of the rank deficiency the Jacobian
+  // found, or `what: why it stopped`.
+  bool solve_for(const std::vector<int>& unknowns, GaussNewton::Residual residual,
+                 GaussNewton::Jacobian jacobian, int exact, const char* what, Vector& y,
+                 std::string& message, int& iterations) {
+    GaussNewton gn(residual, jacobian, exact, options_);
+    Vector x = y(unknowns), r;
+    const bool ok = gn.solve(x, r);
     iterations += gn.iterations;
-    if (!ok) {
-      if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
-        return callback_failure(message);
-      if (rank_deficient_ > 0) {
-        message =
-            "the algebraic equations and the derivatives of the constraints (to the "
-            "second) leave " +
-            std::to_string(rank_deficient_) +
-            " directions of the algebraic variables undetermined (index higher than 3, "
-            "or constraints that are not rows of a Hessenberg DAE)";
-        return false;
-      }
-      message = "solving for the algebraic variables: " + gn.failure;
+    if (ok) {
+      y(unknowns) = x;
+      return true;
+    }
+    if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
+      return callback_failure(message);
+    if (rank_deficient_ > 0) {
+      message =
+          "the algebraic equations and the derivatives of the constraints (to the "
+          "second) leave " +
+          std::to_string(rank_deficient_) +
+          " directions of the algebraic variables undetermined (index higher than 3, "
+          "or constraints that are not rows of a Hessenberg DAE)";
       return false;
     }
-    y(Z_) = z;
-    return true;
+    message = std::string(what) + ": " + gn.failure;
+    return false;
   }
 
   MassMatrixSystem& sys_;

@@ -62,11 +62,8 @@ class InvariantGeometry {
       return;
     }
     FiniteDifferenceJacobian::evaluate_dense(
-        [&](const Vector& x, Vector& out) {
-          ode_.invariants.c(t, x, out);
-          return true;
-        },
-        y, c_, nullptr, yy_, c1_, C_);
+        [&](const Vector& x, Vector& out) { ode_.invariants.c(t, x, out); }, y, c_, nullptr, yy_,
+        c1_, C_);
   }
 
   OdeWithInvariants ode_;

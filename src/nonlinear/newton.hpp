@@ -54,6 +54,14 @@ class NewtonMonitor {
 
   NewtonMonitor() = default;
   explicit NewtonMonitor(const Settings& s) : s_(s) {}
+  /// RADAU5's iteration (Hairer-Wanner IV.8): Successive, diverging at theta >= 0.99, slow
+  /// iterations abandoned early, the factor's memory 0.8 (the tolerance is the method's).
+  static Settings radau5(int max_iterations) {
+    Settings s;
+    s.max_iterations = max_iterations;
+    s.predict_slow = true;
+    return s;
+  }
   /// RateEstimate::None: converged at a norm <= tolerance, at most max_iterations norms.
   static Settings without_rate(int max_iterations, double tolerance = 0.0) {
     Settings s;

@@ -41,12 +41,8 @@ bool project(const ManifoldEquations& eq, double t, VecOut y, double tol,
     ws.C.setZero();
     eq.jacobian(t, y, ws.C);
   } else {
-    FiniteDifferenceJacobian::evaluate_dense(
-        [&](const Vector& x, Vector& out) {
-          eq.c(t, x, out);
-          return true;
-        },
-        y, ws.c, nullptr, ws.yy, ws.c1, ws.C);
+    FiniteDifferenceJacobian::evaluate_dense([&](const Vector& x, Vector& out) { eq.c(t, x, out); },
+                                             y, ws.c, nullptr, ws.yy, ws.c1, ws.C);
   }
   ws.CCt.noalias() = ws.C * ws.C.transpose();
   ws.ldlt.compute(ws.CCt);

@@ -272,13 +272,15 @@ bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
     return true;
   }
   const int evaluations = fd_.evaluate(
-      [&](const Vector& x, Vector& out) {
-        ++stats_->nfev_jac;
-        if (!(*guard_)("f", t, [&] { dae_.f(t, x, out, p_ref_); })) return false;
-        return guard_->check_finite("f", t, out);
-      },
-      y, f0, nullptr, J);
+      [&](const Vector& x, Vector& out) { return f_for_differences(t, x, out, p_ref_); }, y, f0,
+      nullptr, J);
   return evaluations >= 0;
+}
+
+bool MassMatrixSystem::f_for_differences(double t, const VecIn& y, Vector& out, const VecIn& p) {
+  ++stats_->nfev_jac;
+  if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, p); })) return false;
+  return guard_->check_finite("f", t, out);
 }
 
 int MassMatrixSystem::parameter_colours() {
@@ -291,13 +293,9 @@ int MassMatrixSystem::parameter_colours() {
 bool MassMatrixSystem::parameter_jacobian(double t, const Vector& y, const Vector& f0, MatOut Jp,
                                           const Vector* typical) {
   parameter_colours();  // prepares the colouring
-  const int evaluations = fd_p_.evaluate(
-      [&](const Vector& q, Vector& out) {
-        ++stats_->nfev_jac;
-        if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, q); })) return false;
-        return guard_->check_finite("f", t, out);
-      },
-      p_, f0, typical, Jp);
+  const int evaluations =
+      fd_p_.evaluate([&](const Vector& q, Vector& out) { return f_for_differences(t, y, out, q); },
+                     p_, f0, typical, Jp);
   return evaluations >= 0;
 }
 
@@ -505,14 +503,19 @@ bool ImplicitSystem::iteration_matrix(double t, const Vector& y, const Vector& y
   // differences along (e_j, cj e_j): G(x) = F(t, x, yp + cj (x - y))
   const int evaluations = fd_.evaluate(
       [&](const Vector& x, Vector& out) {
-        ++stats_->nfev_jac;
         yp_work_ = yp;
         yp_work_ += cj * (x - y);
-        if (!(*guard_)("F", t, [&] { d.F(t, x, yp_work_, out, p_ref_); })) return false;
-        return guard_->check_finite("F", t, out);
+        return F_for_differences(t, x, yp_work_, out, p_ref_);
       },
       y, F0, typical, E);
   return evaluations >= 0;
+}
+
+bool ImplicitSystem::F_for_differences(double t, const VecIn& y, const VecIn& yp, Vector& out,
+                                       const VecIn& p) {
+  ++stats_->nfev_jac;
+  if (!(*guard_)("F", t, [&] { implicit_->F(t, y, yp, out, p); })) return false;
+  return guard_->check_finite("F", t, out);
 }
 
 bool ImplicitSystem::dF_dyp_dense(double t, const Vector& y, const Vector& yp, Matrix& D) {
@@ -544,11 +547,7 @@ bool ImplicitSystem::dF_dyp_dense(double t, const Vector& y, const Vector& yp, M
   if (!F(t, y, yp, F0)) return false;
   const Vector ones = Vector::Ones(n);
   return FiniteDifferenceJacobian::evaluate_dense(
-             [&](const Vector& x, Vector& out) {
-               ++stats_->nfev_jac;
-               if (!(*guard_)("F", t, [&] { d.F(t, y, x, out, p_); })) return false;
-               return guard_->check_finite("F", t, out);
-             },
+             [&](const Vector& x, Vector& out) { return F_for_differences(t, y, x, out, p_ref_); },
              yp, F0, &ones, yp_work_, F1, D) >= 0;
 }
 
@@ -608,14 +607,9 @@ bool ImplicitSystem::parameter_jacobian(double t, const Vector& y, const Vector&
     return true;
   }
   parameter_colours();
-  const ImplicitDae& d = *implicit_;
   const int evaluations = fd_p_.evaluate(
-      [&](const Vector& q, Vector& out) {
-        ++stats_->nfev_jac;
-        if (!(*guard_)("F", t, [&] { d.F(t, y, yp, out, q); })) return false;
-        return guard_->check_finite("F", t, out);
-      },
-      p_, F0, typical, Jp);
+      [&](const Vector& q, Vector& out) { return F_for_differences(t, y, yp, out, q); }, p_, F0,
+      typical, Jp);
   return evaluations >= 0;
 }
 

@@ -138,6 +138,8 @@ class MassMatrixSystem {
   // f_i = y_{i+m2} for i < m1 while the second-order block is eliminated (the linear solves
   // rely on it): otherwise a fatal failure naming the component
   bool second_order_holds(double t, const VecIn& y, const VecOut& f);
+  // out = f(t, y, p) for a difference quotient: guarded, counted in nfev_jac
+  bool f_for_differences(double t, const VecIn& y, Vector& out, const VecIn& p);
   int chain_m1_ = 0;
   MassMatrixDae dae_;
   Vector p_;
@@ -249,6 +251,8 @@ class ImplicitSystem {
 
  private:
   void setup_tags(int n, const std::vector<int>& index);
+  // out = F(t, y, yp, p) for a difference quotient: guarded, counted in nfev_jac
+  bool F_for_differences(double t, const VecIn& y, const VecIn& yp, Vector& out, const VecIn& p);
   void check_declared_pattern(double t, const VecIn& y, const VecIn& yp, const VecOut& F0);
   bool pattern_unchecked_ = false;
   int n_ = 0;
