@@ -245,3 +245,53 @@ TEST(NewtonAttemptReport, Index2DifferencesPerturbOnlyTheArgumentsOfEachMap) {
   EXPECT_NEAR(f_z(1, 0), -2.0 * y[1], 1e-7);
   EXPECT_EQ(g_y, J.g_y);
 }
+
+// hem evaluates g_y and f_z at the start of every step (the projection of its error estimate
+// needs them there): after a failed attempt the retry starts from the same point, and the
+// Jacobians it had are the ones it would evaluate. They were evaluated anew after every failure
+// (andrews-el at 1e-4: 108 Jacobians for 89 step starts).
+TEST(NewtonAttemptReport, HemKeepsItsJacobiansForARetryAtTheSamePoint) {
+  const BuiltinProblem b = make_builtin_problem("andrews-el");
+  Options o;
+  o.rtol = 1e-4;
+  o.atol = 1e-4 * (b.atol / b.rtol);
+  o.h0 = b.h0;
+  // the Jacobians of the start (the checks of the initial values, the first point): a run
+  // that stops after its first attempt
+  o.max_steps = 1;
+  const long at_start = solve(b.dae, b.t0, b.t_end, b.y0, "hem", o).stats.njac;
+  o.max_steps = 100000;
+  std::vector<double> starts;
+  int failed = 0;
+  o.trace = [&](const StepTrace& s) {
+    if (starts.empty() || starts.back() != s.t) starts.push_back(s.t);
+    failed +=
+        s.outcome != StepTrace::Outcome::Accepted && s.outcome != StepTrace::Outcome::Rejected;
+  };
+  const Result r = solve(b.dae, b.t0, b.t_end, b.y0, "hem", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_GT(failed, 0);  // the run has failed attempts to retry
+  // one Jacobian per further step start (the attempts from one point follow each other)
+  EXPECT_EQ(r.stats.njac, at_start + static_cast<long>(starts.size()) - 1)
+      << starts.size() << " step starts, " << failed << " failed attempts";
+}
+
+// The explicit methods' algebraic equations: a g_z that is singular where the step starts is
+// a singular iteration matrix (it was reported as "did not converge", a Newton failure).
+TEST(NewtonAttemptReport, ErkReportsASingularAlgebraicJacobian) {
+  MassMatrixDae dae;
+  dae.n = 2;
+  dae.name = "y1' = 1, 0 = y2^2 (g_z = 0 at y2 = 0)";
+  dae.mass = Matrix::Zero(2, 2);
+  dae.mass(0, 0) = 1.0;
+  dae.f = [](double, VecIn y, VecOut out) {
+    out[0] = 1.0;
+    out[1] = y[1] * y[1];
+  };
+  dae.jacobian = [](double, VecIn y, Matrix& J) { J(1, 1) = 2.0 * y[1]; };  // exactly 0 at 0
+  Options o;
+  o.rtol = o.atol = 1e-6;
+  const Result r = solve(dae, 0.0, 1.0, Vector::Zero(2), "erk", o);
+  EXPECT_EQ(r.status, Status::SingularMatrix) << r.message;
+  EXPECT_NE(r.message.find("g_z"), std::string::npos) << r.message;
+}
