@@ -306,14 +306,20 @@ class Spark final : public Index2Method {
     work_target_ = st.a0;
     work_target_.noalias() += st.h * (st.F * beta);
     const double t = st.t0 + theta * st.h;
-    for (int it = 0; it < 20; ++it) {
+    NewtonMonitor newton(NewtonMonitor::without_rate(20));  // |dy| <= 1e-14 (1 + |y|)
+    newton.begin(0.0);
+    for (;;) {
       if (!sys_->a(t, y, avals_)) return false;
       avals_ -= work_target_;
       a_lu_->solve_in_place(avals_);
       y -= avals_;
-      if (avals_.cwiseAbs().maxCoeff() <= 1e-14 * (1.0 + y.cwiseAbs().maxCoeff())) return true;
+      newton.settings().tolerance = 1e-14 * (1.0 + y.cwiseAbs().maxCoeff());
+      const NewtonMonitor::Verdict v = newton.next(avals_.cwiseAbs().maxCoeff());
+      if (v == NewtonMonitor::Verdict::NonFinite) return false;
+      // converged, or 20 iterations: the stage accuracy is far above what the remaining
+      // increment changes
+      if (v != NewtonMonitor::Verdict::Continue) return true;
     }
-    return true;  // the stage accuracy is far above what the remaining increment changes
   }
 
   // E of (3.7) at the frozen Jacobians, for step size h (block layout: Y_1..Y_s, y1, Z_1..Z_s
