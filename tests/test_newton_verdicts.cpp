@@ -282,12 +282,8 @@ TEST(NewtonAttemptReport, ErkReportsASingularAlgebraicJacobian) {
   MassMatrixDae dae;
   dae.n = 2;
   dae.name = "y1' = 1, 0 = y2^2 (g_z = 0 at y2 = 0)";
-  dae.mass = Matrix::Zero(2, 2);
-  dae.mass(0, 0) = 1.0;
-  dae.f = [](double, VecIn y, VecOut out) {
-    out[0] = 1.0;
-    out[1] = y[1] * y[1];
-  };
+  dae.mass = Eigen::Vector2d(1.0, 0.0).asDiagonal();
+  dae.f = [](double, VecIn y, VecOut out) { out << 1.0, y[1] * y[1]; };
   dae.jacobian = [](double, VecIn y, Matrix& J) { J(1, 1) = 2.0 * y[1]; };  // exactly 0 at 0
   Options o;
   o.rtol = o.atol = 1e-6;
