@@ -21,22 +21,29 @@ Sparsity Sparsity::sparse(SparseMatrix pattern) {
   return s;
 }
 
-void Sparsity::validate(int n, const char* what) const {
+void Sparsity::validate(int rows, int cols, const char* what) const {
+  const auto shape = [](int r, int c) { return std::to_string(r) + " x " + std::to_string(c); };
   switch (kind) {
     case Kind::Dense:
       return;
     case Kind::Banded:
-      if (lower < 0 || upper < 0 || lower >= std::max(n, 1) || upper >= std::max(n, 1))
-        throw InvalidArgument(
-            std::string(what) + ": bandwidths must lie in [0, n - 1] for n = " + std::to_string(n) +
-            ", got lower " + std::to_string(lower) + ", upper " + std::to_string(upper));
+      if (rows == cols &&
+          (lower < 0 || upper < 0 || lower >= std::max(rows, 1) || upper >= std::max(rows, 1)))
+        throw InvalidArgument(std::string(what) + ": bandwidths must lie in [0, n - 1] for n = " +
+                              std::to_string(rows) + ", got lower " + std::to_string(lower) +
+                              ", upper " + std::to_string(upper));
+      if (lower < 0 || upper < 0 || lower >= std::max(rows, 1) || upper >= std::max(cols, 1))
+        throw InvalidArgument(std::string(what) + ": bandwidths of a " + shape(rows, cols) +
+                              " matrix must lie in [0, rows - 1] (lower) and [0, cols - 1] "
+                              "(upper), got lower " +
+                              std::to_string(lower) + ", upper " + std::to_string(upper));
       return;
     case Kind::Sparse:
-      if (pattern.rows() != n || pattern.cols() != n)
-        throw InvalidArgument(std::string(what) + ": sparsity pattern is " +
-                              std::to_string(pattern.rows()) + " x " +
-                              std::to_string(pattern.cols()) + ", expected " + std::to_string(n) +
-                              " x " + std::to_string(n));
+      if (pattern.rows() != rows || pattern.cols() != cols)
+        throw InvalidArgument(
+            std::string(what) + ": sparsity pattern is " +
+            shape(static_cast<int>(pattern.rows()), static_cast<int>(pattern.cols())) +
+            ", expected " + shape(rows, cols));
       return;
   }
 }
@@ -56,13 +63,14 @@ bool Sparsity::contains(int i, int j) const {
   return true;
 }
 
-long Sparsity::nonzeros(int n) const {
+long Sparsity::nonzeros(int rows, int cols) const {
   switch (kind) {
     case Kind::Dense:
-      return static_cast<long>(n) * n;
+      return static_cast<long>(rows) * cols;
     case Kind::Banded: {
-      long count = 0;
-      for (int d = -lower; d <= upper; ++d) count += std::max(0, n - std::abs(d));
+      long count = 0;  // column j holds rows max(0, j - upper) .. min(rows - 1, j + lower)
+      for (int j = 0; j < cols; ++j)
+        count += std::max(0, std::min(rows - 1, j + lower) - std::max(0, j - upper) + 1);
       return count;
     }
     case Kind::Sparse:
@@ -83,16 +91,16 @@ std::string Sparsity::describe(int n) const {
   return "?";
 }
 
-SparseMatrix Sparsity::to_pattern(int n) const {
+SparseMatrix Sparsity::to_pattern(int rows, int cols) const {
   if (kind == Kind::Sparse) return pattern;
   std::vector<Eigen::Triplet<double, int>> entries;
-  entries.reserve(static_cast<size_t>(nonzeros(n)));
-  for (int j = 0; j < n; ++j) {
+  entries.reserve(static_cast<size_t>(nonzeros(rows, cols)));
+  for (int j = 0; j < cols; ++j) {
     const int lo = kind == Kind::Banded ? std::max(0, j - upper) : 0;
-    const int hi = kind == Kind::Banded ? std::min(n - 1, j + lower) : n - 1;
+    const int hi = kind == Kind::Banded ? std::min(rows - 1, j + lower) : rows - 1;
     for (int i = lo; i <= hi; ++i) entries.emplace_back(i, j, 1.0);
   }
-  SparseMatrix m(n, n);
+  SparseMatrix m(rows, cols);
   m.setFromTriplets(entries.begin(), entries.end());
   m.makeCompressed();
   return m;

@@ -1,7 +1,7 @@
 // bdf: the variable-order, variable-step BDF of DASSL / IDA (see methods/bdf.hpp for the
 // mathematics), on the shared services: ImplicitSystem (guarded F, the iteration-matrix source,
-// M's structure for mass-matrix problems), the linear-solver backends, NewtonMonitor
-// (FromFirst) and the integrator's error weights.
+// M's structure for mass-matrix problems), the linear-solver backends, NewtonAttempt
+// (the monitor's FromFirst rate) and the integrator's error weights.
 #include "daekit/methods/bdf.hpp"
 
 #include <algorithm>
@@ -15,8 +15,8 @@
 #include "core/format.hpp"
 #include "linalg/dense_kernels.hpp"
 #include "methods/factory.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
-#include "nonlinear/newton.hpp"
 #include "nonlinear/reuse.hpp"
 #include "nonlinear/systems.hpp"
 
@@ -86,7 +86,9 @@ class Bdf final : public Method {
     ns.tolerance = opt.newton_tolerance;
     ns.rate_estimate = NewtonMonitor::RateEstimate::FromFirst;
     ns.divergence = 0.9;
-    newton_ = NewtonMonitor(ns);
+    newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
+    newton_.set_failure_factor(0.25);        // DASSL: h / 4 after a failure
+    newton_.watch_jacobian(&matrix_valid_);  // DASSL: a new iteration matrix after any failure
   }
 
   const char* name() const override { return "bdf"; }
@@ -158,39 +160,9 @@ class Bdf final : public Method {
   }
 
   StepAttempt attempt(double h) override {
-    h_ = h;
-    if (kold_ == 0) start_history(h);
-    const int k = k_;
-    compute_coefficients(h, k);
-    predict(k);
-    // corrector (modified Newton); retried once with a fresh matrix if it used an old one
-    for (;;) {
-      const bool fresh = ensure_matrix();
-      if (!matrix_valid_) {
-        // a failed Jacobian is first retried at the same step (a transient failure of the
-        // user's Jacobian must not shrink h: the step-doubling start then never got going),
-        // then with the step divided by 4 as DASSL does
-        if (matrix_failed_)
-          return fail(AttemptOutcome::NonFinite, ++jacobian_failures_ == 1 ? 1.0 : 0.25,
-                      "F or its Jacobian failed (NaN/Inf)");
-        return fail(AttemptOutcome::Singular, 0.25, lu_->singular_reason());
-      }
-      jacobian_failures_ = 0;
-      const int outcome = correct();
-      if (outcome == 0) break;
-      if (outcome == 2)
-        return fail(AttemptOutcome::NonFinite, 0.25,
-                    lu_->solve_failure() ? lu_->solve_failure() : "F returned NaN/Inf");
-      ++stats_.nnewton_fail;
-      if (fresh) return fail(AttemptOutcome::NewtonFailed, 0.25, "Newton iteration failed");
-      matrix_valid_ = false;  // stale matrix: recompute and retry with the same h
-      predict(k);
-    }
-    StepAttempt res;
-    res.err = error_estimate(k);
-    res.newton_iterations = newton_.iterations();
-    res.newton_rate = newton_.rate();
-    return res;
+    StepAttempt a = corrected_step(h);
+    if (a.outcome != AttemptOutcome::Converged) phase_ = 1;  // DASSL: phase 1 after any failure
+    return a;
   }
 
   Vector& candidate() override { return y_new_; }
@@ -364,16 +336,36 @@ class Bdf final : public Method {
     return true;
   }
 
-  StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
-    StepAttempt r;
-    r.outcome = sys_->guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    r.h_factor = factor;
-    r.detail = detail;
-    r.newton_iterations = newton_.iterations();
-    r.newton_rate = newton_.rate();
-    phase_ = 1;
-    matrix_valid_ = false;  // DASSL: new iteration matrix after any failure
-    return r;
+  // The step's predictor and corrector (modified Newton), the corrector retried once with a
+  // fresh matrix if it used an old one.
+  StepAttempt corrected_step(double h) {
+    h_ = h;
+    newton_.begin_attempt();
+    if (kold_ == 0) start_history(h);
+    const int k = k_;
+    compute_coefficients(h, k);
+    predict(k);
+    for (;;) {
+      const bool fresh = ensure_matrix();
+      if (!matrix_valid_) {
+        // a failed Jacobian is first retried at the same step (a transient failure of the
+        // user's Jacobian must not shrink h: the step-doubling start then never got going),
+        // then with the step divided by 4 as DASSL does
+        if (matrix_failed_)
+          return newton_.failure(AttemptOutcome::NonFinite, "F or its Jacobian failed (NaN/Inf)",
+                                 ++jacobian_failures_ == 1 ? 1.0 : 0.25);
+        return newton_.failure(AttemptOutcome::Singular, lu_->singular_reason());
+      }
+      jacobian_failures_ = 0;
+      const NewtonMonitor::Verdict v = correct();
+      if (v == NewtonMonitor::Verdict::Converged) break;
+      if (residual_failed_) return newton_.failure(AttemptOutcome::NonFinite, "F returned NaN/Inf");
+      if (fresh) return newton_.failure(v, lu_->solve_failure());
+      ++stats_.nnewton_fail;
+      matrix_valid_ = false;  // stale matrix: recompute and retry with the same h
+      predict(k);
+    }
+    return newton_.converged(error_estimate(k));
   }
 
   // First step: phi_1 = y0, phi_2 = h y'0 (order 1), or exact back values (fixed order).
@@ -511,16 +503,20 @@ class Bdf final : public Method {
     return std::sqrt(sum / static_cast<double>(n_));
   }
 
-  // Returns 0 converged, 1 not converged, 2 non-finite residual. The convergence test uses
-  // every component (newton_norm), also those left out of the error test; at least
+  // The corrector's verdict (NonFinite with residual_failed_ when F failed). The convergence
+  // test uses every component (newton_norm), also those left out of the error test; at least
   // min_newton_iterations iterations (methods/bdf.hpp).
-  int correct() {
+  NewtonMonitor::Verdict correct() {
     const double pnorm = newton_norm(y_pred_);
     const double scale = 2.0 / (1.0 + cj_ / cjold_);
     const double roundoff = 100 * kEps * pnorm;  // an increment below: converged
+    residual_failed_ = false;
     newton_.begin(newton_.rate(), roundoff);
     for (;;) {
-      if (!sys_->F(t_ + h_, y_new_, yp_new_, delta_)) return 2;
+      if (!sys_->F(t_ + h_, y_new_, yp_new_, delta_)) {
+        residual_failed_ = true;
+        return NewtonMonitor::Verdict::NonFinite;
+      }
       lu_->solve_in_place(delta_);
       ++stats_.nsol;
       ++stats_.nnewton;
@@ -529,18 +525,13 @@ class Bdf final : public Method {
       e_ -= delta_;
       yp_new_ -= cj_ * delta_;
       const double norm = newton_norm(delta_);
-      switch (newton_.next(norm)) {
-        case NewtonMonitor::Verdict::Converged:
-          // below min_newton_iterations only an increment at round-off level ends it
-          if (newton_.iterations() < opt_.min_newton_iterations && norm > roundoff) break;
-          return 0;
-        case NewtonMonitor::Verdict::NonFinite:
-          return 2;
-        case NewtonMonitor::Verdict::Continue:
-          break;
-        default:
-          return 1;
-      }
+      const NewtonMonitor::Verdict v = newton_.next(norm);
+      if (v == NewtonMonitor::Verdict::Continue) continue;
+      // below min_newton_iterations only an increment at round-off level ends it
+      if (v == NewtonMonitor::Verdict::Converged &&
+          newton_.iterations() < opt_.min_newton_iterations && norm > roundoff)
+        continue;
+      return v;
     }
   }
 
@@ -988,7 +979,7 @@ class Bdf final : public Method {
   Stats& stats_;
   int n_ = 0;
   const ErrorWeights* weights_ = nullptr;
-  NewtonMonitor newton_;
+  NewtonAttempt newton_;
   const ReusePolicy reuse_ = ReusePolicy::dassl();
   Vector yp0_;
   int maxord_ = 5;
@@ -998,6 +989,7 @@ class Bdf final : public Method {
   double est_ = 0, terk_ = 0, terkm1_ = 0, erkm1_ = 0;
   bool rejected_ = false, matrix_valid_ = false, matrix_failed_ = false;
   int jacobian_failures_ = 0;
+  bool residual_failed_ = false;  // the corrector stopped because F failed
   std::array<double, kMaxOrder + 2> psi_{}, psi_new_{}, alpha_{}, beta_{}, gamma_{}, sigma_{};
   Matrix phi_, phi_star_;
   FilterMode filter_ = FilterMode::Off;

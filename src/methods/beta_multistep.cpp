@@ -1,7 +1,7 @@
 // beta-multistep: linear multistep methods for index-2 Euler-Lagrange DAEs, standard,
 // beta-blocked, compound and commuted (see methods/beta_multistep.hpp for the mathematics), on
 // the shared services: MassMatrixSystem (guarded F, the Jacobian source), EulerLagrangeSystem
-// (the structure, consistent multipliers), a dense LU, NewtonMonitor, the integrator's error
+// (the structure, consistent multipliers), a dense LU, NewtonAttempt, the integrator's error
 // weights, and "projected-rk" from the registry for the starting values.
 #include "daekit/methods/beta_multistep.hpp"
 
@@ -14,9 +14,9 @@
 #include "daekit/methods/projected_rk.hpp"
 #include "daekit/tableaus/runge_kutta.hpp"
 #include "methods/factory.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/euler_lagrange_system.hpp"
-#include "nonlinear/newton.hpp"
 #include "nonlinear/systems.hpp"
 
 namespace daekit {
@@ -310,7 +310,9 @@ class BetaMultistep final : public Method {
     // no memory of the previous step's contraction: a step after a very fast one would pass
     // the test after its first increment, however large (theta/(1-theta) ~ 0 from memory)
     ns.memory = 0.0;
-    newton_ = NewtonMonitor(ns);
+    newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
+    // the Jacobian at the failed step's predicted value: renewed for the retry
+    newton_.watch_jacobian(&jacobian_valid_);
     // the starting procedure: Radau IIA from the registry, on the same problem
     if (k_ > 1 && !opt.exact_start) {
       ProjectedRkOptions ro;
@@ -400,6 +402,7 @@ class BetaMultistep final : public Method {
 
   StepAttempt attempt(double h) override {
     h_ = h;
+    newton_.begin_attempt();
     if (count_ < k_) return starting_step(h);
     prepare_history(h);
     const double t1 = t_ + h;
@@ -439,16 +442,17 @@ class BetaMultistep final : public Method {
     for (int round = 0;; ++round) {
       const bool fresh = ensure_matrix(t1, h, cx, cl);
       if (!matrix_ok_)
-        return fail(matrix_failed_ ? AttemptOutcome::NonFinite : AttemptOutcome::Singular,
-                    matrix_failed_ ? "F or its Jacobian failed" : "iteration matrix singular");
-      const int outcome = newton(t1);
-      if (outcome == 0) break;
-      if (outcome == 2) return fail(AttemptOutcome::NonFinite, "F returned NaN/Inf");
-      ++stats_.nnewton_fail;
+        return newton_.failure(
+            matrix_failed_ ? AttemptOutcome::NonFinite : AttemptOutcome::Singular,
+            matrix_failed_ ? "F or its Jacobian failed" : "iteration matrix singular");
+      const NewtonMonitor::Verdict v = newton(t1);
+      if (v == NewtonMonitor::Verdict::Converged) break;
+      if (residual_failed_) return newton_.failure(AttemptOutcome::NonFinite, "F returned NaN/Inf");
+      if (v == NewtonMonitor::Verdict::NonFinite) return newton_.failure(v);
       const bool converging = newton_.rate() < 0.5;
-      if (round == 2 || (fresh && !converging))
-        return fail(AttemptOutcome::NewtonFailed, "Newton failed");
-      if (!converging || !y_new_.allFinite()) {
+      if (round == 2 || (fresh && !converging)) return newton_.failure(v);
+      ++stats_.nnewton_fail;  // a failed round, retried
+      if (!converging) {
         d_ = d_pred_;
         y_new_ = y_pred_;
       }
@@ -456,11 +460,7 @@ class BetaMultistep final : public Method {
     }
     // a slowly contracting iteration asks for a fresh Jacobian at the next step
     if (newton_.iterations() > 2 && newton_.rate() > 0.2) jacobian_valid_ = false;
-    StepAttempt res;
-    res.err = error_estimate();
-    res.newton_iterations = newton_.iterations();
-    res.newton_rate = newton_.rate();
-    return res;
+    return newton_.converged(error_estimate());
   }
 
   Vector& candidate() override { return y_new_; }
@@ -611,18 +611,6 @@ class BetaMultistep final : public Method {
     return true;
   }
 
-  StepAttempt fail(AttemptOutcome outcome, const char* detail) {
-    StepAttempt r;
-    r.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    r.detail = detail;
-    r.h_factor = 0.5;
-    r.newton_iterations = newton_.iterations();
-    r.newton_rate = newton_.rate();
-    jacobian_valid_ = false;
-    lu_valid_ = false;
-    return r;
-  }
-
   // One of the first k-1 steps: Radau IIA (or the exact values), multipliers recomputed.
   StepAttempt starting_step(double h) {
     // a new step size during the start: start again from the current point (the newest
@@ -636,12 +624,13 @@ class BetaMultistep final : public Method {
     if (opt_.exact_start) {
       Vector y;
       if (!sys_.guard()("BetaMultistepOptions::exact_start", t1, [&] { y = opt_.exact_start(t1); }))
-        return fail(AttemptOutcome::CallbackError, "exact_start failed");
+        return newton_.failure(AttemptOutcome::CallbackError, "exact_start failed");
       if (y.size() != n_) {
         sys_.guard().wrong_size(
             "BetaMultistepOptions::exact_start", t1,
             "it returned " + std::to_string(y.size()) + " values, expected " + std::to_string(n_));
-        return fail(AttemptOutcome::CallbackError, "exact_start returned the wrong size");
+        return newton_.failure(AttemptOutcome::CallbackError,
+                               "exact_start returned the wrong size");
       }
       y_new_ = y;
     } else {
@@ -649,7 +638,7 @@ class BetaMultistep final : public Method {
       starter_->parameters() = sys_.p();
       start_weights_.update(y_);
       if (!starter_->start(t_, y_, start_weights_, message))
-        return fail(AttemptOutcome::NonFinite, "the starting procedure could not start");
+        return newton_.failure(AttemptOutcome::NonFinite, "the starting procedure could not start");
       const int sub = opt_.start_substeps;
       for (int s = 0; s < sub; ++s) {
         StepAttempt a = starter_->attempt(h / sub);
@@ -657,12 +646,14 @@ class BetaMultistep final : public Method {
           a.detail = "the starting procedure (Radau IIA) failed";
           return a;
         }
-        if (!starter_->accept()) return fail(AttemptOutcome::NonFinite, "starting step failed");
+        if (!starter_->accept())
+          return newton_.failure(AttemptOutcome::NonFinite, "starting step failed");
       }
       y_new_ = starter_->y();
       std::string why;
       if (!els_.make_multipliers_consistent(t1, y_new_, why))
-        return fail(AttemptOutcome::NonFinite, "consistent multipliers of a starting value failed");
+        return newton_.failure(AttemptOutcome::NonFinite,
+                               "consistent multipliers of a starting value failed");
     }
     StepAttempt res;
     res.err = 0.0;  // not error controlled (header comment)
@@ -761,13 +752,18 @@ class BetaMultistep final : public Method {
     return fresh;
   }
 
-  // Simplified Newton from y_new_ (= the prediction): 0 converged, 1 failed, 2 NaN/Inf.
-  int newton(double t1) {
+  // Simplified Newton from y_new_ (= the prediction): the monitor's verdict, NonFinite for
+  // iterates that are not finite and, with residual_failed_, when F failed.
+  NewtonMonitor::Verdict newton(double t1) {
+    using Verdict = NewtonMonitor::Verdict;
+    residual_failed_ = false;
     newton_.begin(newton_.rate());
-    double norm = 0.0;
     for (;;) {
       substitute(y_new_);
-      if (!sys_.f(t1, yhat_, fy_)) return 2;
+      if (!sys_.f(t1, yhat_, fy_)) {
+        residual_failed_ = true;
+        return Verdict::NonFinite;
+      }
       // residual: rows D: M d + cD - cx F_D(t1, yhat); rows A: F_A(t1, y)
       Md_d_.noalias() = Md_ * d_;
       res_ = Md_d_ + cD_ - cx_ * fy_;
@@ -783,15 +779,15 @@ class BetaMultistep final : public Method {
         const double r = dy_[i] / scal_[i];
         sum += r * r;
       }
-      norm = std::sqrt(sum / n_);
-      const NewtonMonitor::Verdict v = newton_.next(norm);
-      if (v == NewtonMonitor::Verdict::Converged) return 0;
-      if (v == NewtonMonitor::Verdict::Continue) continue;
-      if (v == NewtonMonitor::Verdict::NonFinite || !y_new_.allFinite()) return 2;
+      const double norm = std::sqrt(sum / n_);
+      const Verdict v = newton_.next(norm);
+      if (v == Verdict::Converged) return v;
+      if (v == Verdict::Continue) continue;
+      if (v == Verdict::NonFinite || !y_new_.allFinite()) return Verdict::NonFinite;
       // stagnation (diverging or too slow) at round-off level: increments within 10 weights,
       // i.e. within 1e-11 relative when the tolerances are below the floor of the weights
-      if (norm <= 10.0 && newton_.iterations() >= 2) return 0;
-      return 1;
+      if (norm <= 10.0 && newton_.iterations() >= 2) return Verdict::Converged;
+      return v;
     }
   }
 
@@ -866,7 +862,8 @@ class BetaMultistep final : public Method {
   std::unique_ptr<RealLinearSolver> lu_;
   StructuredMatrix<double> J_;
   bool jacobian_valid_ = false, lu_valid_ = false, matrix_ok_ = false, matrix_failed_ = false;
-  NewtonMonitor newton_;
+  NewtonAttempt newton_;
+  bool residual_failed_ = false;  // the iteration stopped because F failed
   std::any start_options_;
   std::unique_ptr<Method> starter_;
   // dense output

@@ -1,5 +1,5 @@
 // dirk: diagonally implicit Runge-Kutta methods (see methods/dirk.hpp for the mathematics) on
-// the shared services: MassMatrixSystem, the linear-solver backends, NewtonMonitor,
+// the shared services: MassMatrixSystem, the linear-solver backends, NewtonAttempt,
 // ReusePolicy and the integrator's error weights.
 #include "daekit/methods/dirk.hpp"
 
@@ -9,8 +9,8 @@
 
 #include "methods/factory.hpp"
 #include "methods/mass_matrix_method.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
-#include "nonlinear/newton.hpp"
 #include "nonlinear/reuse.hpp"
 #include "nonlinear/systems.hpp"
 
@@ -118,13 +118,10 @@ class Dirk final : public MassMatrixMethod {
     index_.resize(n);
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
     max_index_ = dae.max_index();
-    NewtonMonitor::Settings ns;
-    ns.max_iterations = opt_.max_newton_iterations;
-    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
-    ns.divergence = 0.99;
-    ns.predict_slow = true;
-    ns.memory = 0.8;
-    newton_ = NewtonMonitor(ns);
+    // the tolerance follows rtol (start())
+    newton_ =
+        NewtonAttempt(NewtonMonitor::radau5(opt_.max_newton_iterations), *in.guard, *in.stats);
+    newton_.watch_jacobian(&jac_valid_, &jac_fresh_);
     reuse_ = ReusePolicy::radau5(opt_.jacobian_reuse_theta, opt_.lu_reuse_low, opt_.lu_reuse_high);
   }
 
@@ -163,22 +160,19 @@ class Dirk final : public MassMatrixMethod {
   }
 
   StepAttempt attempt(double h) override {
-    StepAttempt res;
     h_ = h;
+    newton_.begin_attempt();
     if (need_jac_ || !jac_valid_) {
-      if (!compute_jacobian()) return fail(AttemptOutcome::NonFinite, 0.5, "Jacobian failed");
+      if (!compute_jacobian()) return newton_.failure(AttemptOutcome::NonFinite, "Jacobian failed");
     }
     if (!lu_valid_ || h != h_lu_) {
       if (!factor(h)) {
         lu_valid_ = false;
-        need_jac_ = !jac_fresh_;
-        return fail(AttemptOutcome::Singular, 0.5, lu_[0]->singular_reason());
+        return newton_.failure(AttemptOutcome::Singular, lu_[0]->singular_reason());
       }
     }
     compute_scale(h);
     predictor_slope();
-    int iterations = 0;
-    double rate = 0.0;
     for (int i = 0; i < s_; ++i) {
       if (i == 0 && explicit_first_) {
         Z_.col(0).setZero();
@@ -197,7 +191,7 @@ class Dirk final : public MassMatrixMethod {
       for (;;) {
         tmp_ = y_ + Z_.col(i);
         if (!sys_.f(t_ + tab_.c[i] * h, tmp_, F_.col(i)))
-          return fail(AttemptOutcome::NonFinite, 0.5, "f failed at a stage of the step");
+          return newton_.failure(AttemptOutcome::NonFinite, "f failed at a stage of the step");
         // residual of (1/(h g)) M Z - F = rhs / (h g)
         sys_.mass().apply(Z_.col(i), tmp2_);
         tmp_ = F_.col(i) + sg * (rhs_ - tmp2_);
@@ -206,35 +200,24 @@ class Dirk final : public MassMatrixMethod {
         ++stats_.nnewton;
         const double dyno = std::sqrt((tmp_.array() / scal_.array()).square().sum() / n_);
         const NewtonMonitor::Verdict v = newton_.next(dyno);
-        if (v == NewtonMonitor::Verdict::NonFinite)
-          return fail(
-              AttemptOutcome::NonFinite, 0.5,
-              lu_[0]->solve_failure() ? lu_[0]->solve_failure() : "Newton increment not finite");
-        if (v == NewtonMonitor::Verdict::Diverging)
-          return fail(AttemptOutcome::NewtonFailed, 0.5, "Newton diverges");
-        if (v == NewtonMonitor::Verdict::TooSlow)
-          return fail(AttemptOutcome::NewtonFailed, newton_.step_factor(),
-                      "Newton converges too slowly");
+        if (v == NewtonMonitor::Verdict::NonFinite || v == NewtonMonitor::Verdict::Diverging ||
+            v == NewtonMonitor::Verdict::TooSlow)
+          return newton_.failure(v, lu_[0]->solve_failure());
         Z_.col(i) += tmp_;
         if (v == NewtonMonitor::Verdict::Converged) break;
-        if (v == NewtonMonitor::Verdict::MaxIterations)
-          return fail(AttemptOutcome::NewtonFailed, 0.5,
-                      "Newton did not converge within max_newton_iterations");
+        if (v == NewtonMonitor::Verdict::MaxIterations) return newton_.failure(v);
       }
       // F_i consistent with the converged stage: h a_ii F_i = M Z_i - rhs (no extra
       // evaluation; on algebraic rows this is -sum_{j<i} a_ij g_j / a_ii, zero to round-off)
       sys_.mass().apply(Z_.col(i), tmp2_);
       F_.col(i) = sg * (tmp2_ - rhs_);
-      iterations += newton_.iterations();
-      rate = std::max(rate, newton_.rate());
     }
-    rate_ = rate;
-    res.newton_iterations = iterations;
-    res.newton_rate = rate;
+    StepAttempt res = newton_.converged(0.0);
+    rate_ = res.newton_rate;
     const int implicit = s_ - (explicit_first_ ? 1 : 0);
-    res.safety_scale =
-        std::min(1.0, (1.0 + 2.0 * opt_.max_newton_iterations) /
-                          (double(iterations) / implicit + 2.0 * opt_.max_newton_iterations));
+    res.safety_scale = std::min(
+        1.0, (1.0 + 2.0 * opt_.max_newton_iterations) /
+                 (double(res.newton_iterations) / implicit + 2.0 * opt_.max_newton_iterations));
     // y_{n+1}
     if (stiffly_accurate_) {
       y_new_ = y_ + Z_.col(s_ - 1);
@@ -243,8 +226,10 @@ class Dirk final : public MassMatrixMethod {
       for (int i = 0; i < s_; ++i) y_new_ += (h * tab_.b[i]) * F_.col(i);
     }
     res.err = error_estimate(h);
-    if (sys_.guard().fatal()) return fail(AttemptOutcome::CallbackError, 0.5, "callback failed");
-    if (!std::isfinite(res.err)) return fail(AttemptOutcome::NonFinite, 0.5, "error not finite");
+    if (sys_.guard().fatal())
+      return newton_.failure(AttemptOutcome::CallbackError, "callback failed");
+    if (!std::isfinite(res.err))
+      return newton_.failure(AttemptOutcome::NonFinite, "error not finite");
     if (res.err >= 1.0) need_jac_ = !jac_fresh_;
     return res;
   }
@@ -360,18 +345,6 @@ class Dirk final : public MassMatrixMethod {
     rate_ = 0.0;
   }
 
-  StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
-    StepAttempt res;
-    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    res.h_factor = factor;
-    res.detail = detail;
-    res.newton_iterations = newton_.iterations();
-    res.newton_rate = newton_.rate();
-    if (outcome != AttemptOutcome::Singular) need_jac_ = !jac_fresh_;
-    if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
-    return res;
-  }
-
   bool compute_jacobian() {
     // Differences need f(t, y) itself as their base: f0_ taken from the last stage (F_s from
     // the stage relation) differs from it by Newton's error, on the algebraic rows by the
@@ -483,7 +456,7 @@ class Dirk final : public MassMatrixMethod {
   int error_block_ = 0;
   std::vector<std::unique_ptr<RealLinearSolver>> lu_;
   Vector d_;
-  NewtonMonitor newton_;
+  NewtonAttempt newton_;
   ReusePolicy reuse_;
   std::vector<int> index_;
   int max_index_ = 1;

@@ -1,6 +1,7 @@
 // erk: explicit Runge-Kutta methods and the state-space form method for semi-explicit index-1
 // DAEs (see methods/erk.hpp for the mathematics), on the shared MassMatrixSystem (guarded f,
-// the Jacobian source for g_y, g_z) and the integrator's error weights.
+// the Jacobian source for g_y, g_z), NewtonAttempt (the algebraic equations at the stages) and
+// the integrator's error weights.
 #include "daekit/methods/erk.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "core/dense_spectra.hpp"
 #include "methods/factory.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/systems.hpp"
 
@@ -81,6 +83,19 @@ class Erk final : public Method {
       ed_.setZero(nd_);
       lu_ = Eigen::PartialPivLU<Matrix>(na_);
     }
+    // the algebraic equations g(y, z) = 0 at a stage, from the previous stage's z: converged
+    // when the increment is within 1e-3 weights (max norm), or stagnates at the round-off
+    // level (within one weight, shrinking by less than half); g_z is evaluated anew once when
+    // the iteration is slow (increments above 0.2 times the previous from the third) or runs
+    // out of iterations
+    NewtonMonitor::Settings ns;
+    ns.rate_estimate = NewtonMonitor::RateEstimate::None;
+    ns.max_iterations = opt_.max_newton_iterations;
+    ns.tolerance = 1e-3;
+    ns.stagnation = 1.0;
+    ns.slow = 0.2;
+    newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
+    newton_.watch_jacobian(&jac_valid_);  // g_z at a stage of the failed step
   }
 
   const char* name() const override { return "erk"; }
@@ -106,6 +121,8 @@ class Erk final : public Method {
 
   StepAttempt attempt(double h) override {
     h_ = h;
+    newton_.begin_attempt();
+    StepAttempt failed;
     for (int i = 0; i < s_; ++i) {
       if (i == 0) {
         Y_.col(0) = y_;
@@ -118,8 +135,7 @@ class Erk final : public Method {
         if (tab_.A(i, j) != 0.0)
           for (int r : diff_) Y_(r, i) += h * tab_.A(i, j) * K_(r, j);
       for (int r : alg_) Y_(r, i) = Y_(r, i - 1);
-      if (!solve_algebraic(t_ + tab_.c[i] * h, Y_.col(i), tmp_))
-        return fail("the algebraic equations at a stage did not converge");
+      if (!solve_algebraic(t_ + tab_.c[i] * h, Y_.col(i), tmp_, failed)) return failed;
       K_.col(i) = tmp_.cwiseProduct(inv_diag_);
     }
     // end: y_{n+1} = y_n + h sum b_i K_i on the differential part; z from g = 0
@@ -133,17 +149,13 @@ class Erk final : public Method {
       for (int i = 0; i < s_; ++i)
         for (int r : diff_) y_new_[r] += h * tab_.b[i] * K_(r, i);
       for (int r : alg_) y_new_[r] = Y_(r, s_ - 1);
-      if (!solve_algebraic(t_ + h, y_new_, f_new_))
-        return fail("the algebraic equations at the end of the step did not converge");
+      if (!solve_algebraic(t_ + h, y_new_, f_new_, failed)) return failed;
     }
-    StepAttempt res;
-    res.err = error_estimate(h);
-    if (sys_.guard().fatal()) {
-      res.outcome = AttemptOutcome::CallbackError;
-      return res;
-    }
-    if (!std::isfinite(res.err)) return fail("error not finite", AttemptOutcome::NonFinite);
-    return res;
+    const double err = error_estimate(h);
+    if (sys_.guard().fatal())
+      return newton_.failure(AttemptOutcome::CallbackError, "callback failed");
+    if (!std::isfinite(err)) return newton_.failure(AttemptOutcome::NonFinite, "error not finite");
+    return newton_.converged(err);
   }
 
   Vector& candidate() override { return y_new_; }
@@ -251,21 +263,11 @@ class Erk final : public Method {
   }
 
  private:
-  StepAttempt fail(const char* detail, AttemptOutcome outcome = AttemptOutcome::NewtonFailed) {
-    StepAttempt res;
-    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    if (sys_.guard().failure().kind != CallbackFailure::Kind::None &&
-        res.outcome != AttemptOutcome::CallbackError)
-      res.outcome = AttemptOutcome::NonFinite;
-    res.h_factor = 0.5;
-    res.detail = detail;
-    if (res.outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
-    jac_valid_ = false;
-    return res;
-  }
-
   // g_z and g_y from the Jacobian at (t, x); factorises g_z.
+  // g_z (factorised) and g_y at (t, x), fx = f(t, x); false if the Jacobian failed, else
+  // jac_valid_ says whether g_z is nonsingular.
   bool refresh_jacobian(double t, const Vector& x, const Vector& fx) {
+    jac_valid_ = false;
     if (!sys_.jacobian(t, x, fx, J_)) return false;
     for (int a = 0; a < na_; ++a) {
       for (int b = 0; b < na_; ++b) Gz_(a, b) = J_.at(alg_[a], alg_[b]);
@@ -273,37 +275,59 @@ class Erk final : public Method {
     }
     lu_.compute(Gz_);
     jac_valid_ = std::abs(lu_.determinant()) > 0.0 && std::isfinite(lu_.determinant());
-    return jac_valid_;
+    return true;
   }
 
   // Solves 0 = g(t, x_d, x_a) for x_a by simplified Newton with g_z (refreshed at the first
   // call and when convergence is slow); f = f(t, x) on return. No-op for ODEs.
-  bool solve_algebraic(double t, Eigen::Ref<Vector> x, Vector& f) {
-    if (!sys_.f(t, x, f)) return false;
+  // x's algebraic components from g(t, x) = 0 (f = f(t, x) on return); false with `failed`
+  // set when that did not succeed.
+  bool solve_algebraic(double t, Eigen::Ref<Vector> x, Vector& f, StepAttempt& failed) {
+    using Verdict = NewtonMonitor::Verdict;
+    if (!sys_.f(t, x, f)) {
+      failed = newton_.failure(AttemptOutcome::NonFinite, "f failed at a stage of the step");
+      return false;
+    }
     if (na_ == 0) return true;
     const Vector& w = weights_->w();
+    Verdict v = Verdict::Continue;
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!jac_valid_ || attempt == 1) {
         tmp2_ = x;
-        if (!refresh_jacobian(t, tmp2_, f)) return false;
+        if (!refresh_jacobian(t, tmp2_, f)) {
+          failed = newton_.failure(AttemptOutcome::NonFinite, "the Jacobian failed");
+          return false;
+        }
+        if (!jac_valid_) {
+          failed = newton_.failure(AttemptOutcome::Singular,
+                                   "g_z (the algebraic equations' Jacobian in the algebraic "
+                                   "variables) is singular at a stage");
+          return false;
+        }
       }
-      double previous = std::numeric_limits<double>::infinity();
-      for (int it = 0; it < opt_.max_newton_iterations; ++it) {
+      newton_.begin(0.0);
+      for (;;) {
         for (int a = 0; a < na_; ++a) g_[a] = f[alg_[a]];
         dz_.noalias() = lu_.solve(g_);
         ++stats_.nnewton;
         ++stats_.nsol;
         double norm = 0.0;
         for (int a = 0; a < na_; ++a) norm = std::max(norm, std::abs(dz_[a]) / w[alg_[a]]);
-        if (!std::isfinite(norm)) return false;
-        // converged (f belongs to the current x), or stagnating at round-off level
-        if (norm <= 1e-3 || (norm <= 1.0 && norm > 0.5 * previous)) return true;
+        v = newton_.next(norm);  // (f belongs to the current x)
+        if (v == Verdict::Converged) return true;
+        if (v == Verdict::NonFinite) {
+          failed = newton_.failure(v);
+          return false;
+        }
         for (int a = 0; a < na_; ++a) x[alg_[a]] -= dz_[a];
-        if (!sys_.f(t, x, f)) return false;
-        if (it >= 2 && norm > 0.2 * previous) break;  // slow: fresh g_z
-        previous = norm;
+        if (!sys_.f(t, x, f)) {
+          failed = newton_.failure(AttemptOutcome::NonFinite, "f failed at a stage of the step");
+          return false;
+        }
+        if (v != Verdict::Continue) break;  // slow, or out of iterations: a fresh g_z
       }
     }
+    failed = newton_.failure(v);
     return false;
   }
 
@@ -331,6 +355,7 @@ class Erk final : public Method {
   std::vector<int> alg_, diff_;
   int na_ = 0, nd_ = 0;
   bool fsal_ = false, jac_valid_ = false;
+  NewtonAttempt newton_;
   Vector inv_diag_, d_;
   double t_ = 0, h_ = 0, h_last_ = 0;
   Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, e_, g_, dz_, ed_;

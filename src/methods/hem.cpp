@@ -1,6 +1,6 @@
 // hem: half-explicit Runge-Kutta methods for Hessenberg index-2 DAEs (see methods/hem.hpp for
 // the mathematics), on Index2System (guarded evaluations, constraint Jacobians, checks), the
-// dense LU of linalg, NewtonMonitor and the integrator's error weights.
+// dense LU of linalg, NewtonAttempt and the integrator's error weights.
 #include "daekit/methods/hem.hpp"
 
 #include <algorithm>
@@ -11,8 +11,8 @@
 #include "daekit/tableaus/half_explicit.hpp"
 #include "methods/factory.hpp"
 #include "methods/index2_method.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/index2_system.hpp"
-#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -59,12 +59,11 @@ class Hem final : public Index2Method {
     U_.resize(n_, s_ + 1);
     F_.resize(n_, s_);
     Lambda_.resize(m_, s_);
-    NewtonMonitor::Settings ns;
+    NewtonMonitor::Settings ns;  // Successive, no early abandonment; the tolerance in start()
     ns.max_iterations = opt_.max_newton_iterations;
-    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
-    ns.divergence = 0.99;
-    ns.predict_slow = false;
-    newton_ = NewtonMonitor(ns);
+    // no watch_jacobian: g_y and f_z are evaluated at the step's start (attempt()), fresh for a
+    // retry at a smaller step
+    newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
     weights_e_ = tab_.b - tab_.b_embedded;
     for (Vector* v : {&y_prev_, &fp_prev_, &f_z_gy_, &d01_, &d011_, &est_}) v->setZero(n_);
     for (Vector* v : {&z_prev_, &gy_, &zero_z_}) v->setZero(m_);
@@ -93,18 +92,17 @@ class Hem final : public Index2Method {
 
   StepAttempt attempt(double h) override {
     h_ = h;
-    max_rate_ = 0.0;
-    iterations_ = 0;
+    newton_.begin_attempt();
     // g_y and f_z at the step's start: the estimate's projection needs them there (f_z may turn
     // with the state, as the knife edge's constraint force does)
     if (jac_t_ != t_) jac_valid_ = false;
     if (!jac_valid_ && !compute_jacobians())
-      return fail(AttemptOutcome::NonFinite, "Jacobian failed");
+      return newton_.failure(AttemptOutcome::NonFinite, "Jacobian failed");
     if (!s_valid_) {
       s_lu_->matrix().dense() = S_;
       ++stats_.nlu;
       s_valid_ = s_lu_->factor();
-      if (!s_valid_) return fail(AttemptOutcome::Singular, "g_y f_z is singular");
+      if (!s_valid_) return newton_.failure(AttemptOutcome::Singular, "g_y f_z is singular");
     }
     U_.col(0) = y_;
     lambda_ = z_;
@@ -114,12 +112,10 @@ class Hem final : public Index2Method {
     y_new_ = U_.col(s_);
     z_new_ = Lambda_.col(s_ - 1);
     sys_->join(y_new_, z_new_, x_new_);
-    res.err = error_estimate();
-    if (!std::isfinite(res.err))
-      return fail(AttemptOutcome::NonFinite, "error estimate not finite");
-    res.newton_iterations = iterations_;
-    res.newton_rate = max_rate_;
-    return res;
+    const double err = error_estimate();
+    if (!std::isfinite(err))
+      return newton_.failure(AttemptOutcome::NonFinite, "error estimate not finite");
+    return newton_.converged(err);
   }
 
   Vector& candidate() override { return x_new_; }
@@ -192,17 +188,6 @@ class Hem final : public Index2Method {
     return jac_valid_;
   }
 
-  StepAttempt fail(AttemptOutcome outcome, const char* detail) {
-    StepAttempt res;
-    res.outcome = sys_->guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    res.detail = detail;
-    res.newton_iterations = iterations_;
-    res.newton_rate = max_rate_;
-    if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
-    if (outcome != AttemptOutcome::Singular) jac_valid_ = false;
-    return res;
-  }
-
   // Stage i (1..s; s = the step's end): Lambda_{i-1} from 0 = g(T_i, U_i) by simplified Newton,
   // then f of stage i-1 and U_i (U_s+1 = y1).
   bool stage(int i, StepAttempt& res) {
@@ -224,20 +209,20 @@ class Hem final : public Index2Method {
     newton_.begin(0.05);
     for (;;) {
       if (!rhs(T_j, stage_y_, lambda_, F_.col(j))) {
-        res = fail(AttemptOutcome::NonFinite, "a callback failed at a stage of the step");
+        res =
+            newton_.failure(AttemptOutcome::NonFinite, "a callback failed at a stage of the step");
         return false;
       }
       U_.col(i) = base_ + (h * coef) * F_.col(j);
       work_y_ = U_.col(i);
       if (!sys_->g(T_i, work_y_, lambda_, g_)) {
-        res = fail(AttemptOutcome::NonFinite, "g failed at a stage of the step");
+        res = newton_.failure(AttemptOutcome::NonFinite, "g failed at a stage of the step");
         return false;
       }
       g_ /= -(h * coef);
       s_lu_->solve_in_place(g_);
       ++stats_.nsol;
       ++stats_.nnewton;
-      ++iterations_;
       lambda_ += g_;
       double sum = 0.0;
       for (int r = 0; r < m_; ++r) {
@@ -245,29 +230,19 @@ class Hem final : public Index2Method {
         sum += q * q;
       }
       const NewtonMonitor::Verdict v = newton_.next(std::sqrt(sum / m_));
-      max_rate_ = std::max(max_rate_, newton_.rate());
-      switch (v) {
-        case NewtonMonitor::Verdict::Converged:
-          Lambda_.col(j) = lambda_;
-          if (!rhs(T_j, stage_y_, lambda_, F_.col(j))) {
-            res = fail(AttemptOutcome::NonFinite, "a callback failed at a stage of the step");
-            return false;
-          }
-          U_.col(i) = base_ + (h * coef) * F_.col(j);
-          return true;
-        case NewtonMonitor::Verdict::Continue:
-          break;
-        case NewtonMonitor::Verdict::NonFinite:
-          res = fail(AttemptOutcome::NonFinite, "Newton increment not finite");
-          return false;
-        case NewtonMonitor::Verdict::Diverging:
-          res = fail(AttemptOutcome::NewtonFailed, "Newton diverges");
-          return false;
-        case NewtonMonitor::Verdict::TooSlow:
-        case NewtonMonitor::Verdict::MaxIterations:
-          res = fail(AttemptOutcome::NewtonFailed, "Newton did not converge");
-          return false;
+      if (v == NewtonMonitor::Verdict::Continue) continue;
+      if (v != NewtonMonitor::Verdict::Converged) {
+        res = newton_.failure(v);
+        return false;
       }
+      Lambda_.col(j) = lambda_;
+      if (!rhs(T_j, stage_y_, lambda_, F_.col(j))) {
+        res =
+            newton_.failure(AttemptOutcome::NonFinite, "a callback failed at a stage of the step");
+        return false;
+      }
+      U_.col(i) = base_ + (h * coef) * F_.col(j);
+      return true;
     }
   }
 
@@ -317,13 +292,12 @@ class Hem final : public Index2Method {
   int s_, n_, m_;
   Stats& stats_;
   std::unique_ptr<RealLinearSolver> a_lu_, s_lu_;
-  NewtonMonitor newton_;
+  NewtonAttempt newton_;
   const ErrorWeights* weights_ = nullptr;
   Matrix g_y_, f_z_, S_, U_, F_, Lambda_;
   Vector weights_e_;
   bool s_valid_ = false;
-  double t_ = 0, h_ = 0, max_rate_ = 0, jac_t_ = 0;
-  int iterations_ = 0;
+  double t_ = 0, h_ = 0, jac_t_ = 0;
   Vector x_, y_, z_, fp_, x_new_, y_new_, z_new_, lambda_, base_, stage_y_, g_, est_, err_;
   Vector f_work_, work_x_, work_y_, work_z_;
   // storage of the step loop, sized once

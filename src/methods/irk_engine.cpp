@@ -9,22 +9,6 @@
 
 namespace daekit {
 
-namespace {
-// The Newton verdicts that end an attempt (Converged: none).
-IrkEngine::Outcome failure(NewtonMonitor::Verdict v) {
-  switch (v) {
-    case NewtonMonitor::Verdict::NonFinite:
-      return IrkEngine::Outcome::NonFinite;
-    case NewtonMonitor::Verdict::Diverging:
-      return IrkEngine::Outcome::Diverging;
-    case NewtonMonitor::Verdict::TooSlow:
-      return IrkEngine::Outcome::TooSlow;
-    default:
-      return IrkEngine::Outcome::Converged;
-  }
-}
-}  // namespace
-
 IrkConstants IrkConstants::make(const RungeKuttaTableau& tableau) {
   IrkConstants k;
   k.tableau = tableau;
@@ -348,8 +332,9 @@ void IrkEngine::update3() {
 // right-hand sides of the real and complex solves, the increment norm (column by column, as
 // the column form sums), the update of W and Z = (T (x) I) W.
 template <int S, long N>
-IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, const Vector& scal,
-                                          NewtonMonitor& monitor) {
+NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double h,
+                                              const Vector& scal, NewtonMonitor& monitor) {
+  using Verdict = NewtonMonitor::Verdict;
   const IrkConstants& k = *k_;
   // S > 0: Radau IIA's layout, one real block and (S - 1)/2 pairs (checked by the caller)
   const int s = S > 0 ? S : k.s;
@@ -369,8 +354,10 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
   for (;;) {
     stage_arguments<S, N>(y);
-    if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data()))
-      return Outcome::FunctionFailed;
+    if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data())) {
+      function_failed_ = true;
+      return Verdict::NonFinite;
+    }
     const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
     if (M.kind() == MassOperator::Kind::Structured) {
       M.apply_columns<S>(W_, s, MW_);
@@ -422,8 +409,9 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
         sum += v * v;
       }
     }
-    const NewtonMonitor::Verdict v = monitor.next(std::sqrt(sum / (static_cast<double>(s) * n_)));
-    if (const Outcome o = failure(v); o != Outcome::Converged) return o;
+    const Verdict v = monitor.next(std::sqrt(sum / (static_cast<double>(s) * n_)));
+    // the verdicts that end the iteration before its update
+    if (v == Verdict::NonFinite || v == Verdict::Diverging || v == Verdict::TooSlow) return v;
     double* wc = W_.data();
     double* zc = Z_.data();
     if constexpr (S == 3)
@@ -444,24 +432,25 @@ IrkEngine::Outcome IrkEngine::newton_rows(double t, const Vector& y, double h, c
           zc[c * n + i] = acc;
         }
       }
-    if (v == NewtonMonitor::Verdict::Converged) return Outcome::Converged;
-    if (v == NewtonMonitor::Verdict::MaxIterations) return Outcome::MaxIterations;
+    if (v != Verdict::Continue) return v;  // Converged or MaxIterations
   }
 }
 
 // Radau IIA(3) with n <= kMaxFixedRows: the rows' count known at compile time (every row loop
 // written out), else the general loops.
 template <long... N>
-IrkEngine::Outcome IrkEngine::newton3(double t, const Vector& y, double h, const Vector& scal,
-                                      NewtonMonitor& monitor, std::integer_sequence<long, N...>) {
-  Outcome o = Outcome::Converged;
+NewtonMonitor::Verdict IrkEngine::newton3(double t, const Vector& y, double h, const Vector& scal,
+                                          NewtonMonitor& monitor,
+                                          std::integer_sequence<long, N...>) {
+  NewtonMonitor::Verdict o = NewtonMonitor::Verdict::Converged;
   const bool fixed =
       ((N > 0 && n_ == N ? (o = newton_rows<3, N>(t, y, h, scal, monitor), true) : false) || ...);
   return fixed ? o : newton_rows<3, 0>(t, y, h, scal, monitor);
 }
 
-IrkEngine::Outcome IrkEngine::newton(double t, const Vector& y, double h, const Vector& scal,
-                                     NewtonMonitor& monitor) {
+NewtonMonitor::Verdict IrkEngine::newton(double t, const Vector& y, double h, const Vector& scal,
+                                         NewtonMonitor& monitor) {
+  function_failed_ = false;
   switch (k_->blocks.real_blocks() == 1 ? k_->s : 0) {
     case 1:
       return newton_rows<1, 0>(t, y, h, scal, monitor);

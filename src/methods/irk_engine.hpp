@@ -74,8 +74,6 @@ struct IrkDense {
 
 class IrkEngine {
  public:
-  enum class Outcome { Converged, FunctionFailed, NonFinite, Diverging, TooSlow, MaxIterations };
-
   IrkEngine(MassMatrixSystem& sys, int max_stages, int max_real, int max_pairs);
 
   /// Use the tableau of `k` from now on (the factorisation becomes invalid).
@@ -94,8 +92,14 @@ class IrkEngine {
   void start_from(const IrkDense& previous, double h);
 
   /// The simplified Newton iteration at (t, y) with step h; `scal` the weights of the
-  /// increment norm (RMS over the s n values). `monitor` must have begun.
-  Outcome newton(double t, const Vector& y, double h, const Vector& scal, NewtonMonitor& monitor);
+  /// increment norm (RMS over the s n values). `monitor` must have begun. Returns the
+  /// monitor's verdict that ended it (Converged, or a failure for methods/newton_attempt.hpp;
+  /// the update of MaxIterations is applied), or NonFinite with function_failed() when f
+  /// failed at a stage.
+  NewtonMonitor::Verdict newton(double t, const Vector& y, double h, const Vector& scal,
+                                NewtonMonitor& monitor);
+  /// True if the last newton() stopped because f failed (the guard holds the failure).
+  bool function_failed() const { return function_failed_; }
 
   /// y_{n+1} = y + sum_i d_i Z_i.
   void end_value(const Vector& y, Vector& out) const;
@@ -135,11 +139,11 @@ class IrkEngine {
   // n <= kMaxFixedRows: newton_rows<3, n> (Radau IIA(3), every row loop written out)
   static constexpr long kMaxFixedRows = 8;
   template <int S, long N>
-  Outcome newton_rows(double t, const Vector& y, double h, const Vector& scal,
-                      NewtonMonitor& monitor);
+  NewtonMonitor::Verdict newton_rows(double t, const Vector& y, double h, const Vector& scal,
+                                     NewtonMonitor& monitor);
   template <long... N>
-  Outcome newton3(double t, const Vector& y, double h, const Vector& scal, NewtonMonitor& monitor,
-                  std::integer_sequence<long, N...>);
+  NewtonMonitor::Verdict newton3(double t, const Vector& y, double h, const Vector& scal,
+                                 NewtonMonitor& monitor, std::integer_sequence<long, N...>);
   template <int S, int M>
   void start_rows(const IrkDense& previous, double h);
   template <int S, long N>
@@ -162,6 +166,7 @@ class IrkEngine {
   std::vector<std::unique_ptr<RealLinearSolver>> real_;
   std::vector<std::unique_ptr<ComplexLinearSolver>> complex_;
   bool lu_valid_ = false;
+  bool function_failed_ = false;
   const char* failed_ = nullptr;  // singular_reason() of the solver whose factor() failed
   double h_lu_ = 0.0;
   Matrix Z_, W_, F_, R_, MW_, Y_;  // Y_: the stage arguments y + Z_i

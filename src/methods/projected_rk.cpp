@@ -1,6 +1,6 @@
 // projected-rk: constant-step implicit Runge-Kutta with any invertible tableau (see
 // methods/projected_rk.hpp), on the shared MassMatrixSystem, a dense linear solver for the
-// sn x sn stage matrix and the integrator's projection hook.
+// sn x sn stage matrix, NewtonAttempt and the integrator's projection hook.
 #include "daekit/methods/projected_rk.hpp"
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "daekit/tableaus/analysis.hpp"
 #include "methods/factory.hpp"
 #include "methods/mass_matrix_method.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/systems.hpp"
 
@@ -80,6 +81,15 @@ class ProjectedRk final : public MassMatrixMethod {
     F_.resize(n_, s_);
     rhs_.resize(n_ * m_);
     lu_ = make_dense_solver<double>(n_ * m_);
+    // full Newton accuracy on the stages: converged when the largest scaled increment is within
+    // newton_tolerance, or stagnates at the round-off level (within one weight, shrinking by
+    // less than half); the Jacobian is evaluated at every step (no reuse)
+    NewtonMonitor::Settings ns;
+    ns.rate_estimate = NewtonMonitor::RateEstimate::None;
+    ns.max_iterations = opt_.max_newton_iterations;
+    ns.tolerance = opt_.newton_tolerance;
+    ns.stagnation = 1.0;
+    newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
     if (opt_.algebraic_update == ProjectedRkOptions::AlgebraicUpdate::StateSpace) {
       if (dae.max_index() > 1)
         throw InvalidArgument(
@@ -158,10 +168,13 @@ class ProjectedRk final : public MassMatrixMethod {
 
   StepAttempt attempt(double h) override {
     h_ = h;
+    newton_.begin_attempt();
     // Jacobian at (t_n, y_n) and LU of A^{-1} (x) M - h I (x) J (every step: constant h, but
     // the problem is nonlinear and the study wants full Newton accuracy).
-    if (!sys_.f(t_, y_, f0_)) return fail(AttemptOutcome::NonFinite, "f(t_n, y_n) failed");
-    if (!sys_.jacobian(t_, y_, f0_, J_)) return fail(AttemptOutcome::NonFinite, "Jacobian failed");
+    if (!sys_.f(t_, y_, f0_))
+      return newton_.failure(AttemptOutcome::NonFinite, "f(t_n, y_n) failed");
+    if (!sys_.jacobian(t_, y_, f0_, J_))
+      return newton_.failure(AttemptOutcome::NonFinite, "Jacobian failed");
     const Matrix& J = J_.dense();  // the system's backend is dense
     auto& E = lu_->matrix().dense();
     for (int i = 0; i < m_; ++i)
@@ -170,18 +183,19 @@ class ProjectedRk final : public MassMatrixMethod {
         if (i == j) E.block(i * n_, j * n_, n_, n_) -= h * J;
       }
     ++stats_.nlu;
-    if (!lu_->factor()) return fail(AttemptOutcome::Singular, "stage Newton matrix singular");
+    if (!lu_->factor())
+      return newton_.failure(AttemptOutcome::Singular, "stage Newton matrix singular");
     // scaled as in RADAU5: index-2 components by 1/|h|, index-3 components by 1/h^2
     for (int i = 0; i < n_; ++i)
       scal_[i] = weights_->w()[i] / std::pow(std::abs(h), sys_.index_of(i) - 1);
     Z_.setZero();
     if (explicit_first_) F_.col(0) = f0_;  // Y_1 = y_n
-    double previous_norm = std::numeric_limits<double>::infinity();
-    for (int it = 0; it < opt_.max_newton_iterations; ++it) {
+    newton_.begin(0.0);
+    for (;;) {
       for (int i = off_; i < s_; ++i) {
         tmp_ = y_ + Z_.col(i);
         if (!sys_.f(t_ + tab_.c[i] * h, tmp_, F_.col(i)))
-          return fail(AttemptOutcome::NonFinite, "f failed at a stage");
+          return newton_.failure(AttemptOutcome::NonFinite, "f failed at a stage");
       }
       // residual r_i = h F_i (+ h (At^{-1} a)_i F_1) - sum_j At^{-1}_ij M Z_j (implicit stages)
       for (int k = 0; k < m_; ++k) {
@@ -198,22 +212,15 @@ class ProjectedRk final : public MassMatrixMethod {
         Z_.col(off_ + k) += rhs_.segment(k * n_, n_);
         norm = std::max(norm, (rhs_.segment(k * n_, n_).array() / scal_.array()).abs().maxCoeff());
       }
-      if (!std::isfinite(norm)) return fail(AttemptOutcome::NonFinite, "Newton increment NaN");
-      // converged, or stagnating below the tolerance scale at round-off level
-      const bool stagnates = norm <= 1.0 && norm > 0.5 * previous_norm;
-      previous_norm = norm;
-      if (norm <= opt_.newton_tolerance || stagnates) {
-        y_new_ = y_ + end_increment();
-        if (opt_.algebraic_update == ProjectedRkOptions::AlgebraicUpdate::StateSpace &&
-            !solve_constraints(t_ + h))
-          return fail(AttemptOutcome::NewtonFailed, "0 = g(y_{n+1}, z_{n+1}) not solved");
-        StepAttempt res;
-        res.err = 0.0;
-        res.newton_iterations = it + 1;
-        return res;
-      }
+      const NewtonMonitor::Verdict v = newton_.next(norm);
+      if (v == NewtonMonitor::Verdict::Continue) continue;
+      if (v != NewtonMonitor::Verdict::Converged) return newton_.failure(v, lu_->solve_failure());
+      y_new_ = y_ + end_increment();
+      if (opt_.algebraic_update == ProjectedRkOptions::AlgebraicUpdate::StateSpace &&
+          !solve_constraints(t_ + h))
+        return newton_.failure(AttemptOutcome::NewtonFailed, "0 = g(y_{n+1}, z_{n+1}) not solved");
+      return newton_.converged(0.0);
     }
-    return fail(AttemptOutcome::NewtonFailed, "stage Newton did not converge");
   }
 
   // The dense output's interval: the last step, [t_, t_] before the first.
@@ -233,8 +240,13 @@ class ProjectedRk final : public MassMatrixMethod {
   bool solve_constraints(double t) {
     const int na = static_cast<int>(algebraic_rows_.size());
     if (na == 0) return true;
-    Vector& dz = g_;  // g, then the increment (solved in place)
-    for (int it = 0; it < 30; ++it) {
+    Vector& dz = g_;             // g, then the increment (solved in place)
+    NewtonMonitor::Settings ns;  // to the round-off level: |dz| <= 1e-14 max(1, |z|)
+    ns.rate_estimate = NewtonMonitor::RateEstimate::None;
+    ns.max_iterations = 30;
+    NewtonMonitor newton(ns);
+    newton.begin(0.0);
+    for (;;) {
       if (!sys_.f(t, y_new_, tmp_)) return false;
       for (int a = 0; a < na; ++a) dz[a] = tmp_[algebraic_rows_[static_cast<size_t>(a)]];
       if (!sys_.jacobian(t, y_new_, tmp_, J_)) return false;
@@ -252,10 +264,11 @@ class ProjectedRk final : public MassMatrixMethod {
         change = std::max(change, std::abs(dz[a]));
         size = std::max(size, std::abs(y_new_[c]));
       }
-      if (!std::isfinite(change)) return false;
-      if (change <= 1e-14 * size) return true;
+      newton.settings().tolerance = 1e-14 * size;
+      const NewtonMonitor::Verdict v = newton.next(change);
+      if (v == NewtonMonitor::Verdict::Converged) return true;
+      if (v != NewtonMonitor::Verdict::Continue) return false;
     }
-    return false;
   }
 
   Vector& candidate() override { return y_new_; }
@@ -317,17 +330,10 @@ class ProjectedRk final : public MassMatrixMethod {
   }
 
  private:
-  StepAttempt fail(AttemptOutcome outcome, const char* detail) {
-    StepAttempt res;
-    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    res.detail = detail;
-    if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
-    return res;
-  }
-
   RungeKuttaTableau tab_;
   ProjectedRkOptions opt_;
   Stats& stats_;
+  NewtonAttempt newton_;
   int n_, s_;
   const ErrorWeights* weights_ = nullptr;
   Matrix Ainv_, M_, Z_, F_;

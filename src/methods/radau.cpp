@@ -14,6 +14,7 @@
 #include "methods/factory.hpp"
 #include "methods/irk_engine.hpp"
 #include "methods/mass_matrix_method.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/reuse.hpp"
 
@@ -133,12 +134,10 @@ class Radau final : public MassMatrixMethod {
     index_.resize(n);
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
     max_index_ = dae.max_index();
-    NewtonMonitor::Settings ns;
-    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
-    ns.divergence = 0.99;
-    ns.predict_slow = true;
-    ns.memory = 0.8;
-    newton_ = NewtonMonitor(ns);
+    // the iteration limit and tolerance follow the order (set_stages())
+    newton_ =
+        NewtonAttempt(NewtonMonitor::radau5(opt_.max_newton_iterations), *in.guard, *in.stats);
+    newton_.watch_jacobian(&jac_valid_, &jac_fresh_);
     reuse_ = ReusePolicy::radau5(opt_.jacobian_reuse_theta, opt_.lu_reuse_low, opt_.lu_reuse_high);
     set_stages(opt_.start_stages);
   }
@@ -191,12 +190,12 @@ class Radau final : public MassMatrixMethod {
   }
 
   StepAttempt attempt(double h) override {
-    StepAttempt res;
     const bool after_reject = attempts_since_accept_ > 0;
     ++attempts_since_accept_;
     h_ = h;
+    newton_.begin_attempt();
     if (need_jac_ || !jac_valid_) {
-      if (!compute_jacobian()) return fail(AttemptOutcome::NonFinite, 0.5, "Jacobian failed");
+      if (!compute_jacobian()) return newton_.failure(AttemptOutcome::NonFinite, "Jacobian failed");
     }
     bool new_lu = !engine_.lu_valid() || h != engine_.h_lu();
     if (variable_ && !new_lu && lu_kept_) {
@@ -208,9 +207,8 @@ class Radau final : public MassMatrixMethod {
     if (new_lu) {
       if (variable_) select_order(h);
       if (!engine_.factor(h, J_)) {
-        need_jac_ = !jac_fresh_;
         unexpected_ = true;
-        return fail(AttemptOutcome::Singular, 0.5, engine_.singular_reason());
+        return newton_.failure(AttemptOutcome::Singular, engine_.singular_reason());
       }
     }
     compute_scale(h);
@@ -219,43 +217,31 @@ class Radau final : public MassMatrixMethod {
     else
       engine_.start_from(dense_, h);
     newton_.begin(opt_.jacobian_reuse_theta);
-    const IrkEngine::Outcome o = engine_.newton(t_, y_, h, scal_, newton_);
+    const NewtonMonitor::Verdict v = engine_.newton(t_, y_, h, scal_, newton_.monitor());
     last_newton_iterations_ = newton_.iterations();
     last_rate_ = newton_.rate();
-    switch (o) {
-      case IrkEngine::Outcome::Converged:
-        break;
-      case IrkEngine::Outcome::FunctionFailed:
-        return fail(AttemptOutcome::NonFinite, 0.5, "f failed at a stage of the step");
-      case IrkEngine::Outcome::NonFinite:
+    if (v != NewtonMonitor::Verdict::Converged) {
+      if (engine_.function_failed())
+        return newton_.failure(AttemptOutcome::NonFinite, "f failed at a stage of the step");
+      // RADAU's order selection: a slow iteration lowers the order, any other failure is
+      // unexpected (UNEXP)
+      if (v == NewtonMonitor::Verdict::TooSlow)
+        slow_newton_ = slow_newton_ || newton_.step_factor() <= 0.5;
+      else
         unexpected_ = true;
-        return fail(
-            AttemptOutcome::NonFinite, 0.5,
-            engine_.solve_failure() ? engine_.solve_failure() : "Newton increment not finite");
-      case IrkEngine::Outcome::Diverging:
-        unexpected_ = true;
-        return fail(AttemptOutcome::NewtonFailed, 0.5, "Newton diverges");
-      case IrkEngine::Outcome::TooSlow: {
-        const double factor = newton_.step_factor();
-        if (factor <= 0.5) slow_newton_ = true;
-        return fail(AttemptOutcome::NewtonFailed, factor, "Newton converges too slowly");
-      }
-      case IrkEngine::Outcome::MaxIterations:
-        unexpected_ = true;
-        return fail(AttemptOutcome::NewtonFailed, 0.5,
-                    "Newton did not converge within max_newton_iterations");
+      return newton_.failure(v, engine_.solve_failure());
     }
-    res.newton_iterations = last_newton_iterations_;
-    res.newton_rate = last_rate_;
+    StepAttempt res = newton_.converged(0.0);
     res.safety_scale = std::min(1.0, (1.0 + 2.0 * nit_) / (last_newton_iterations_ + 2.0 * nit_));
     bool ok = true;
     res.err = engine_.error_estimate(
         t_, y_, f0_, h, first_ || after_reject, [this](const Vector& v) { return scaled_norm(v); },
         &ok);
-    if (sys_.guard().fatal()) return fail(AttemptOutcome::CallbackError, 0.5, "callback failed");
+    if (sys_.guard().fatal())
+      return newton_.failure(AttemptOutcome::CallbackError, "callback failed");
     if (!std::isfinite(res.err)) {
       unexpected_ = true;
-      return fail(AttemptOutcome::NonFinite, 0.5, "error not finite");
+      return newton_.failure(AttemptOutcome::NonFinite, "error not finite");
     }
     engine_.end_value(y_, y_new_);
     if (res.err >= 1.0) {
@@ -467,18 +453,6 @@ class Radau final : public MassMatrixMethod {
     last_err_ = h_err_ = 0.0;
   }
 
-  StepAttempt fail(AttemptOutcome outcome, double factor, const char* detail) {
-    StepAttempt res;
-    res.outcome = sys_.guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    res.h_factor = factor;
-    res.detail = detail;
-    res.newton_iterations = newton_.iterations();
-    res.newton_rate = newton_.rate();
-    if (outcome != AttemptOutcome::Singular) need_jac_ = !jac_fresh_;
-    if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
-    return res;
-  }
-
   // A step whose change of a differential component exceeds kFactor (|h| max(|f_n|, |f_n+1|)
   // + w) in M-scaled units cannot be the solution of the step equations of a smooth f (the
   // change is h times f's mean over the step): a relay y' = -100 if y > 1.5 else 1 crossed
@@ -546,7 +520,7 @@ class Radau final : public MassMatrixMethod {
   Stats& stats_;
   const ErrorWeights* weights_ = nullptr;
   bool all_in_test_ = true;
-  NewtonMonitor newton_;
+  NewtonAttempt newton_;
   ReusePolicy reuse_;
   std::vector<int> index_;
   int max_index_ = 1;

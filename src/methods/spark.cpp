@@ -1,6 +1,6 @@
 // spark: the Lobatto IIIA-B-C-C*-D SPARK methods of paper 002 (see methods/spark.hpp for the
 // mathematics), on the shared services: Index2System (guarded evaluations, Jacobians, checks),
-// the dense LU of linalg, NewtonMonitor and the integrator's error weights.
+// the dense LU of linalg, NewtonAttempt and the integrator's error weights.
 #include "daekit/methods/spark.hpp"
 
 #include <algorithm>
@@ -12,8 +12,8 @@
 #include "daekit/tableaus/lobatto.hpp"
 #include "methods/factory.hpp"
 #include "methods/index2_method.hpp"
+#include "methods/newton_attempt.hpp"
 #include "nonlinear/index2_system.hpp"
-#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -91,12 +91,10 @@ class Spark final : public Index2Method {
     for (Vector& g : g_) g.resize(m_);
     avals_.resize(n_);
     allocate_segments();
-    NewtonMonitor::Settings ns;
+    NewtonMonitor::Settings ns;  // Successive, no early abandonment; the tolerance in start()
     ns.max_iterations = opt_.max_newton_iterations;
-    ns.rate_estimate = NewtonMonitor::RateEstimate::Successive;
-    ns.divergence = 0.99;
-    ns.predict_slow = false;
-    newton_ = NewtonMonitor(ns);
+    newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
+    newton_.watch_jacobian(&jac_valid_, &jac_fresh_);
     // beta_j(theta) = int_0^theta l_j: monomial coefficients of theta^(d+1)
     beta_ = k_.lagrange;
     for (int d = 0; d < s_; ++d) beta_.col(d) /= (d + 1.0);
@@ -129,10 +127,11 @@ class Spark final : public Index2Method {
   StepAttempt attempt(double h) override {
     StepAttempt res;
     h_ = h;
+    newton_.begin_attempt();
+    jac_fresh_ = jac_t_ == t_;  // a Jacobian kept from an earlier step is renewed after a failure
     if (!jac_valid_ && !compute_jacobians())
-      return fail(AttemptOutcome::NonFinite, "Jacobian failed");
-    max_rate_ = 0.0;
-    iterations_ = 0;
+      return newton_.failure(AttemptOutcome::NonFinite, "Jacobian failed");
+    peak_rate_ = 0.0;
     if (fixed_step_) {
       begin_step(full_, t_, y_, z_, a0_, h);
       predict_from_last(full_);
@@ -146,7 +145,8 @@ class Spark final : public Index2Method {
       const double t_mid = t_ + 0.5 * h;
       mid_y_ = half1_.Y.col(s_);
       mid_z_ = half1_.Z.col(s_ - 1);
-      if (!sys_->a(t_mid, mid_y_, avals_)) return fail(AttemptOutcome::NonFinite, "a failed");
+      if (!sys_->a(t_mid, mid_y_, avals_))
+        return newton_.failure(AttemptOutcome::NonFinite, "a failed");
       begin_step(half2_, t_mid, mid_y_, mid_z_, avals_, 0.5 * h);
       predict_from_step(half2_, half1_, nullptr);
       if (!solve(half2_, res)) return res;
@@ -157,12 +157,10 @@ class Spark final : public Index2Method {
       end_z_ = half2_.Z.col(s_ - 1);
     }
     sys_->join(end_y_, end_z_, x_new_);
-    res.err = fixed_step_ ? 0.0 : richardson_error();
-    if (!std::isfinite(res.err))
-      return fail(AttemptOutcome::NonFinite, "error estimate not finite");
-    res.newton_iterations = iterations_;
-    res.newton_rate = max_rate_;
-    return res;
+    const double err = fixed_step_ ? 0.0 : richardson_error();
+    if (!std::isfinite(err))
+      return newton_.failure(AttemptOutcome::NonFinite, "error estimate not finite");
+    return newton_.converged(err);
   }
 
   Vector& candidate() override { return x_new_; }
@@ -172,7 +170,7 @@ class Spark final : public Index2Method {
     last_ = fixed_step_ ? full_ : half2_;
     h_last_ = h_;
     if (!set_point(t_ + h_, x_new_, false)) return false;
-    if (max_rate_ > opt_.jacobian_reuse_rate) jac_valid_ = false;
+    if (peak_rate_ > opt_.jacobian_reuse_rate) jac_valid_ = false;
     return true;
   }
 
@@ -233,6 +231,7 @@ class Spark final : public Index2Method {
 
   bool compute_jacobians() {
     jac_t_ = t_;
+    jac_fresh_ = true;
     jac_valid_ = sys_->jacobians(t_, y_, z_, jac_);
     for (Factorisation& f : lu_) f.valid = false;
     if (jac_valid_ && sys_->a_kind() == Index2System::AKind::Nonlinear) {
@@ -240,18 +239,6 @@ class Spark final : public Index2Method {
       jac_valid_ = a_lu_->factor();
     }
     return jac_valid_;
-  }
-
-  StepAttempt fail(AttemptOutcome outcome, const char* detail) {
-    StepAttempt res;
-    res.outcome = sys_->guard().fatal() ? AttemptOutcome::CallbackError : outcome;
-    res.detail = detail;
-    res.newton_iterations = iterations_;
-    res.newton_rate = max_rate_;
-    if (outcome == AttemptOutcome::NewtonFailed) ++stats_.nnewton_fail;
-    // a Jacobian from an earlier point is renewed for the retry (a fresh one is kept)
-    if (outcome != AttemptOutcome::Singular && jac_t_ != t_) jac_valid_ = false;
-    return res;
   }
 
   void begin_step(SparkStep& st, double t0, const Vector& y0, const Vector& z0, const Vector& a0,
@@ -325,14 +312,20 @@ class Spark final : public Index2Method {
     work_target_ = st.a0;
     work_target_.noalias() += st.h * (st.F * beta);
     const double t = st.t0 + theta * st.h;
-    for (int it = 0; it < 20; ++it) {
+    NewtonMonitor newton(NewtonMonitor::without_rate(20));  // |dy| <= 1e-14 (1 + |y|)
+    newton.begin(0.0);
+    for (;;) {
       if (!sys_->a(t, y, avals_)) return false;
       avals_ -= work_target_;
       a_lu_->solve_in_place(avals_);
       y -= avals_;
-      if (avals_.cwiseAbs().maxCoeff() <= 1e-14 * (1.0 + y.cwiseAbs().maxCoeff())) return true;
+      newton.settings().tolerance = 1e-14 * (1.0 + y.cwiseAbs().maxCoeff());
+      const NewtonMonitor::Verdict v = newton.next(avals_.cwiseAbs().maxCoeff());
+      if (v == NewtonMonitor::Verdict::NonFinite) return false;
+      // converged, or 20 iterations: the stage accuracy is far above what the remaining
+      // increment changes
+      if (v != NewtonMonitor::Verdict::Continue) return true;
     }
-    return true;  // the stage accuracy is far above what the remaining increment changes
   }
 
   // E of (3.7) at the frozen Jacobians, for step size h (block layout: Y_1..Y_s, y1, Z_1..Z_s
@@ -414,7 +407,8 @@ class Spark final : public Index2Method {
   bool solve(SparkStep& st, StepAttempt& res) {
     Factorisation* f = factorisation(st.h);
     if (!f) {
-      res = fail(AttemptOutcome::Singular, "zero pivot in the LU of the SPARK Newton matrix");
+      res = newton_.failure(AttemptOutcome::Singular,
+                            "zero pivot in the LU of the SPARK Newton matrix");
       return false;
     }
     const Vector& w = weights_->w();
@@ -425,13 +419,13 @@ class Spark final : public Index2Method {
     newton_.begin(opt_.jacobian_reuse_rate);
     for (;;) {
       if (!residual(st)) {
-        res = fail(AttemptOutcome::NonFinite, "a callback failed at a stage of the step");
+        res =
+            newton_.failure(AttemptOutcome::NonFinite, "a callback failed at a stage of the step");
         return false;
       }
       f->lu->solve_in_place(rhs_);
       ++stats_.nsol;
       ++stats_.nnewton;
-      ++iterations_;
       double sum = 0.0;
       for (int i = 0; i <= s_; ++i)
         for (int r = 0; r < n_; ++r) {
@@ -449,22 +443,11 @@ class Spark final : public Index2Method {
           sum += q * q;
         }
       const NewtonMonitor::Verdict v = newton_.next(std::sqrt(sum / N_));
-      max_rate_ = std::max(max_rate_, newton_.rate());
-      switch (v) {
-        case NewtonMonitor::Verdict::Converged:
-          return true;
-        case NewtonMonitor::Verdict::Continue:
-          break;
-        case NewtonMonitor::Verdict::NonFinite:
-          res = fail(AttemptOutcome::NonFinite, "Newton increment not finite");
-          return false;
-        case NewtonMonitor::Verdict::Diverging:
-          res = fail(AttemptOutcome::NewtonFailed, "Newton diverges");
-          return false;
-        case NewtonMonitor::Verdict::TooSlow:
-        case NewtonMonitor::Verdict::MaxIterations:
-          res = fail(AttemptOutcome::NewtonFailed, "Newton did not converge");
-          return false;
+      peak_rate_ = std::max(peak_rate_, newton_.rate());
+      if (v == NewtonMonitor::Verdict::Converged) return true;
+      if (v != NewtonMonitor::Verdict::Continue) {
+        res = newton_.failure(v);
+        return false;
       }
     }
   }
@@ -574,10 +557,13 @@ class Spark final : public Index2Method {
   Index2System::Jacobians jac_;
   Factorisation lu_[2];
   std::unique_ptr<RealLinearSolver> a_lu_;
-  NewtonMonitor newton_;
+  NewtonAttempt newton_;
   const ErrorWeights* weights_ = nullptr;
-  double t_ = 0, h_ = 0, max_rate_ = 0, jac_t_ = 0;
-  int iterations_ = 0;
+  double t_ = 0, h_ = 0, jac_t_ = 0;
+  // the largest contraction rate of the attempt's iterations (all of them): the Jacobian is
+  // renewed after a step above jacobian_reuse_rate
+  double peak_rate_ = 0;
+  bool jac_fresh_ = false;  // jac_valid_ and evaluated at the step's start
   Vector x_, y_, z_, a0_, yp0_, x_new_, end_y_, end_z_, mid_y_, mid_z_, rhs_, avals_, err_;
   std::vector<Vector> g_;
   SparkStep half1_, half2_, full_, last_;

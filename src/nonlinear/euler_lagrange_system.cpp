@@ -6,6 +6,7 @@
 
 #include "core/dense_spectra.hpp"
 #include "core/format.hpp"
+#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -201,7 +202,11 @@ bool EulerLagrangeSystem::make_multipliers_consistent(double t, Vector& y, std::
   }
   Vector &l = l_, &r = r_, &dl = dl_;
   lambda(y, l);
-  for (int it = 0; it < 6; ++it) {
+  // simplified Newton (S frozen) to the round-off level |dl| <= 1e-14 (1 + |l|); six iterations
+  // refine enough when the hidden constraint is affine in the multipliers (they are kept)
+  NewtonMonitor newton(NewtonMonitor::without_rate(6));
+  newton.begin(0.0);
+  for (;;) {
     if (!hidden_constraint(t, y, r)) return failed("F failed");
     solve_full_rank(lu, r, lu_work_, dl);
     l += dl;
@@ -210,9 +215,9 @@ bool EulerLagrangeSystem::make_multipliers_consistent(double t, Vector& y, std::
       message = "the consistent multipliers are not finite at t = " + fmt(t);
       return false;
     }
-    if (dl.cwiseAbs().maxCoeff() <= 1e-14 * (1.0 + l.cwiseAbs().maxCoeff())) break;
+    newton.settings().tolerance = 1e-14 * (1.0 + l.cwiseAbs().maxCoeff());
+    if (newton.next(dl.cwiseAbs().maxCoeff()) != NewtonMonitor::Verdict::Continue) return true;
   }
-  return true;
 }
 
 }  // namespace daekit

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace daekit {
 
@@ -33,19 +34,19 @@ void fill_groups(int n, ColumnColouring& colouring) {
   for (int j = 0; j < n; ++j) colouring.group_columns[next[colouring.colour_of[j]]++] = j;
 }
 
-// Greedy largest-first colouring of the column intersection graph of a compressed n x n
+// Greedy largest-first colouring of the column intersection graph of a compressed rows x n
 // pattern. Work and memory: O(n + nnz + sum over rows of (row count)^2), no graph is stored:
 // the neighbours of column j are the columns of the rows of column j, read from the transposed
 // (row-wise) pattern.
-void colour_sparse(int n, const SparseMatrix& pattern, ColumnColouring& colouring) {
+void colour_sparse(int rows, int n, const SparseMatrix& pattern, ColumnColouring& colouring) {
   const int* col_start = pattern.outerIndexPtr();
   const int* col_rows = pattern.innerIndexPtr();
   const int nnz = col_start[n];
 
   // row -> columns (the transpose of the pattern), columns of each row in increasing order
-  std::vector<int> row_start(static_cast<size_t>(n) + 1, 0);
+  std::vector<int> row_start(static_cast<size_t>(rows) + 1, 0);
   for (int k = 0; k < nnz; ++k) ++row_start[col_rows[k] + 1];
-  for (int i = 0; i < n; ++i) row_start[i + 1] += row_start[i];
+  for (int i = 0; i < rows; ++i) row_start[i + 1] += row_start[i];
   std::vector<int> row_cols(static_cast<size_t>(nnz));
   {
     std::vector<int> next(row_start.begin(), row_start.end() - 1);
@@ -106,46 +107,81 @@ void colour_sparse(int n, const SparseMatrix& pattern, ColumnColouring& colourin
   colouring.colours = colours;
 }
 
+// The one loop of forward differences: the columns of each group (group(c) gives their
+// indices as [begin, end)) perturbed together by their increments (kept in slot(j)), G evaluated
+// once per group into G_work, then write(j, delta_j) for each column of the group. x_work is x
+// on entry and on return (unless an evaluation failed). Returns the number of evaluations or -1.
+template <typename Group, typename Slot, typename Write>
+int forward_differences(FiniteDifferenceJacobian::Map G, VecIn x, const Vector* typical, int groups,
+                        Group&& group, Slot&& slot, Vector& x_work, Vector& G_work, Write&& write) {
+  x_work = x;
+  for (int c = 0; c < groups; ++c) {
+    const auto [begin, end] = group(c);
+    for (const int* p = begin; p != end; ++p) {
+      const int j = *p;
+      double& delta = slot(j);
+      delta = FiniteDifferenceJacobian::increment(x[j], typical != nullptr ? (*typical)[j] : 0.0);
+      x_work[j] = x[j] + delta;
+    }
+    if (!G(x_work, G_work)) return -1;
+    for (const int* p = begin; p != end; ++p) {
+      const int j = *p;
+      x_work[j] = x[j];
+      write(j, slot(j));
+    }
+  }
+  return groups;
+}
+
+// Column j of a dense J from the difference G_work - G0 over delta.
+void dense_column(MatOut J, int j, const Vector& G_work, VecIn G0, double delta) {
+  J.col(j) = (G_work - G0) / delta;
+}
+
 }  // namespace
 
-ColumnColouring colour_columns(int n, const Sparsity& s) {
-  if (n < 0) throw InvalidArgument("colour_columns: negative size " + std::to_string(n));
-  s.validate(n, "colour_columns");
+ColumnColouring colour_columns(int n, const Sparsity& s) { return colour_columns(n, n, s); }
+
+ColumnColouring colour_columns(int rows, int cols, const Sparsity& s) {
+  if (rows < 0 || cols < 0)
+    throw InvalidArgument("colour_columns: negative size " + std::to_string(rows) + " x " +
+                          std::to_string(cols));
+  s.validate(rows, cols, "colour_columns");
   ColumnColouring colouring;
-  colouring.colour_of.resize(static_cast<size_t>(n));
+  colouring.colour_of.resize(static_cast<size_t>(cols));
   switch (s.kind) {
     case Sparsity::Kind::Dense:
-      colouring.colours = n;
-      for (int j = 0; j < n; ++j) colouring.colour_of[j] = j;
+      colouring.colours = cols;
+      for (int j = 0; j < cols; ++j) colouring.colour_of[j] = j;
       break;
     case Sparsity::Kind::Banded: {
-      // columns j and k share a row iff |j - k| <= l + u
+      // columns j and k share a row iff |j - k| <= l + u (and the rows reach it)
       const int width = s.lower + s.upper + 1;
-      colouring.colours = std::min(n, width);
-      for (int j = 0; j < n; ++j) colouring.colour_of[j] = j % width;
+      colouring.colours = std::min(cols, width);
+      for (int j = 0; j < cols; ++j) colouring.colour_of[j] = j % width;
       break;
     }
     case Sparsity::Kind::Sparse:
-      if (n == 0) break;
+      if (cols == 0) break;
       if (s.pattern.isCompressed()) {
-        colour_sparse(n, s.pattern, colouring);
+        colour_sparse(rows, cols, s.pattern, colouring);
       } else {
         SparseMatrix compressed = s.pattern;
         compressed.makeCompressed();
-        colour_sparse(n, compressed, colouring);
+        colour_sparse(rows, cols, compressed, colouring);
       }
       break;
   }
-  fill_groups(n, colouring);
+  fill_groups(cols, colouring);
   return colouring;
 }
 
-FiniteDifferenceJacobian::FiniteDifferenceJacobian(int n, const Sparsity& s)
-    : n_(n), colouring_(colour_columns(n, s)), sparsity_(s) {
+FiniteDifferenceJacobian::FiniteDifferenceJacobian(int rows, int cols, const Sparsity& s)
+    : rows_(rows), cols_(cols), colouring_(colour_columns(rows, cols, s)), sparsity_(s) {
   if (sparsity_.kind == Sparsity::Kind::Sparse) sparsity_.pattern.makeCompressed();
-  x_work_.resize(n);
-  G_work_.resize(n);
-  delta_.resize(n);
+  x_work_.resize(cols);
+  G_work_.resize(rows);
+  delta_.resize(cols);
 }
 
 double FiniteDifferenceJacobian::increment(double x_j, double typical_j) {
@@ -161,80 +197,156 @@ double FiniteDifferenceJacobian::increment(double x_j, double typical_j) {
   return rounded != 0.0 ? rounded : delta;
 }
 
+double FiniteDifferenceJacobian::central_increment(double x_j, double typical) {
+  return std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(std::abs(x_j), typical);
+}
+
+bool FiniteDifferenceJacobian::central(Map G, int rows, const Vector& x, double typical, Matrix& D,
+                                       Vector* delta) {
+  const int n = static_cast<int>(x.size());
+  Vector xp = x, gp(rows), gm(rows);
+  D.resize(rows, n);
+  if (delta) delta->resize(n);
+  for (int j = 0; j < n; ++j) {
+    const double d = central_increment(x[j], typical);
+    xp[j] = x[j] + d;
+    if (!G(xp, gp)) return false;
+    xp[j] = x[j] - d;
+    if (!G(xp, gm)) return false;
+    xp[j] = x[j];
+    D.col(j) = (gp - gm) / (2 * d);
+    if (delta) (*delta)[j] = d;
+  }
+  return true;
+}
+
+template <typename Write>
+int FiniteDifferenceJacobian::differences(Map G, const Vector& x, const Vector* typical,
+                                          Write&& write) {
+  const ColumnColouring& k = colouring_;
+  return forward_differences(
+      G, x, typical, k.colours,
+      [&](int c) {
+        const int* columns = k.group_columns.data();
+        return std::pair<const int*, const int*>(columns + k.group_start[c],
+                                                 columns + k.group_start[c + 1]);
+      },
+      [&](int j) -> double& { return delta_[j]; }, x_work_, G_work_, write);
+}
+
+void FiniteDifferenceJacobian::check_sizes(const Vector& x, const Vector& G0, const Vector* typical,
+                                           long J_rows, long J_cols) const {
+  if (x.size() == cols_ && G0.size() == rows_ && J_rows == rows_ && J_cols == cols_ &&
+      (typical == nullptr || typical->size() == cols_))
+    return;
+  throw InvalidArgument(
+      "FiniteDifferenceJacobian::evaluate: sizes of x (" + std::to_string(x.size()) + "), G0 (" +
+      std::to_string(G0.size()) + "), typical (" +
+      (typical != nullptr ? std::to_string(typical->size()) : "none") + ") and J (" +
+      std::to_string(J_rows) + " x " + std::to_string(J_cols) + ") must be " +
+      std::to_string(cols_) + ", " + std::to_string(rows_) + ", " + std::to_string(cols_) +
+      " and " + std::to_string(rows_) + " x " + std::to_string(cols_));
+}
+
+int FiniteDifferenceJacobian::evaluate_dense(Map G, VecIn x, VecIn G0, const Vector* typical,
+                                             Vector& x_work, Vector& G_work, MatOut J) {
+  const int cols = static_cast<int>(x.size());
+  if (J.rows() != G0.size() || J.cols() != cols || (typical && typical->size() != cols))
+    throw InvalidArgument("FiniteDifferenceJacobian::evaluate_dense: J is " +
+                          std::to_string(J.rows()) + " x " + std::to_string(J.cols()) +
+                          ", expected " + std::to_string(G0.size()) + " x " + std::to_string(cols));
+  G_work.resize(G0.size());
+  int column = 0;
+  double delta = 0.0;
+  return forward_differences(
+      G, x, typical, cols,
+      [&](int c) {
+        column = c;
+        return std::pair<const int*, const int*>(&column, &column + 1);
+      },
+      [&](int) -> double& { return delta; }, x_work, G_work,
+      [&](int j, double d) { dense_column(J, j, G_work, G0, d); });
+}
+
 int FiniteDifferenceJacobian::evaluate(Map G, const Vector& x, const Vector& G0,
                                        const Vector* typical, StructuredMatrix<double>& J) {
-  if (x.size() != n_ || G0.size() != n_ || J.size() != n_ ||
-      (typical != nullptr && typical->size() != n_))
-    throw InvalidArgument(
-        "FiniteDifferenceJacobian::evaluate: sizes of x (" + std::to_string(x.size()) + "), G0 (" +
-        std::to_string(G0.size()) + "), typical (" +
-        (typical != nullptr ? std::to_string(typical->size()) : "none") + ") and J (" +
-        std::to_string(J.size()) + ") must be " + std::to_string(n_));
+  check_sizes(x, G0, typical, J.size(), J.size());
   const int* pattern_start = sparsity_.pattern.outerIndexPtr();
   const int* pattern_rows = sparsity_.pattern.innerIndexPtr();
-  const int lower = sparsity_.lower, upper = sparsity_.upper;
-
-  x_work_ = x;
-  for (int c = 0; c < colouring_.colours; ++c) {
-    const int begin = colouring_.group_start[c], end = colouring_.group_start[c + 1];
-    for (int g = begin; g < end; ++g) {
-      const int j = colouring_.group_columns[g];
-      delta_[j] = increment(x[j], typical != nullptr ? (*typical)[j] : 0.0);
-      x_work_[j] = x[j] + delta_[j];
-    }
-    if (!G(x_work_, G_work_)) return -1;
-    for (int g = begin; g < end; ++g) {
-      const int j = colouring_.group_columns[g];
-      x_work_[j] = x[j];
-      const double delta = delta_[j];
-      // Entries of J's column outside the coloured structure are zero by that structure (and
-      // would read other columns' perturbations); every coloured entry must be in J.
-      int written = 0, expected = 0;
-      switch (sparsity_.kind) {
-        case Sparsity::Kind::Dense:
-          expected = n_;
-          J.for_each_in_column(j, [&](int i, double& value) {
+  const int n = rows_, lower = sparsity_.lower, upper = sparsity_.upper;
+  return differences(G, x, typical, [&](int j, double delta) {
+    // Entries of J's column outside the coloured structure are zero by that structure (and
+    // would read other columns' perturbations); every coloured entry must be in J.
+    int written = 0, expected = 0;
+    switch (sparsity_.kind) {
+      case Sparsity::Kind::Dense:
+        expected = n;
+        J.for_each_in_column(j, [&](int i, double& value) {
+          value = (G_work_[i] - G0[i]) / delta;
+          ++written;
+        });
+        break;
+      case Sparsity::Kind::Banded:
+        expected = std::min(n - 1, j + lower) - std::max(0, j - upper) + 1;
+        J.for_each_in_column(j, [&](int i, double& value) {
+          if (i - j <= lower && j - i <= upper) {
             value = (G_work_[i] - G0[i]) / delta;
             ++written;
-          });
-          break;
-        case Sparsity::Kind::Banded:
-          expected = std::min(n_ - 1, j + lower) - std::max(0, j - upper) + 1;
-          J.for_each_in_column(j, [&](int i, double& value) {
-            if (i - j <= lower && j - i <= upper) {
-              value = (G_work_[i] - G0[i]) / delta;
-              ++written;
-            } else {
-              value = 0.0;
-            }
-          });
-          break;
-        case Sparsity::Kind::Sparse: {
-          // merge of two sorted row lists; one comparison per entry when they are equal
-          int p = pattern_start[j];
-          const int p_end = pattern_start[j + 1];
-          expected = p_end - p;
-          J.for_each_in_column(j, [&](int i, double& value) {
-            while (p < p_end && pattern_rows[p] < i) ++p;
-            if (p < p_end && pattern_rows[p] == i) {
-              value = (G_work_[i] - G0[i]) / delta;
-              ++written;
-              ++p;
-            } else {
-              value = 0.0;
-            }
-          });
-          break;
-        }
+          } else {
+            value = 0.0;
+          }
+        });
+        break;
+      case Sparsity::Kind::Sparse: {
+        // merge of two sorted row lists; one comparison per entry when they are equal
+        int p = pattern_start[j];
+        const int p_end = pattern_start[j + 1];
+        expected = p_end - p;
+        J.for_each_in_column(j, [&](int i, double& value) {
+          while (p < p_end && pattern_rows[p] < i) ++p;
+          if (p < p_end && pattern_rows[p] == i) {
+            value = (G_work_[i] - G0[i]) / delta;
+            ++written;
+            ++p;
+          } else {
+            value = 0.0;
+          }
+        });
+        break;
       }
-      if (written != expected)
-        throw InvalidArgument("FiniteDifferenceJacobian::evaluate: the structure of J (" +
-                              J.sparsity().describe(n_) +
-                              ") does not contain the coloured structure (" +
-                              sparsity_.describe(n_) + ") in column " + std::to_string(j));
     }
-  }
-  return colouring_.colours;
+    if (written != expected)
+      throw InvalidArgument("FiniteDifferenceJacobian::evaluate: the structure of J (" +
+                            J.sparsity().describe(n) +
+                            ") does not contain the coloured structure (" + sparsity_.describe(n) +
+                            ") in column " + std::to_string(j));
+  });
+}
+
+int FiniteDifferenceJacobian::evaluate(Map G, const Vector& x, const Vector& G0,
+                                       const Vector* typical, MatOut J) {
+  check_sizes(x, G0, typical, J.rows(), J.cols());
+  return differences(G, x, typical, [&](int j, double delta) {
+    switch (sparsity_.kind) {
+      case Sparsity::Kind::Dense:
+        dense_column(J, j, G_work_, G0, delta);
+        break;
+      case Sparsity::Kind::Banded: {
+        const int lo = std::max(0, j - sparsity_.upper);
+        const int hi = std::min(rows_ - 1, j + sparsity_.lower);
+        for (int i = 0; i < rows_; ++i)
+          J(i, j) = i >= lo && i <= hi ? (G_work_[i] - G0[i]) / delta : 0.0;
+        break;
+      }
+      case Sparsity::Kind::Sparse:
+        J.col(j).setZero();
+        for (SparseMatrix::InnerIterator it(sparsity_.pattern, j); it; ++it) {
+          const int i = static_cast<int>(it.row());
+          J(i, j) = (G_work_[i] - G0[i]) / delta;
+        }
+        break;
+    }
+  });
 }
 
 }  // namespace daekit

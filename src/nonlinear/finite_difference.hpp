@@ -1,5 +1,8 @@
 // Finite-difference Jacobians, the one implementation in daekit (every method, the consistent
-// initialization, the projections and the event re-initialisation use it).
+// initialization, the projections, the index-2 and Euler-Lagrange systems, the formulations,
+// the impasse monitor and the event re-initialisation use it): dG/dx of a map G: R^cols ->
+// R^rows, square (df/dy, dF/dy + c dF/dy', into the iteration matrix's storage) or rectangular
+// (constraint Jacobians g_y, f_z, df/dp of the sensitivities: n x np), dense or coloured.
 //
 // Increment rule (one rule, for every caller): RADAU5's, extended by a typical magnitude,
 //     delta_j = max(sqrt(eps * max(|x_j|, typical_j, 1e-5)), 1e3 eps |x_j|),
@@ -15,6 +18,10 @@
 // round-off; it is kept at or above 1e3 eps |x_j| (which matters only for |x_j| > 5e9). The
 // increment is rounded so that x_j + delta_j - x_j is exact.
 //
+// Central differences (the reference of the Jacobian checks, where the forward differences'
+// O(delta) truncation would flag correct Jacobians): delta_j = cbrt(eps) max(|x_j|, typical),
+// truncation O(delta^2), round-off O(eps / delta).
+//
 // Column grouping (Curtis, Powell and Reid 1974): columns that share no row of the sparsity
 // pattern are perturbed together and cost one evaluation; the groups are a greedy colouring of
 // the column intersection graph (largest-first order), and for a banded structure the optimal
@@ -23,6 +30,7 @@
 // Internal header (not installed).
 #pragma once
 
+#include <type_traits>
 #include <vector>
 
 #include "daekit/core/function_ref.hpp"
@@ -41,8 +49,9 @@ struct ColumnColouring {
   std::vector<int> group_columns;
 };
 
-/// The colouring of an n x n structure (dense: n colours, one column each).
+/// The colouring of an n x n (rows x cols) structure (dense: one column per colour).
 ColumnColouring colour_columns(int n, const Sparsity& s);
+ColumnColouring colour_columns(int rows, int cols, const Sparsity& s);
 
 class FiniteDifferenceJacobian {
  public:
@@ -52,23 +61,60 @@ class FiniteDifferenceJacobian {
 
   FiniteDifferenceJacobian() = default;
   /// Prepares for n x n Jacobians of structure s (computes the colouring once).
-  FiniteDifferenceJacobian(int n, const Sparsity& s);
+  FiniteDifferenceJacobian(int n, const Sparsity& s) : FiniteDifferenceJacobian(n, n, s) {}
+  /// Prepares for rows x cols Jacobians dG/dx, G: R^cols -> R^rows, of structure s (a
+  /// structure of that shape: Sparsity::validate(rows, cols)).
+  FiniteDifferenceJacobian(int rows, int cols, const Sparsity& s);
 
-  int size() const { return n_; }
+  int size() const { return cols_; }  ///< the number of columns (the unknowns x)
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
   int colours() const { return colouring_.colours; }
   const ColumnColouring& colouring() const { return colouring_; }
 
-  /// J = dG/dx at x by forward differences, with G0 = G(x) given. `typical` (size n) may be
-  /// null. J must have been sized with a structure containing this one. Returns the number of
-  /// evaluations of G (= colours()), or -1 if an evaluation failed.
+  /// J = dG/dx at x by forward differences, with G0 = G(x) given. `typical` (size cols) may
+  /// be null. J (square) must have been sized with a structure containing this one. Returns
+  /// the number of evaluations of G (= colours()), or -1 if an evaluation failed.
   int evaluate(Map G, const Vector& x, const Vector& G0, const Vector* typical,
                StructuredMatrix<double>& J);
+  /// The same into dense storage (rows x cols; its entries outside the structure are set to
+  /// zero): the rectangular Jacobians.
+  int evaluate(Map G, const Vector& x, const Vector& G0, const Vector* typical, MatOut J);
+  /// Dense differences without a prepared object (one evaluation per column, in order), for
+  /// callers that keep no state: the same loop with the caller's scratch x_work (size of x; x
+  /// on return unless an evaluation failed) and G_work (size of G0).
+  static int evaluate_dense(Map G, VecIn x, VecIn G0, const Vector* typical, Vector& x_work,
+                            Vector& G_work, MatOut J);
+  /// The same for a map that cannot fail (G(x, out) returns nothing).
+  template <typename F, typename = std::enable_if_t<
+                            std::is_void_v<std::invoke_result_t<F&, const Vector&, Vector&>>>>
+  static int evaluate_dense(F&& G, VecIn x, VecIn G0, const Vector* typical, Vector& x_work,
+                            Vector& G_work, MatOut J) {
+    auto map = [&G](const Vector& v, Vector& out) {
+      G(v, out);
+      return true;
+    };
+    return evaluate_dense(Map(map), x, G0, typical, x_work, G_work, J);
+  }
 
   /// The increment of the rule above for x_j with typical magnitude typical_j.
   static double increment(double x_j, double typical_j);
+  /// The central increment cbrt(eps) max(|x_j|, typical).
+  static double central_increment(double x_j, double typical);
+  /// D = dG/dx (G: R^n -> R^rows, n = x.size()) by central differences with the central
+  /// increments (in `delta` when not null), one column at a time; false if an evaluation
+  /// failed. Allocates (the checks' reference, not for the step loop).
+  static bool central(Map G, int rows, const Vector& x, double typical, Matrix& D,
+                      Vector* delta = nullptr);
 
  private:
-  int n_ = 0;
+  // the grouped loop of the .cpp over this colouring; write(j, delta_j) reads G_work_
+  template <typename Write>
+  int differences(Map G, const Vector& x, const Vector* typical, Write&& write);
+  void check_sizes(const Vector& x, const Vector& G0, const Vector* typical, long J_rows,
+                   long J_cols) const;
+
+  int rows_ = 0, cols_ = 0;
   ColumnColouring colouring_;
   Sparsity sparsity_;  ///< the coloured structure (entries of J outside it are set to zero)
   Vector x_work_, G_work_, delta_;

@@ -9,6 +9,7 @@
 #include "core/dense_spectra.hpp"
 #include "core/format.hpp"
 #include "nonlinear/finite_difference.hpp"
+#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -25,15 +26,10 @@ void constraint_jacobian(const MechanicalSystem& sys, double t, VecIn q, MatOut 
   }
   // forward differences of g with the shared increment rule
   const int m = sys.nlambda;
-  Vector qq = q, g0(m), g1(m);
+  Vector qq(sys.nq), g0(m), g1(m);
   sys.g(t, q, g0, p);
-  for (int j = 0; j < sys.nq; ++j) {
-    const double delta = FiniteDifferenceJacobian::increment(q[j], 0.0);
-    qq[j] = q[j] + delta;
-    sys.g(t, qq, g1, p);
-    G.col(j) = (g1 - g0) / delta;
-    qq[j] = q[j];
-  }
+  FiniteDifferenceJacobian::evaluate_dense(
+      [&](const Vector& x, Vector& out) { sys.g(t, x, out, p); }, q, g0, nullptr, qq, g1, G);
 }
 
 void constraint_time_derivative(const MechanicalSystem& sys, double t, VecIn q, VecOut out,
@@ -206,18 +202,21 @@ bool project_mechanical(const MechanicalSystem& sys, double t, VecOut q, VecOut 
   if (level == Projection::None || sys.nlambda == 0) return true;
   if (!prepare_projection(sys, t, q, ws, p)) return false;
   if (level == Projection::Full) {
+    // simplified Newton (G, M frozen) to the round-off level: |dq| <= 4 eps max(1, |q|)
     const double eps = std::numeric_limits<double>::epsilon();
-    bool converged = false;
-    for (int it = 0; it < 10 && !converged; ++it) {
+    NewtonMonitor newton(NewtonMonitor::without_rate(10));
+    newton.begin(0.0);
+    NewtonMonitor::Verdict v = NewtonMonitor::Verdict::Continue;
+    while (v == NewtonMonitor::Verdict::Continue) {
       sys.g(t, q, ws.g, p);
       ws.mu = ws.lu.solve(ws.g);
       ws.dq.noalias() = ws.MinvGT * ws.mu;
       q -= ws.dq;
-      const double dq = ws.dq.cwiseAbs().maxCoeff();
-      converged = dq <= 4 * eps * std::max(1.0, q.cwiseAbs().maxCoeff());
-      if (!std::isfinite(dq)) return false;
+      newton.settings().tolerance = 4 * eps * std::max(1.0, q.cwiseAbs().maxCoeff());
+      v = newton.next(ws.dq.cwiseAbs().maxCoeff());
     }
-    if (!converged) {
+    if (v == NewtonMonitor::Verdict::NonFinite) return false;
+    if (v != NewtonMonitor::Verdict::Converged) {
       sys.g(t, q, ws.g, p);  // accept a tiny remaining residual, reject anything else
       if (!(ws.g.cwiseAbs().maxCoeff() <= 1e-12)) return false;
     }
@@ -449,44 +448,35 @@ bool project_index2(const SemiExplicitDae& dae, double t, VecOut x, VecIn p) {
   const int ny = dae.ny, nz = dae.nz;
   const Vector y_tilde = x.head(ny);
   const Vector z = x.tail(nz);
-  Vector y = y_tilde, gamma = Vector::Zero(nz), f0(ny), f1(ny), g0(nz), g1(nz);
+  Vector y = y_tilde, gamma = Vector::Zero(nz), f0(ny), f1(ny), g0(nz), g1(nz), yw(ny), zw(nz);
   Matrix B(ny, nz), G(nz, ny);
   const double eps = std::numeric_limits<double>::epsilon();
   for (int outer = 0; outer < 2; ++outer) {
     // B = f_z(y, z) at the current (projected) point, by forward differences
     dae.f(t, y, z, f0, p);
-    Vector zz = z;
-    for (int k = 0; k < nz; ++k) {
-      const double delta = FiniteDifferenceJacobian::increment(z[k], 0.0);
-      zz[k] = z[k] + delta;
-      dae.f(t, y, zz, f1, p);
-      B.col(k) = (f1 - f0) / delta;
-      zz[k] = z[k];
-    }
+    FiniteDifferenceJacobian::evaluate_dense(
+        [&](const Vector& zz, Vector& out) { dae.f(t, y, zz, out, p); }, z, f0, nullptr, zw, f1, B);
     // simplified Newton on g(y~ + B gamma) = 0 with G = g_y frozen at the start
     dae.g(t, y, z, g0, p);
-    Vector yy = y;
-    for (int j = 0; j < ny; ++j) {
-      const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
-      yy[j] = y[j] + delta;
-      dae.g(t, yy, z, g1, p);
-      G.col(j) = (g1 - g0) / delta;
-      yy[j] = y[j];
-    }
+    FiniteDifferenceJacobian::evaluate_dense(
+        [&](const Vector& yy, Vector& out) { dae.g(t, yy, z, out, p); }, y, g0, nullptr, yw, g1, G);
     Eigen::PartialPivLU<Matrix> lu(G * B);
-    bool converged = false;
-    for (int it = 0; it < 20 && !converged; ++it) {
+    NewtonMonitor newton(NewtonMonitor::without_rate(20));  // |B dgamma| <= 4 eps max(1, |y|)
+    newton.begin(0.0);
+    NewtonMonitor::Verdict v = NewtonMonitor::Verdict::Continue;
+    while (v == NewtonMonitor::Verdict::Continue) {
       y = y_tilde + B * gamma;
       dae.g(t, y, z, g0, p);
       const Vector dgamma = lu.solve(g0);
       gamma -= dgamma;
-      const double step = (B * dgamma).cwiseAbs().maxCoeff();
-      if (!std::isfinite(step)) return false;
-      converged = step <= 4 * eps * std::max(1.0, y.cwiseAbs().maxCoeff());
+      newton.settings().tolerance = 4 * eps * std::max(1.0, y.cwiseAbs().maxCoeff());
+      v = newton.next((B * dgamma).cwiseAbs().maxCoeff());
     }
+    if (v == NewtonMonitor::Verdict::NonFinite) return false;
     y = y_tilde + B * gamma;
     dae.g(t, y, z, g0, p);
-    if (!converged && !(g0.cwiseAbs().maxCoeff() <= 1e-12)) return false;
+    if (v != NewtonMonitor::Verdict::Converged && !(g0.cwiseAbs().maxCoeff() <= 1e-12))
+      return false;
   }
   x.head(ny) = y;
   return true;

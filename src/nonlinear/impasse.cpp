@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <sstream>
 
 #include "nonlinear/finite_difference.hpp"
+#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -19,15 +21,10 @@ void algebraic_jacobian(const SplitQuasiLinearDae& dae, VecIn x, Matrix& G) {
     dae.dg2(x, G);
     return;
   }
-  Vector g0(m), g1(m), xx = x;
+  Vector g0(m), g1(m), xx(dae.n);
   dae.g2(x, g0);
-  for (int j = 0; j < dae.n; ++j) {
-    const double delta = FiniteDifferenceJacobian::increment(x[j], 0.0);
-    xx[j] = x[j] + delta;
-    dae.g2(xx, g1);
-    G.col(j) = (g1 - g0) / delta;
-    xx[j] = x[j];
-  }
+  FiniteDifferenceJacobian::evaluate_dense([&](const Vector& v, Vector& out) { dae.g2(v, out); }, x,
+                                           g0, nullptr, xx, g1, G);
 }
 
 Matrix leading_matrix(const SplitQuasiLinearDae& dae, VecIn x) {
@@ -64,15 +61,19 @@ class Chart {
     x = xc_ + Uc_ * y;
     Vector g(m);
     const double limit = o_.chart_tol * (1.0 + x.cwiseAbs().maxCoeff());
-    for (int it = 0; it < o_.chart_iterations; ++it) {
+    // the residual |g2|_max tested before each of at most chart_iterations iterations and after
+    // the last
+    NewtonMonitor newton(NewtonMonitor::without_rate(o_.chart_iterations + 1, limit));
+    newton.begin(0.0);
+    for (;;) {
       dae_.g2(x, g);
-      if (!g.allFinite()) return false;
-      if (g.cwiseAbs().maxCoeff() <= limit) return true;
+      const NewtonMonitor::Verdict v = newton.next(
+          g.allFinite() ? g.cwiseAbs().maxCoeff() : std::numeric_limits<double>::quiet_NaN());
+      if (v == NewtonMonitor::Verdict::Converged) return true;
+      if (v != NewtonMonitor::Verdict::Continue) return false;
       const Vector z = R_.transpose().triangularView<Eigen::Lower>().solve(g);
       x -= Q1_ * z;
     }
-    dae_.g2(x, g);
-    return g.allFinite() && g.cwiseAbs().maxCoeff() <= limit;
   }
 
   // D phi(y) at x = phi(y): (I - Q1 (Dg2 Q1)^{-1} Dg2) U_c, the matrix of (7.11).
@@ -270,14 +271,8 @@ const ImpasseIndicator& ImpasseMonitor::operator()(VecIn x) {
     dae_.dg2(x, G_);
   } else {
     dae_.g2(x, g0_);
-    xx_ = x;
-    for (int j = 0; j < n; ++j) {
-      const double delta = FiniteDifferenceJacobian::increment(x[j], 0.0);
-      xx_[j] = x[j] + delta;
-      dae_.g2(xx_, g1_);
-      G_.col(j) = (g1_ - g0_) / delta;
-      xx_[j] = x[j];
-    }
+    FiniteDifferenceJacobian::evaluate_dense([&](const Vector& v, Vector& out) { dae_.g2(v, out); },
+                                             x, g0_, nullptr, xx_, g1_, G_);
   }
   E_.bottomRows(m) = G_;
   svd_e_.compute(E_);

@@ -9,6 +9,7 @@
 #include "core/dense_spectra.hpp"
 #include "core/format.hpp"
 #include "nonlinear/consistency.hpp"
+#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -44,10 +45,12 @@ Index2System::Index2System(const ImplicitIndex2Dae& dae, CallGuard& guard, Stats
       p_ref_(p_),
       guard_(&guard),
       stats_(&stats),
-      fd_(dae.n + dae.m, Sparsity::dense()) {
+      fd_a_(dae.n, dae.n, Sparsity::dense()),
+      fd_f_(dae.n, dae.n + dae.m, Sparsity::dense()),
+      fd_fz_(dae.n, dae.m, Sparsity::dense()),
+      fd_g_(dae.m, dae.n, Sparsity::dense()) {
   for (int i = 0; i < n_; ++i) y_pos_.push_back(i);
   for (int i = 0; i < m_; ++i) z_pos_.push_back(n_ + i);
-  J_work_.resize(size(), Sparsity::dense());
   x_work_.setZero(size());
   F_work_.setZero(size());
   y_work_.setZero(n_);
@@ -62,11 +65,10 @@ void Index2System::allocate_work() {
   monitor_z_.setZero(m_);
   monitor_g_.setZero(m_);
   jac_x_.setZero(size());
-  jac_G0_.setZero(size());
-  diff_g0_.setZero(m_);
-  diff_g1_.setZero(m_);
-  diff_f0_.setZero(n_);
-  diff_f1_.setZero(n_);
+  jac_f0_.setZero(n_);
+  jac_g0_.setZero(m_);
+  jac_F_.setZero(n_, size());
+  diff_a0_.setZero(n_);
   diff_K_.setZero(n_, m_);
 }
 
@@ -242,24 +244,19 @@ bool Index2System::mass_jacobian(double t, const Vector& y, const Vector& z, Jac
   return true;
 }
 
-// The analytic callbacks where given, else forward differences of the maps
-// (y, z) -> (a(t, y), 0), (f_k(t, y, z), 0) and (g(t, y), 0) (square, as the shared
-// FiniteDifferenceJacobian needs).
+// The analytic callbacks where given, else forward differences of the maps y -> a(t, y),
+// (y, z) -> f_k(t, y, z) and y -> g(t, y).
 bool Index2System::form_jacobians(double t, const Vector& y, const Vector& z, Jacobians& J) {
   const ImplicitIndex2Dae& d = *dae_;
-  Vector& x = jac_x_;
-  Vector& G0 = jac_G0_;
-  x << y, z;
-  auto difference = [&](auto&& map) {
-    G0.setZero();
+  auto difference = [&](FiniteDifferenceJacobian& fd, auto&& map, const Vector& x, Vector& G0,
+                        MatOut D) {
     if (!map(x, G0)) return false;
-    return fd_.evaluate(
+    return fd.evaluate(
                [&](const Vector& xx, Vector& out) {
                  ++stats_->nfev_jac;
-                 out.setZero();
                  return map(xx, out);
                },
-               x, G0, nullptr, J_work_) >= 0;
+               x, G0, nullptr, D) >= 0;
   };
   auto analytic = [&](const char* what, auto&& call, Matrix& out) {
     if (!(*guard_)(what, t, call)) return false;
@@ -275,13 +272,11 @@ bool Index2System::form_jacobians(double t, const Vector& y, const Vector& z, Ja
               "a_y", [&] { d.a_y(t, y, J.a_y, p_ref_); }, J.a_y))
         return false;
     } else {
-      auto map = [&](const Vector& xx, Vector& out) {
-        y_work_ = xx.head(n_);
-        if (!(*guard_)("a", t, [&] { d.a(t, y_work_, out.head(n_), p_ref_); })) return false;
+      auto map = [&](const Vector& yy, Vector& out) {
+        if (!(*guard_)("a", t, [&] { d.a(t, yy, out, p_ref_); })) return false;
         return guard_->check_finite("a", t, out);
       };
-      if (!difference(map)) return false;
-      J.a_y = J_work_.dense().topLeftCorner(n_, n_);  // J_work_ is dense for this form
+      if (!difference(fd_a_, map, y, diff_a0_, J.a_y)) return false;
     }
   }
   for (int k : parts_) {
@@ -299,24 +294,22 @@ bool Index2System::form_jacobians(double t, const Vector& y, const Vector& z, Ja
     auto map = [&](const Vector& xx, Vector& out) {
       y_work_ = xx.head(n_);
       z_work_ = xx.tail(m_);
-      return part(k, t, y_work_, z_work_, out.head(n_));
+      return part(k, t, y_work_, z_work_, out);
     };
-    if (!difference(map)) return false;
-    const Matrix& D = J_work_.dense();
-    if (!have_y) J.f_y[kk] = D.topLeftCorner(n_, n_);
-    if (!have_z) J.f_z[kk] = D.topRightCorner(n_, m_);
+    Vector& x = jac_x_;
+    x << y, z;
+    if (!difference(fd_f_, map, x, jac_f0_, jac_F_)) return false;
+    if (!have_y) J.f_y[kk] = jac_F_.leftCols(n_);
+    if (!have_z) J.f_z[kk] = jac_F_.rightCols(m_);
   }
   if (d.g_y)
     return analytic(
         "g_y", [&] { d.g_y(t, y, J.g_y, p_ref_); }, J.g_y);
-  auto map = [&](const Vector& xx, Vector& out) {
-    y_work_ = xx.head(n_);
-    if (!(*guard_)("g", t, [&] { d.g(t, y_work_, out.head(m_), p_ref_); })) return false;
+  auto map = [&](const Vector& yy, Vector& out) {
+    if (!(*guard_)("g", t, [&] { d.g(t, yy, out, p_ref_); })) return false;
     return guard_->check_finite("g", t, out);
   };
-  if (!difference(map)) return false;
-  J.g_y = J_work_.dense().topLeftCorner(m_, n_);
-  return true;
+  return difference(fd_g_, map, y, jac_g0_, J.g_y);
 }
 
 bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector& z, Matrix& g_y,
@@ -339,17 +332,11 @@ bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector&
       return false;
     }
   } else {
-    Vector& g0 = diff_g0_;
-    Vector& g1 = diff_g1_;
+    Vector& g0 = jac_g0_;
     if (!g(t, y, z, g0)) return false;
-    y_work_ = y;
-    for (int j = 0; j < n_; ++j) {
-      const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
-      y_work_[j] = y[j] + delta;
-      if (!g(t, y_work_, z, g1)) return false;
-      g_y.col(j) = (g1 - g0) / delta;
-      y_work_[j] = y[j];
-    }
+    if (fd_g_.evaluate([&](const Vector& yy, Vector& out) { return g(t, yy, z, out); }, y, g0,
+                       nullptr, g_y) < 0)
+      return false;
   }
   Matrix& K = diff_K_;
   for (int k : parts_) {
@@ -365,18 +352,16 @@ bool Index2System::constraint_jacobians(double t, const Vector& y, const Vector&
       f_z += K;
       continue;
     }
-    Vector& f0 = diff_f0_;
-    Vector& f1 = diff_f1_;
+    Vector& f0 = jac_f0_;
     if (!part(k, t, y, z, f0)) return false;
-    z_work_ = z;
-    for (int j = 0; j < m_; ++j) {
-      const double delta = FiniteDifferenceJacobian::increment(z[j], 0.0);
-      z_work_[j] = z[j] + delta;
-      ++stats_->nfev_jac;
-      if (!part(k, t, y, z_work_, f1)) return false;
-      f_z.col(j) += (f1 - f0) / delta;
-      z_work_[j] = z[j];
-    }
+    const int evaluations = fd_fz_.evaluate(
+        [&](const Vector& zz, Vector& out) {
+          ++stats_->nfev_jac;
+          return part(k, t, y, zz, out);
+        },
+        z, f0, nullptr, K);
+    if (evaluations < 0) return false;
+    f_z += K;
   }
   return true;
 }
@@ -446,21 +431,14 @@ std::string Index2System::check_index(double t, const Vector& x) {
     auto map = [&](const Vector& xx, Vector& out) {
       y_work_ = xx.head(n_);
       z_work_ = xx.tail(m_);
-      return part(0, t, y_work_, z_work_, out.head(n_));
+      return part(0, t, y_work_, z_work_, out);
     };
-    Vector xx(size()), G0 = Vector::Zero(size());
+    Vector xx(size()), G0(n_);
     xx << y, z;
-    if (!map(xx, G0)) return "";
-    if (fd_.evaluate(
-            [&](const Vector& v, Vector& out) {
-              out.setZero();
-              return map(v, out);
-            },
-            xx, G0, nullptr, J_work_) < 0)
-      return "";
-    const Matrix D = J_work_.to_dense();
-    const double dz = D.topRightCorner(n_, m_).cwiseAbs().maxCoeff();
-    if (dz > 1e-6 * std::max(1.0, D.topLeftCorner(n_, n_).cwiseAbs().maxCoeff()))
+    Matrix D(n_, size());
+    if (!map(xx, G0) || fd_f_.evaluate(map, xx, G0, nullptr, D) < 0) return "";
+    const double dz = D.rightCols(m_).cwiseAbs().maxCoeff();
+    if (dz > 1e-6 * std::max(1.0, D.leftCols(n_).cwiseAbs().maxCoeff()))
       return "f_1 depends on z (|d f_1/dz| = " + fmt(dz) +
              "), which paper 002 (2.4b) excludes: move those terms to f_2 .. f_5";
   }
@@ -478,7 +456,10 @@ std::string Index2System::check_index(double t, const Vector& x) {
 bool Index2System::consistent_z(double t, const Vector& y, Vector& z, std::string& message) {
   Vector r;
   Matrix S;
-  for (int it = 0; it < 20; ++it) {
+  // Newton (S anew at every iterate) to |dz| <= 1e-12 (1 + |z|)
+  NewtonMonitor newton(NewtonMonitor::without_rate(20));
+  newton.begin(0.0);
+  for (;;) {
     if (!hidden_constraint(t, y, z, r, &S, nullptr)) {
       message = "a callback failed: " + guard_->failure().describe();
       return false;
@@ -491,7 +472,10 @@ bool Index2System::consistent_z(double t, const Vector& y, Vector& z, std::strin
     const Vector dz = lu.solve(r);
     z -= dz;
     if (!z.allFinite()) break;
-    if (dz.cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + z.cwiseAbs().maxCoeff())) return true;
+    newton.settings().tolerance = 1e-12 * (1.0 + z.cwiseAbs().maxCoeff());
+    const NewtonMonitor::Verdict v = newton.next(dz.cwiseAbs().maxCoeff());
+    if (v == NewtonMonitor::Verdict::Converged) return true;
+    if (v != NewtonMonitor::Verdict::Continue) break;
   }
   message = "Newton on the hidden constraint (2.1b) for z did not converge at t = " + fmt(t);
   return false;
@@ -500,12 +484,19 @@ bool Index2System::consistent_z(double t, const Vector& y, Vector& z, std::strin
 bool Index2System::consistent_state(double t, Vector& y, Vector& z, std::string& message) {
   Vector gv;
   Jacobians J;
-  for (int it = 0; it < 10; ++it) {
+  // Newton (Jacobians anew at every iterate) on the residual, |g| <= 1e-14 (1 + |y|), at most
+  // ten iterations; z follows from the hidden constraint
+  NewtonMonitor newton(NewtonMonitor::without_rate(10));
+  newton.begin(0.0);
+  for (NewtonMonitor::Verdict v = NewtonMonitor::Verdict::Continue;
+       v == NewtonMonitor::Verdict::Continue;) {
     if (!g(t, y, z, gv) || !jacobians(t, y, z, J)) {
       message = "a callback failed: " + guard_->failure().describe();
       return false;
     }
-    if (gv.cwiseAbs().maxCoeff() <= 1e-14 * (1.0 + y.cwiseAbs().maxCoeff())) break;
+    newton.settings().tolerance = 1e-14 * (1.0 + y.cwiseAbs().maxCoeff());
+    v = newton.next(gv.cwiseAbs().maxCoeff());
+    if (v == NewtonMonitor::Verdict::Converged) break;
     Matrix fz = Matrix::Zero(n_, m_);
     for (int k : parts_) fz += J.f_z[static_cast<size_t>(k)];
     const Matrix D = Eigen::FullPivLU<Matrix>(J.a_y).solve(fz);  // a_y^{-1} f_z
@@ -561,15 +552,19 @@ JacobianCheck Index2System::check_jacobian(double t, const Vector& x) {
   Vector xx(N);
   xx << y, z;
   auto compare = [&](const Matrix& analytic, int row0, auto&& map, int cols, int col0) {
-    Vector plus(analytic.rows()), minus(analytic.rows());
+    // the central differences of map in (y, z)'s columns col0 .. col0 + cols - 1
+    Vector moved = xx;
+    Matrix D;
+    const bool ran = FiniteDifferenceJacobian::central(
+        [&](const Vector& v, Vector& out) {
+          moved.segment(col0, cols) = v;
+          return map(moved, out);
+        },
+        static_cast<int>(analytic.rows()), xx.segment(col0, cols), 1.0, D);
+    if (!ran) return false;
     for (int j = 0; j < cols; ++j) {
-      const double delta = std::cbrt(kEps) * std::max(1.0, std::abs(xx[col0 + j]));
-      Vector xp = xx, xm = xx;
-      xp[col0 + j] += delta;
-      xm[col0 + j] -= delta;
-      if (!map(xp, plus) || !map(xm, minus)) return false;
       for (int i = 0; i < analytic.rows(); ++i) {
-        const double d = (plus[i] - minus[i]) / (2 * delta);
+        const double d = D(i, j);
         const double a = analytic(i, j);
         if (std::abs(a - d) > 1e-5 * (std::abs(a) + std::abs(d)) + 1e-7 * (1.0 + std::abs(d))) {
           c.ok = false;

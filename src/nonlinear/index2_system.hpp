@@ -132,14 +132,17 @@ class Index2System {
   StructuredMatrix<double> J_work_;
   CallGuard* guard_;
   Stats* stats_;
-  FiniteDifferenceJacobian fd_;
+  // the differences of the form's maps (dense, sized once): y -> a(t, y) (n x n),
+  // (y, z) -> f_k(t, y, z) (n x (n + m)), z -> f_k(t, y, z) (n x m), y -> g(t, y) (m x n)
+  FiniteDifferenceJacobian fd_a_, fd_f_, fd_fz_, fd_g_;
   Vector y_work_, z_work_, out_work_, t_work_;
   // storage of the evaluations in the step loop, sized once (the step loop allocates nothing)
-  Vector monitor_y_, monitor_z_, monitor_g_;      // monitor()
-  Vector jac_x_, jac_G0_;                         // form_jacobians(): (y, z) and the map's value
-  Jacobians constraint_jac_;                      // constraint_jacobians() of the mass form
-  Vector diff_g0_, diff_g1_, diff_f0_, diff_f1_;  // its differences in y and z
-  Matrix diff_K_;                                 // d f_k / dz of one part
+  Vector monitor_y_, monitor_z_, monitor_g_;  // monitor()
+  Vector jac_x_, jac_f0_, jac_g0_;            // form_jacobians(): (y, z), f_k and g there
+  Matrix jac_F_;                              // d f_k / d(y, z) of one part
+  Jacobians constraint_jac_;                  // constraint_jacobians() of the mass form
+  Vector diff_a0_;                            // a(t, y) for its differences
+  Matrix diff_K_;                             // d f_k / dz of one part
 };
 
 }  // namespace daekit

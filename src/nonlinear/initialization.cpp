@@ -16,6 +16,7 @@
 #include "linalg/linear_solver.hpp"
 #include "nonlinear/consistency.hpp"
 #include "nonlinear/finite_difference.hpp"
+#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -513,22 +514,15 @@ class HigherIndexStart {
   }
   // d(c1 free rows)/dy_D by central differences
   bool level1_free_y_jacobian(const Vector& y, Matrix& C) {
-    const int nd = static_cast<int>(D_.size());
-    C.resize(static_cast<Eigen::Index>(free1_.size()), nd);
-    Vector x = y, plus, minus;
     double typical = 1e-8;
     for (int j : D_) typical = std::max(typical, 1e-3 * std::abs(y[j]));
-    for (int b = 0; b < nd; ++b) {
-      const int j = D_[b];
-      const double d = std::cbrt(kEps) * std::max(std::abs(y[j]), typical);
-      x[j] = y[j] + d;
-      if (!level1_free(t0_, x, plus)) return false;
-      x[j] = y[j] - d;
-      if (!level1_free(t0_, x, minus)) return false;
-      x[j] = y[j];
-      C.col(b) = (plus - minus) / (2.0 * d);
-    }
-    return true;
+    Vector x = y;
+    return FiniteDifferenceJacobian::central(
+        [&](const Vector& yd, Vector& out) {
+          x(D_) = yd;
+          return level1_free(t0_, x, out);
+        },
+        static_cast<int>(free1_.size()), Vector(y(D_)), typical, C);
   }
 
   // y_D onto c0 = 0 (and c1 = 0 for its rows free of z) by the smallest change
@@ -555,18 +549,10 @@ class HigherIndexStart {
       C.bottomRows(nfree) = C1;
       return true;
     };
-    GaussNewton gn(residual, jacobian, k_, options_);
-    Vector yd = y(D_), r;
-    const bool ok = gn.solve(yd, r);
-    iterations += gn.iterations;
-    if (!ok) {
-      if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
-        return callback_failure(message);
-      message = "projecting the differential components onto the constraints: " + gn.failure;
-      return false;
-    }
-    y(D_) = yd;
-    return true;
+    return solve_for(D_, residual, jacobian, k_,
+                     "projecting the differential components onto "
+                     "the constraints",
+                     y, message, iterations);
   }
 
   // z from f_A = 0 and the hidden constraints (tied rows of c1, c2 of the free rows)
@@ -605,27 +591,37 @@ class HigherIndexStart {
       }
       return true;
     };
-    GaussNewton gn(residual, jacobian, m_, options_);
-    Vector z = y(Z_), r;
-    const bool ok = gn.solve(z, r);
+    return solve_for(Z_, residual, jacobian, m_, "solving for the algebraic variables", y, message,
+                     iterations);
+  }
+
+  // The components `unknowns` of y by Gauss-Newton (the first `exact` rows of the residual
+  // exact); false with the message of a callback failure, of the rank deficiency the Jacobian
+  // found, or `what: why it stopped`.
+  bool solve_for(const std::vector<int>& unknowns, GaussNewton::Residual residual,
+                 GaussNewton::Jacobian jacobian, int exact, const char* what, Vector& y,
+                 std::string& message, int& iterations) {
+    GaussNewton gn(residual, jacobian, exact, options_);
+    Vector x = y(unknowns), r;
+    const bool ok = gn.solve(x, r);
     iterations += gn.iterations;
-    if (!ok) {
-      if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
-        return callback_failure(message);
-      if (rank_deficient_ > 0) {
-        message =
-            "the algebraic equations and the derivatives of the constraints (to the "
-            "second) leave " +
-            std::to_string(rank_deficient_) +
-            " directions of the algebraic variables undetermined (index higher than 3, "
-            "or constraints that are not rows of a Hessenberg DAE)";
-        return false;
-      }
-      message = "solving for the algebraic variables: " + gn.failure;
+    if (ok) {
+      y(unknowns) = x;
+      return true;
+    }
+    if (sys_.guard().failure().kind != CallbackFailure::Kind::None)
+      return callback_failure(message);
+    if (rank_deficient_ > 0) {
+      message =
+          "the algebraic equations and the derivatives of the constraints (to the "
+          "second) leave " +
+          std::to_string(rank_deficient_) +
+          " directions of the algebraic variables undetermined (index higher than 3, "
+          "or constraints that are not rows of a Hessenberg DAE)";
       return false;
     }
-    y(Z_) = z;
-    return true;
+    message = std::string(what) + ": " + gn.failure;
+    return false;
   }
 
   MassMatrixSystem& sys_;
@@ -751,7 +747,12 @@ bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& messa
   const int m = static_cast<int>(rows.size());
   Vector fv(n), r(m);
   Matrix J, JA(m, m);
-  for (int it = 0; it < 20; ++it) {
+  // Newton (the Jacobian anew at every iterate) on the residual, |f_A| <= 1e-12 (1 + |y|), at
+  // most 20 iterations
+  NewtonMonitor newton(NewtonMonitor::without_rate(20));
+  newton.begin(0.0);
+  for (NewtonMonitor::Verdict v = NewtonMonitor::Verdict::Continue;
+       v == NewtonMonitor::Verdict::Continue;) {
     if (!sys.f(t, y, fv)) {
       message = "f failed while solving the algebraic equations: " + guard_message(sys.guard());
       return false;
@@ -761,7 +762,9 @@ bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& messa
       r[a] = fv[rows[a]];
       worst = std::max(worst, std::abs(r[a]));
     }
-    if (worst <= 1e-12 * (1.0 + y.cwiseAbs().maxCoeff())) return true;
+    newton.settings().tolerance = 1e-12 * (1.0 + y.cwiseAbs().maxCoeff());
+    v = newton.next(worst);
+    if (v == NewtonMonitor::Verdict::Converged) return true;
     if (!dense_jacobian(sys, t, y, fv, J)) {
       message = "the Jacobian failed while solving the algebraic equations: " +
                 guard_message(sys.guard());
@@ -915,28 +918,14 @@ std::string JacobianCheck::report() const {
 
 namespace {
 
-// Central differences, the reference of the check: increments delta_j = cbrt(eps)
-// max(|x_j|, 1e-3), truncation O(delta^2) (exact on quadratic terms, unlike the forward
-// differences the solvers use, whose O(delta) error would flag correct Jacobians of models with
-// large second derivatives, e.g. Robertson's 3e7 y2^2), round-off O(eps / delta).
-template <typename Map>
-bool central_differences(Map G, const Vector& x, Matrix& D, Vector& delta) {
-  const int n = static_cast<int>(x.size());
-  const double h = std::cbrt(std::numeric_limits<double>::epsilon());
-  Vector xp = x, gp(n), gm(n);
-  D.resize(n, n);
-  delta.resize(n);
-  for (int j = 0; j < n; ++j) {
-    const double d = h * std::max(std::abs(x[j]), 1e-3);
-    xp[j] = x[j] + d;
-    if (!G(xp, gp)) return false;
-    xp[j] = x[j] - d;
-    if (!G(xp, gm)) return false;
-    xp[j] = x[j];
-    D.col(j) = (gp - gm) / (2 * d);
-    delta[j] = d;
-  }
-  return true;
+// Central differences, the reference of the check (FiniteDifferenceJacobian::central):
+// increments delta_j = cbrt(eps) max(|x_j|, 1e-3), truncation O(delta^2) (exact on quadratic
+// terms, unlike the forward differences the solvers use, whose O(delta) error would flag
+// correct Jacobians of models with large second derivatives, e.g. Robertson's 3e7 y2^2),
+// round-off O(eps / delta).
+bool central_differences(FiniteDifferenceJacobian::Map G, const Vector& x, Matrix& D,
+                         Vector& delta) {
+  return FiniteDifferenceJacobian::central(G, static_cast<int>(x.size()), x, 1e-3, D, &delta);
 }
 
 // Compares A (analytic) with D (central differences with increments delta, base values G0): an

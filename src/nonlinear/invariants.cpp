@@ -61,14 +61,9 @@ class InvariantGeometry {
       ode_.invariants.jacobian(t, y, C_);
       return;
     }
-    yy_ = y;
-    for (int j = 0; j < ode_.n; ++j) {
-      const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
-      yy_[j] = y[j] + delta;
-      ode_.invariants.c(t, yy_, c1_);
-      C_.col(j) = (c1_ - c_) / delta;
-      yy_[j] = y[j];
-    }
+    FiniteDifferenceJacobian::evaluate_dense(
+        [&](const Vector& x, Vector& out) { ode_.invariants.c(t, x, out); }, y, c_, nullptr, yy_,
+        c1_, C_);
   }
 
   OdeWithInvariants ode_;

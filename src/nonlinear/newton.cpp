@@ -36,7 +36,7 @@ const char* to_string(NewtonMonitor::Verdict v) {
     case NewtonMonitor::Verdict::TooSlow:
       return "Newton converges too slowly";
     case NewtonMonitor::Verdict::MaxIterations:
-      return "Newton did not converge within the maximum number of iterations";
+      return "Newton did not converge within max_newton_iterations";
     case NewtonMonitor::Verdict::NonFinite:
       return "Newton increment not finite";
   }

@@ -1,16 +1,27 @@
-// NewtonMonitor: the one convergence monitor of daekit's simplified Newton iterations (every
-// method, the initialization and the projections that iterate with a frozen matrix). After
-// each iteration the method passes the weighted norm of the increment; the monitor estimates
-// the contraction rate theta, decides converged / continue / failed, and keeps the factor
+// NewtonMonitor: the one convergence monitor of daekit's Newton iterations (every method, the
+// consistent initialization, the projections and the index-2 consistency iterations). After
+// each iteration the caller passes the norm of the increment; the monitor estimates the
+// contraction rate theta, decides converged / continue / failed, and keeps the factor
 // theta / (1 - theta) between steps (its memory makes the first iteration of the next step
-// testable). Two rate estimates:
+// testable). Three rate estimates:
 //   Successive (Hairer-Wanner IV.8, RADAU5): theta_k = |dx_k| / |dx_{k-1}|, smoothed as
 //     sqrt(theta_k theta_{k-1}); the iteration is abandoned early when the error predicted
 //     after the remaining iterations, theta/(1-theta) |dx_k| theta^(kmax-1-k), exceeds the
 //     tolerance (Settings::predict_slow), with a suggested step factor 0.8 q^(-1/(4+kmax-1-k));
-//   FromFirst (Brenan-Campbell-Petzold 5.4, DASSL): theta = (|dx_k| / |dx_0|)^(1/k).
-// Converged when theta/(1-theta) |dx_k| <= tolerance (or |dx_0| below a round-off level the
-// caller gives). Diverging when theta >= Settings::divergence. Internal header.
+//   FromFirst (Brenan-Campbell-Petzold 5.4, DASSL): theta = (|dx_k| / |dx_0|)^(1/k);
+//   None: no rate in the test, for iterations to the round-off level (the projections, the
+//     consistency iterations, the algebraic equations of the explicit methods), whose last
+//     increments measure rounding, not contraction: converged when |dx_k| <= tolerance (an
+//     absolute level the caller may set anew before each iteration, e.g. 4 eps |x|), or, with
+//     Settings::stagnation, when |dx_k| <= stagnation and |dx_k| > |dx_{k-1}| / 2 (the
+//     increments stopped shrinking at the round-off level); TooSlow, with Settings::slow, from
+//     the third iteration when |dx_k| > slow |dx_{k-1}|. The caller may pass a residual norm
+//     instead of an increment (iterations that test the residual). theta = |dx_k| / |dx_{k-1}|
+//     is reported, never tested.
+// Successive and FromFirst: converged when theta/(1-theta) |dx_k| <= tolerance (or |dx_0|
+// below a round-off level the caller gives); diverging when theta >= Settings::divergence.
+// Every estimate: NonFinite for a norm that is NaN or Inf, MaxIterations at the
+// max_iterations-th norm that did not converge. Internal header.
 #pragma once
 
 #include <algorithm>
@@ -21,22 +32,44 @@ namespace daekit {
 
 class NewtonMonitor {
  public:
-  enum class RateEstimate { Successive, FromFirst };
+  enum class RateEstimate { Successive, FromFirst, None };
   enum class Verdict { Continue, Converged, Diverging, TooSlow, MaxIterations, NonFinite };
 
   struct Settings {
     int max_iterations = 7;
     double tolerance = 0.03;  ///< on theta/(1-theta) |dx| (weighted norm)
     RateEstimate rate_estimate = RateEstimate::Successive;
-    double divergence = 0.99;   ///< theta at or above this: diverging
+    double divergence = 0.99;   ///< theta at or above this: diverging (not with None)
     bool predict_slow = false;  ///< RADAU5's early abandonment of slow iterations
     /// Successive: the factor's memory between steps, factor <- max(factor, eps)^memory at
     /// the start of a step (RADAU5: 0.8); FromFirst keeps the factor unchanged.
     double memory = 0.8;
+    /// None: an increment at or below this level that shrank by less than half converges (the
+    /// round-off level of the increments; 0: no such test).
+    double stagnation = 0.0;
+    /// None: from the third iteration, an increment above slow times the previous one is
+    /// TooSlow (0: no such test).
+    double slow = 0.0;
   };
 
   NewtonMonitor() = default;
   explicit NewtonMonitor(const Settings& s) : s_(s) {}
+  /// RADAU5's iteration (Hairer-Wanner IV.8): Successive, diverging at theta >= 0.99, slow
+  /// iterations abandoned early, the factor's memory 0.8 (the tolerance is the method's).
+  static Settings radau5(int max_iterations) {
+    Settings s;
+    s.max_iterations = max_iterations;
+    s.predict_slow = true;
+    return s;
+  }
+  /// RateEstimate::None: converged at a norm <= tolerance, at most max_iterations norms.
+  static Settings without_rate(int max_iterations, double tolerance = 0.0) {
+    Settings s;
+    s.rate_estimate = RateEstimate::None;
+    s.max_iterations = max_iterations;
+    s.tolerance = tolerance;
+    return s;
+  }
   const Settings& settings() const { return s_; }
   Settings& settings() { return s_; }
 
@@ -71,6 +104,7 @@ class NewtonMonitor {
   // factor_^memory >= factor_ for memory <= 1, so the test fails either way)
   bool pending_ = false;
   double remembered() const;
+  Verdict next_without_rate(double norm);
 };
 
 namespace detail {
@@ -114,7 +148,7 @@ inline NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
       }
     }
     previous_norm_ = std::max(norm, kEps);
-  } else {
+  } else if (s_.rate_estimate == RateEstimate::FromFirst) {
     if (k_ == 1) {
       first_norm_ = norm;
       if (norm <= roundoff_) return Verdict::Converged;
@@ -123,6 +157,8 @@ inline NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
       if (rate_ >= s_.divergence) return Verdict::Diverging;
       factor_ = rate_ / (1.0 - rate_);
     }
+  } else {
+    return next_without_rate(norm);
   }
   if (pending_) {
     if (factor_ <= 1.0 && s_.memory > 0.0 && s_.memory <= 1.0 && factor_ * norm > s_.tolerance)
@@ -132,6 +168,19 @@ inline NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
   }
   if (factor_ * norm <= s_.tolerance) return Verdict::Converged;
   return k_ >= kmax ? Verdict::MaxIterations : Verdict::Continue;
+}
+
+// RateEstimate::None (the tests of the header comment, in the order of the loops they replaced).
+inline NewtonMonitor::Verdict NewtonMonitor::next_without_rate(double norm) {
+  const double previous = previous_norm_;
+  previous_norm_ = norm;
+  if (k_ > 1) rate_ = norm / previous;
+  if (norm <= s_.tolerance) return Verdict::Converged;
+  if (k_ > 1) {
+    if (norm <= s_.stagnation && norm > 0.5 * previous) return Verdict::Converged;
+    if (s_.slow > 0.0 && k_ >= 3 && norm > s_.slow * previous) return Verdict::TooSlow;
+  }
+  return k_ >= s_.max_iterations ? Verdict::MaxIterations : Verdict::Continue;
 }
 
 const char* to_string(NewtonMonitor::Verdict v);

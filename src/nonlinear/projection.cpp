@@ -6,6 +6,7 @@
 
 #include "daekit/nonlinear/formulations.hpp"
 #include "nonlinear/finite_difference.hpp"
+#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -40,27 +41,27 @@ bool project(const ManifoldEquations& eq, double t, VecOut y, double tol,
     ws.C.setZero();
     eq.jacobian(t, y, ws.C);
   } else {
-    ws.yy = y;
-    for (int j = 0; j < n; ++j) {
-      const double delta = FiniteDifferenceJacobian::increment(y[j], 0.0);
-      ws.yy[j] = y[j] + delta;
-      eq.c(t, ws.yy, ws.c1);
-      ws.C.col(j) = (ws.c1 - ws.c) / delta;
-      ws.yy[j] = y[j];
-    }
+    FiniteDifferenceJacobian::evaluate_dense([&](const Vector& x, Vector& out) { eq.c(t, x, out); },
+                                             y, ws.c, nullptr, ws.yy, ws.c1, ws.C);
   }
   ws.CCt.noalias() = ws.C * ws.C.transpose();
   ws.ldlt.compute(ws.CCt);
   if (ws.ldlt.info() != Eigen::Success) return false;
   const double limit = tol > 0 ? tol : 1e-12 * (1.0 + y.cwiseAbs().maxCoeff());
-  for (int it = 0; it < 20; ++it) {
-    if (!ws.c.allFinite()) return false;
-    if (ws.c.cwiseAbs().maxCoeff() <= limit) return true;
+  // simplified Newton with C frozen, the residual |c|_max tested at the start and after each
+  // of at most 20 iterations
+  NewtonMonitor newton(NewtonMonitor::without_rate(21, limit));
+  newton.begin(0.0);
+  for (;;) {
+    const double residual =
+        ws.c.allFinite() ? ws.c.cwiseAbs().maxCoeff() : std::numeric_limits<double>::quiet_NaN();
+    const NewtonMonitor::Verdict v = newton.next(residual);
+    if (v == NewtonMonitor::Verdict::Converged) return true;
+    if (v != NewtonMonitor::Verdict::Continue) return false;
     ws.w = ws.ldlt.solve(ws.c);
     y.noalias() -= ws.C.transpose() * ws.w;
     eq.c(t, y, ws.c);
   }
-  return ws.c.allFinite() && ws.c.cwiseAbs().maxCoeff() <= limit;
 }
 }  // namespace
 

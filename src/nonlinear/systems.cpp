@@ -272,12 +272,30 @@ bool MassMatrixSystem::jacobian(double t, const Vector& y, const Vector& f0,
     return true;
   }
   const int evaluations = fd_.evaluate(
-      [&](const Vector& x, Vector& out) {
-        ++stats_->nfev_jac;
-        if (!(*guard_)("f", t, [&] { dae_.f(t, x, out, p_ref_); })) return false;
-        return guard_->check_finite("f", t, out);
-      },
-      y, f0, nullptr, J);
+      [&](const Vector& x, Vector& out) { return f_for_differences(t, x, out, p_ref_); }, y, f0,
+      nullptr, J);
+  return evaluations >= 0;
+}
+
+bool MassMatrixSystem::f_for_differences(double t, const VecIn& y, Vector& out, const VecIn& p) {
+  ++stats_->nfev_jac;
+  if (!(*guard_)("f", t, [&] { dae_.f(t, y, out, p); })) return false;
+  return guard_->check_finite("f", t, out);
+}
+
+int MassMatrixSystem::parameter_colours() {
+  const int np = static_cast<int>(p_.size());
+  if (fd_p_.rows() != n() || fd_p_.cols() != np)
+    fd_p_ = FiniteDifferenceJacobian(n(), np, dae_.parameter_sparsity);
+  return fd_p_.colours();
+}
+
+bool MassMatrixSystem::parameter_jacobian(double t, const Vector& y, const Vector& f0, MatOut Jp,
+                                          const Vector* typical) {
+  parameter_colours();  // prepares the colouring
+  const int evaluations =
+      fd_p_.evaluate([&](const Vector& q, Vector& out) { return f_for_differences(t, y, out, q); },
+                     p_, f0, typical, Jp);
   return evaluations >= 0;
 }
 
@@ -485,14 +503,19 @@ bool ImplicitSystem::iteration_matrix(double t, const Vector& y, const Vector& y
   // differences along (e_j, cj e_j): G(x) = F(t, x, yp + cj (x - y))
   const int evaluations = fd_.evaluate(
       [&](const Vector& x, Vector& out) {
-        ++stats_->nfev_jac;
         yp_work_ = yp;
         yp_work_ += cj * (x - y);
-        if (!(*guard_)("F", t, [&] { d.F(t, x, yp_work_, out, p_ref_); })) return false;
-        return guard_->check_finite("F", t, out);
+        return F_for_differences(t, x, yp_work_, out, p_ref_);
       },
       y, F0, typical, E);
   return evaluations >= 0;
+}
+
+bool ImplicitSystem::F_for_differences(double t, const VecIn& y, const VecIn& yp, Vector& out,
+                                       const VecIn& p) {
+  ++stats_->nfev_jac;
+  if (!(*guard_)("F", t, [&] { implicit_->F(t, y, yp, out, p); })) return false;
+  return guard_->check_finite("F", t, out);
 }
 
 bool ImplicitSystem::dF_dyp_dense(double t, const Vector& y, const Vector& yp, Matrix& D) {
@@ -519,20 +542,13 @@ bool ImplicitSystem::dF_dyp_dense(double t, const Vector& y, const Vector& yp, M
     D = Matrix(sparse_b_);
     return D.allFinite();
   }
-  // differences in y' alone
+  // differences in y' alone (typical magnitude 1: y' is often 0 on algebraic components)
   Vector F0(n), F1(n);
   if (!F(t, y, yp, F0)) return false;
-  yp_work_ = yp;
-  for (int j = 0; j < n; ++j) {
-    const double delta = FiniteDifferenceJacobian::increment(yp[j], 1.0);
-    yp_work_[j] = yp[j] + delta;
-    ++stats_->nfev_jac;
-    if (!(*guard_)("F", t, [&] { d.F(t, y, yp_work_, F1, p_); })) return false;
-    if (!guard_->check_finite("F", t, F1)) return false;
-    D.col(j) = (F1 - F0) / delta;
-    yp_work_[j] = yp[j];
-  }
-  return true;
+  const Vector ones = Vector::Ones(n);
+  return FiniteDifferenceJacobian::evaluate_dense(
+             [&](const Vector& x, Vector& out) { return F_for_differences(t, y, x, out, p_ref_); },
+             yp, F0, &ones, yp_work_, F1, D) >= 0;
 }
 
 bool ImplicitSystem::dF_dyp_sparse(double t, const Vector& y, const Vector& yp, int max_dense,
@@ -571,6 +587,30 @@ bool ImplicitSystem::dF_dyp_sparse(double t, const Vector& y, const Vector& yp, 
   D.setFromTriplets(entries.begin(), entries.end());
   D.makeCompressed();
   return true;
+}
+
+int ImplicitSystem::parameter_colours() {
+  if (mass_form_) return mass_form_->parameter_colours();
+  const int np = static_cast<int>(p_.size());
+  if (fd_p_.rows() != n_ || fd_p_.cols() != np)
+    fd_p_ = FiniteDifferenceJacobian(n_, np, implicit_->parameter_sparsity);
+  return fd_p_.colours();
+}
+
+bool ImplicitSystem::parameter_jacobian(double t, const Vector& y, const Vector& yp,
+                                        const Vector& F0, MatOut Jp, const Vector* typical) {
+  if (mass_form_) {  // F = M y' - f(t, y, p): dF/dp = -df/dp, differenced from f(t, y) itself
+    mass_form_->mass().apply(yp, out_work_);
+    y_work_ = out_work_ - F0;  // f(t, y)
+    if (!mass_form_->parameter_jacobian(t, y, y_work_, Jp, typical)) return false;
+    Jp = -Jp;
+    return true;
+  }
+  parameter_colours();
+  const int evaluations = fd_p_.evaluate(
+      [&](const Vector& q, Vector& out) { return F_for_differences(t, y, yp, out, q); }, p_, F0,
+      typical, Jp);
+  return evaluations >= 0;
 }
 
 std::optional<Vector> ImplicitSystem::constant_diagonal_dF_dyp() const {

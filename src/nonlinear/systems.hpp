@@ -78,6 +78,15 @@ class MassMatrixSystem {
   bool jacobian(double t, const Vector& y, const Vector& f0, StructuredMatrix<double>& J);
   /// Sizes J with the iteration-matrix structure (so E = s M - J is assembled by a copy).
   void allocate_jacobian(StructuredMatrix<double>& J) const { J.resize(n(), iteration_structure_); }
+  /// Jp = df/dp at (t, y) with f0 = f(t, y) (n x np, dense storage, zero outside the declared
+  /// MassMatrixDae::parameter_sparsity) by forward differences in p with the one increment rule
+  /// (`typical`: magnitudes of the parameters, size np, or null), in column groups of that
+  /// structure (the sensitivities' df/dp). Counts the evaluations in nfev_jac. False on a
+  /// callback failure, wrong size or NaN/Inf. The first call prepares the colouring.
+  bool parameter_jacobian(double t, const Vector& y, const Vector& f0, MatOut Jp,
+                          const Vector* typical = nullptr);
+  /// Evaluations of f per differenced df/dp (the colours of parameter_sparsity).
+  int parameter_colours();
   /// The structure of df/dy as declared (dense by default).
   const Sparsity& jacobian_structure() const { return dae_.jacobian_sparsity; }
   /// The structure of s M - J in the chosen backend's storage.
@@ -129,6 +138,8 @@ class MassMatrixSystem {
   // f_i = y_{i+m2} for i < m1 while the second-order block is eliminated (the linear solves
   // rely on it): otherwise a fatal failure naming the component
   bool second_order_holds(double t, const VecIn& y, const VecOut& f);
+  // out = f(t, y, p) for a difference quotient: guarded, counted in nfev_jac
+  bool f_for_differences(double t, const VecIn& y, Vector& out, const VecIn& p);
   int chain_m1_ = 0;
   MassMatrixDae dae_;
   Vector p_;
@@ -140,6 +151,7 @@ class MassMatrixSystem {
   LinearSolverKind backend_;
   Sparsity iteration_structure_;
   FiniteDifferenceJacobian fd_;
+  FiniteDifferenceJacobian fd_p_;  // df/dp (n x np), made at the first parameter_jacobian()
   Matrix dense_work_;
   SparseMatrix sparse_work_;
   // sparse iteration pattern (KLU): where M's non-zero entries (values mass_values_) and the
@@ -220,6 +232,11 @@ class ImplicitSystem {
                      bool& available);
   /// True if dF/dy' is a constant diagonal (identity or diagonal mass matrix): its diagonal.
   std::optional<Vector> constant_diagonal_dF_dyp() const;
+  /// Jp = dF/dp at (t, y, yp) with F0 = F(t, y, yp), as MassMatrixSystem::parameter_jacobian
+  /// (ImplicitDae::parameter_sparsity; for a MassMatrixDae -df/dp of the mass form).
+  bool parameter_jacobian(double t, const Vector& y, const Vector& yp, const Vector& F0, MatOut Jp,
+                          const Vector* typical = nullptr);
+  int parameter_colours();
 
   const Sparsity& iteration_structure() const { return iteration_structure_; }
   LinearSolverKind backend() const { return backend_; }
@@ -234,6 +251,8 @@ class ImplicitSystem {
 
  private:
   void setup_tags(int n, const std::vector<int>& index);
+  // out = F(t, y, yp, p) for a difference quotient: guarded, counted in nfev_jac
+  bool F_for_differences(double t, const VecIn& y, const VecIn& yp, Vector& out, const VecIn& p);
   void check_declared_pattern(double t, const VecIn& y, const VecIn& yp, const VecOut& F0);
   bool pattern_unchecked_ = false;
   int n_ = 0;
@@ -250,7 +269,8 @@ class ImplicitSystem {
   LinearSolverKind backend_ = LinearSolverKind::Dense;
   Sparsity iteration_structure_;
   FiniteDifferenceJacobian fd_;
-  StructuredMatrix<double> J_;  // df/dy (mass form)
+  FiniteDifferenceJacobian fd_p_;  // dF/dp (n x np), made at the first parameter_jacobian()
+  StructuredMatrix<double> J_;     // df/dy (mass form)
   Matrix dense_a_, dense_b_;
   SparseMatrix sparse_a_, sparse_b_;
   Vector yp_work_, y_work_, out_work_;

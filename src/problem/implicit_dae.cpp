@@ -28,6 +28,7 @@ void ImplicitDae::validate() const {
     throw InvalidArgument(who() + "give both sparse_dF_dy and sparse_dF_dyp, or neither");
   try {
     jacobian_sparsity.validate(n, "jacobian_sparsity");
+    parameter_sparsity.validate(n, static_cast<int>(p.size()), "parameter_sparsity");
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(who() + e.what());
   }
@@ -52,6 +53,7 @@ ImplicitDae to_implicit_form(const MassMatrixDae& dae) {
   d.n = dae.n;
   d.name = dae.name;
   d.p = dae.p;
+  d.parameter_sparsity = dae.parameter_sparsity;  // dF/dp = -df/dp
   d.index = dae.index;
   d.component_names = dae.component_names;
   auto f = dae.f;

@@ -29,6 +29,7 @@ void MassMatrixDae::validate() const {
   }
   try {
     jacobian_sparsity.validate(n, "jacobian_sparsity");
+    parameter_sparsity.validate(n, static_cast<int>(p.size()), "parameter_sparsity");
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(who() + e.what());
   }

@@ -28,6 +28,7 @@
 
 #include "daekit/problems/registry.hpp"
 #include "linalg/linear_solver.hpp"
+#include "nonlinear/newton.hpp"
 
 namespace daekit {
 
@@ -48,7 +49,10 @@ bool consistent_predators(int m, double co, const std::vector<double>& factor, V
   const int np = m * m;
   auto solver = make_linear_solver<double>(np, Sparsity::banded(m, m), LinearSolverKind::Banded);
   Vector g(np);
-  for (int iteration = 0; iteration < 50; ++iteration) {
+  // to |dc_2| <= 1e-13 max |c_2| (of the iterate the step starts from), at most 50 iterations
+  NewtonMonitor newton(NewtonMonitor::without_rate(50));
+  newton.begin(0.0);
+  for (;;) {
     StructuredMatrix<double>& J = solver->matrix();
     J.set_zero();
     double scale = 0.0;
@@ -77,10 +81,10 @@ bool consistent_predators(int m, double co, const std::vector<double>& factor, V
       c[2 * p + 1] -= g[p];
       step = std::max(step, std::abs(g[p]));
     }
-    if (!std::isfinite(step)) return false;
-    if (step <= 1e-13 * scale) return true;
+    newton.settings().tolerance = 1e-13 * scale;
+    const NewtonMonitor::Verdict v = newton.next(step);
+    if (v != NewtonMonitor::Verdict::Continue) return v == NewtonMonitor::Verdict::Converged;
   }
-  return false;
 }
 
 }  // namespace

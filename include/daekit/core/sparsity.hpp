@@ -31,15 +31,21 @@ struct Sparsity {
 
   bool is_dense() const { return kind == Kind::Dense; }
   /// Throws InvalidArgument naming `what` if the structure does not fit an n x n matrix.
-  void validate(int n, const char* what) const;
+  void validate(int n, const char* what) const { validate(n, n, what); }
+  /// The same for a rows x cols matrix (e.g. df/dp, n x np): bandwidths lower < rows and
+  /// upper < cols, a pattern of that shape.
+  void validate(int rows, int cols, const char* what) const;
   /// True if (i, j) may be non-zero.
   bool contains(int i, int j) const;
-  /// Number of structural non-zeros of an n x n matrix with this structure.
-  long nonzeros(int n) const;
+  /// Number of structural non-zeros of an n x n (rows x cols) matrix with this structure.
+  long nonzeros(int n) const { return nonzeros(n, n); }
+  long nonzeros(int rows, int cols) const;
   /// "dense", "banded (l, u)" or "sparse (nnz)".
   std::string describe(int n) const;
-  /// The pattern as an n x n sparse matrix (banded and dense structures expanded).
-  SparseMatrix to_pattern(int n) const;
+  /// The pattern as an n x n (rows x cols) sparse matrix (banded and dense structures
+  /// expanded).
+  SparseMatrix to_pattern(int n) const { return to_pattern(n, n); }
+  SparseMatrix to_pattern(int rows, int cols) const;
 };
 
 /// The linear-solver backend for iteration matrices: Automatic picks dense for a dense

@@ -36,6 +36,8 @@ struct ImplicitDae {
   std::vector<bool> differential;  ///< true for differential components; empty = all true
   std::vector<int> index;          ///< index tag 1, 2 or 3 per component; empty = all 1
   Vector p;                        ///< parameters passed to the callbacks (may be empty)
+  /// Structure of dF/dp (n x p.size(); dense by default), as MassMatrixDae::parameter_sparsity.
+  Sparsity parameter_sparsity;
   std::vector<std::string> component_names;
   std::string name = "user problem";
 

@@ -76,6 +76,10 @@ struct MassMatrixDae {
   Monitor constraint_monitor;  ///< optional: residuals of g, G v (and acceleration level)
   Projector project;           ///< optional: projection onto g = 0, G v = 0 (paper 000)
   Vector p;                    ///< parameters passed to the callbacks (may be empty)
+  /// Structure of df/dp (n x p.size(); dense by default): the parameters whose columns share
+  /// no row are perturbed together when df/dp is differenced (the sensitivities), so that a
+  /// parameter entering one equation each costs one evaluation of f for all of them.
+  Sparsity parameter_sparsity;
   std::vector<std::string> component_names;  ///< optional names (CSV headers, reports)
   std::string name = "user problem";
 
