@@ -60,61 +60,6 @@ const char* to_string(StepChoice choice) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The error-per-step proposals.
-
-ErrorProposal::ErrorProposal(const Options& o, double max_increase)
-    : kind_(o.controller),
-      safety_(o.safety),
-      max_increase_(max_increase),
-      max_decrease_(o.max_decrease) {}
-
-double ErrorProposal::propose(double h, double err, int k, double safety_scale, bool accepted) {
-  const double inv_k = 1.0 / k;
-  const double fac = std::min(safety_, safety_ * safety_scale);
-  const bool predictive = accepted && have_previous_ && kind_ == Controller::Gustafsson;
-  double q = 0.0;
-  if (predictive) {
-    q = gustafsson(h, err, k, fac);
-  } else {
-    q = clamp(std::pow(err, inv_k) / fac);
-  }
-  if (accepted) {
-    if (have_previous_) {
-      if (kind_ == Controller::PI) {
-        q = clamp(std::pow(err, 0.7 * inv_k) * std::pow(err_acc_, -0.4 * inv_k) / fac);
-      }
-    }
-    have_previous_ = true;
-    h_acc_ = h;
-    err_acc_ = std::max(1e-2, err);
-  }
-  return h / q;
-}
-
-// RADAU5's choice max(q, q_pred) (Hairer-Wanner II, IV.8 (8.21)) with
-//   q = clamp(err^(1/k) / fac),  q_pred = clamp((h_acc / h) (err^2 / err_acc)^(1/k) / safety);
-// for k = 4 the larger one is told by fourth roots through two square roots (within 2 ulps
-// of pow's values, decided with a margin of 1e-9) and only it is computed with pow: one
-// call instead of two, the same result to the bit (clamp is monotone).
-double ErrorProposal::gustafsson(double h, double err, int k, double fac) const {
-  const double inv_k = 1.0 / k;
-  const double ratio = err * err / err_acc_;
-  const auto q_exact = [&] { return clamp(std::pow(err, inv_k) / fac); };
-  const auto q_pred_exact = [&] { return clamp((h_acc_ / h) * std::pow(ratio, inv_k) / safety_); };
-  if (k == 4) {
-    const double a = std::sqrt(std::sqrt(err)) / fac;
-    const double b = (h_acc_ / h) * std::sqrt(std::sqrt(ratio)) / safety_;
-    if (a > b * (1.0 + 1e-9)) return q_exact();
-    if (b > a * (1.0 + 1e-9)) return q_pred_exact();
-  }
-  return std::max(q_exact(), q_pred_exact());
-}
-
-double ErrorProposal::clamp(double q) const {
-  return std::max(1.0 / max_increase_, std::min(max_decrease_, q));
-}
-
-// ---------------------------------------------------------------------------------------------
 // DASSL's rule (Brenan-Campbell-Petzold 5.2, DDASTP blocks 6 and 9).
 
 double DasslStepRule::after_accept(double h, const StepBasis& b) {
@@ -197,6 +142,7 @@ StepController::StepController(const Options& options, const MethodCapabilities&
       caps_(caps),
       limits_(limits),
       max_increase_(std::min(options.max_increase, limits.max_increase)),
+      declares_holds_(limits.settle_steps > 0 || limits.hold_low <= limits.hold_high),
       proposal_(options, max_increase_) {}
 
 double StepController::first_step(Method& method, const ErrorWeights& weights, double t_end,
@@ -236,10 +182,11 @@ double StepController::after_restart(Method& method, const ErrorWeights& weights
 }
 
 void StepController::accepted(Method& method, double h, const StepAttempt& a) {
-  // the method's settling count: accepted steps at the current size
-  if (std::abs(h - h_settled_) > 1e-9 * std::abs(h)) steps_at_h_ = 0;
-  ++steps_at_h_;
-  h_settled_ = h;
+  if (limits_.settle_steps > 0) {  // the method's settling count: accepted steps at this size
+    if (std::abs(h - h_settled_) > 1e-9 * std::abs(h)) steps_at_h_ = 0;
+    ++steps_at_h_;
+    h_settled_ = h;
+  }
   const StepBasis basis = method.next_order(a, true);
   if (caps_.step_rule == StepRule::Dassl) {
     h_proposed_ = DasslStepRule::after_accept(h, basis);
@@ -260,7 +207,7 @@ double StepController::next_after_accept(Method& method, double h, double hmax) 
     h_new = (h < 0 ? -1.0 : 1.0) * options_.h0;
     choice_ = StepChoice::Given;
   } else {
-    h_new = hold(h, h_proposed_);
+    h_new = declares_holds_ ? hold(h, h_proposed_) : h_proposed_;
     const MatrixReuse reuse = method.plan_matrix_reuse();
     if (choice_ != StepChoice::Held && reuse.keeps_factorisation) {
       const double ratio = h_new / h;
