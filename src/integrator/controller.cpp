@@ -173,6 +173,8 @@ double StepController::after_restart(Method& method, const ErrorWeights& weights
   if (start < std::abs(h)) {
     h = dir * start;
     choice_ = StepChoice::Estimated;
+  } else {
+    choice_ = options_.fixed_step ? StepChoice::Given : StepChoice::Held;  // the last step's size
   }
   if (std::abs(h) > hmax) {
     h = dir * hmax;

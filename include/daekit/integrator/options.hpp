@@ -32,7 +32,7 @@ enum class StepChoice {
   Estimated,       ///< the starting step at t0 or after a restart (Result::step_control)
   ErrorControl,    ///< Options::controller from the last step's error estimate and order
   MethodRule,      ///< the method's declared step rule (bdf: DASSL's) from its order logic
-  Held,            ///< h kept: factorisation reused, the method's dead band, history settling
+  Held,            ///< h kept: factorisation reused, dead band, history settling, restart
   AfterRejection,  ///< reduced after an error-test rejection
   AfterFailure,    ///< reduced after a failed attempt (Newton, singular matrix, NaN/Inf)
   Bounded,         ///< cut to hmax, to the end of the interval or to a stop time
