@@ -29,6 +29,8 @@
 //                            [--ignore-nonnegative]   (diagnosis: without the nonnegative lists)
 //                            [--global-error]   (Options::global_error_check in every run: the
 //                                                estimate, and a warning above 10 tolerances)
+//                            [--estimated-h0]   (h0 not given: the integrator's starting step,
+//                                                integrator/controller.hpp, instead of h0 = tol)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -155,15 +157,18 @@ struct Args {
   int m_first = kMinM, m_last = kMaxM;
   bool ignore_nonnegative = false;  // diagnosis: solve without BuiltinProblem::nonnegative
   bool global_error = false;        // Options::global_error_check in every run
+  bool estimated_h0 = false;        // h0 left to the integrator's starting-step estimate
 };
 
 void usage() {
   std::fprintf(stderr,
                "usage: daekit_sweep [--problem NAME] [--method NAME] [--m-range A:B] "
-               "[--csv FILE]\n                    [--ignore-nonnegative] [--global-error]\n"
+               "[--csv FILE]\n                    [--ignore-nonnegative] [--global-error] "
+               "[--estimated-h0]\n"
                "  m in [%d, %d]: rtol = atol = h0 = 10^(-4-m/4); --ignore-nonnegative solves "
                "without the\n  problems' non-negative components (diagnosis); --global-error "
-               "estimates each run's\n  global error (Options::global_error_check)\n",
+               "estimates each run's\n  global error (Options::global_error_check); "
+               "--estimated-h0 leaves h0 to the\n  integrator's starting-step estimate\n",
                kMinM, kMaxM);
 }
 
@@ -178,6 +183,8 @@ bool parse(int argc, char** argv, Args* a) {
       a->ignore_nonnegative = true;
     } else if (!std::strcmp(argv[i], "--global-error")) {
       a->global_error = true;
+    } else if (!std::strcmp(argv[i], "--estimated-h0")) {
+      a->estimated_h0 = true;
     } else if (!std::strcmp(argv[i], "--csv") && has_value) {
       a->csv = argv[++i];
     } else if (!std::strcmp(argv[i], "--m-range") && has_value) {
@@ -201,6 +208,7 @@ std::string command_line(const Args& a, const std::string& problem, const std::s
     c += " --m-range " + std::to_string(a.m_first) + ":" + std::to_string(a.m_last);
   if (a.ignore_nonnegative) c += " --ignore-nonnegative";
   if (a.global_error) c += " --global-error";
+  if (a.estimated_h0) c += " --estimated-h0";
   return c;
 }
 
@@ -211,12 +219,13 @@ std::string not_applicable(const MethodInfo& m, const BuiltinProblem& p) {
 
 Run solve_one(const BuiltinProblem& p, const std::string& method, int m,
               const std::vector<int>& comps, bool use_mescd, bool ignore_nonnegative,
-              bool global_error) {
+              bool global_error, bool estimated_h0) {
   Run run;
   run.m = m;
   run.tol = protocol_tolerance(m);
   Options o;
-  o.rtol = o.atol = o.h0 = run.tol;
+  o.rtol = o.atol = run.tol;
+  o.h0 = estimated_h0 ? 0.0 : run.tol;
   if (p.atol_scale.size()) o.atol_vector = run.tol * p.atol_scale;
   if (!ignore_nonnegative) o.nonnegative = p.nonnegative;
   o.events = p.events;  // the model's switches, as the CLI adds them
@@ -304,6 +313,10 @@ int main(int argc, char** argv) {
       args.ignore_nonnegative ? "their non-negative components IGNORED (--ignore-nonnegative)"
                               : "their non-negative components (Options::nonnegative) applied",
       kDropLimit, kWrongFactor);
+  if (args.estimated_h0)
+    std::printf(
+        "--estimated-h0: h0 is not given; every run starts with the integrator's starting-step\n"
+        "estimate (Hairer-Wanner I, II.4) or the method's declared starting rule.\n");
   if (args.global_error)
     std::printf(
         "Options::global_error_check on: every success is solved again at tolerances / 10, its\n"
@@ -350,7 +363,7 @@ int main(int argc, char** argv) {
       std::vector<Run> runs;
       for (int m = args.m_first; m <= args.m_last; ++m) {
         runs.push_back(solve_one(p, info.name, m, comps, use_mescd, args.ignore_nonnegative,
-                                 args.global_error));
+                                 args.global_error, args.estimated_h0));
         const Run& r = runs.back();
         std::fprintf(stderr, "[sweep]   m = %2d tol %.2e %-10s %s %8.1f ms\n", m, r.tol,
                      r.status.c_str(), r.solved ? fmt_digits(r.measure).c_str() : "-", r.cpu_ms);

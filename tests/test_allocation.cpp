@@ -303,7 +303,7 @@ TEST(Allocation, SparkAndHemStepLoopsAllocateNothing) {
         return solve(p.dae, p.t0, p.t_end, p.y0, m, o);
       });
       EXPECT_EQ(a, 0) << m.name() << " " << name;
-      EXPECT_GT(steps, 15) << m.name() << " " << name;
+      EXPECT_GT(steps, 10) << m.name() << " " << name;  // (13 from the estimated start)
     }
     Options fixed = options_with_tolerance(1e-8);
     fixed.fixed_step = true;
@@ -341,7 +341,7 @@ TEST(Allocation, SparkAndHemStepLoopsAllocateNothing) {
           return solve(dae, 0.0, f.t_end, f.x0, method, o);
         });
         EXPECT_EQ(a, 0) << method << " " << dae.name << (analytic ? " analytic" : " differences");
-        EXPECT_GT(steps, 15);
+        EXPECT_GT(steps, 10);
       }
     }
 }

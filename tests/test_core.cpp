@@ -320,7 +320,7 @@ TEST(Threads, CpuSecondsCountOnlyTheSolvesThread) {
   stop = true;
   spinner.join();
   ASSERT_TRUE(r.ok()) << r.message;
-  ASSERT_GE(steps, 5);
+  ASSERT_GE(steps, 3);  // (4 from the estimated start, 40 ms of sleep)
   EXPECT_GT(r.cpu_seconds, 0.0);
   // the solve itself needs well under a millisecond per step; the spinner ran for `wall`
   EXPECT_LT(r.cpu_seconds, 0.25 * wall) << "wall " << wall << " s, steps " << steps;

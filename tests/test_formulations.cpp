@@ -102,8 +102,10 @@ TEST(Formulations, AllSolveAndrews) {
     double min_scd_q;
   };
   // index 3 scales the error of v by h and of lambda by h^2: its positions are the least
-  // accurate; the projection (2.8) removes the drift of G v
-  for (const Variant& var : {Variant{Formulation::Index3, Projection::None, 4.4},
+  // accurate, and vary with the start by tenths of a digit (4.30 from the estimated first
+  // step, 4.33 from the test set's h0 = 1e-7, 4.4 from h0 = 1e-6); the projection (2.8)
+  // removes the drift of G v
+  for (const Variant& var : {Variant{Formulation::Index3, Projection::None, 4.2},
                              Variant{Formulation::Index3, Projection::Velocity, 4.4},
                              Variant{Formulation::Index2, Projection::None, 5.0},
                              Variant{Formulation::Index1, Projection::None, 5.0},

@@ -43,27 +43,27 @@ TEST(Controller, ClassicalGustafssonAndPi) {
   o.max_increase = 8;
   o.max_decrease = 5;
   o.controller = Controller::Classical;
-  auto c = make_controller(o);
+  ErrorProposal c(o, o.max_increase);
   // h_new = h / clamp(err^(1/k) / fac)
-  EXPECT_NEAR(c->propose(1.0, 0.5, 4, 1.0, true), 0.9 / std::pow(0.5, 0.25), 1e-14);
-  EXPECT_NEAR(c->propose(1.0, 1e-12, 4, 1.0, true), 8.0, 1e-14);  // max_increase
-  EXPECT_NEAR(c->propose(1.0, 1e12, 4, 1.0, false), 0.2, 1e-14);  // max_decrease
-  EXPECT_NEAR(c->propose(1.0, 0.5, 4, 0.5, true), 0.45 / std::pow(0.5, 0.25), 1e-14);
+  EXPECT_NEAR(c.propose(1.0, 0.5, 4, 1.0, true), 0.9 / std::pow(0.5, 0.25), 1e-14);
+  EXPECT_NEAR(c.propose(1.0, 1e-12, 4, 1.0, true), 8.0, 1e-14);  // max_increase
+  EXPECT_NEAR(c.propose(1.0, 1e12, 4, 1.0, false), 0.2, 1e-14);  // max_decrease
+  EXPECT_NEAR(c.propose(1.0, 0.5, 4, 0.5, true), 0.45 / std::pow(0.5, 0.25), 1e-14);
   // Gustafsson: after a previous accepted step, also (h_acc/h) (err^2/err_acc)^(1/k) / safety
   o.controller = Controller::Gustafsson;
-  auto g = make_controller(o);
-  g->propose(1.0, 0.5, 4, 1.0, true);
+  ErrorProposal g(o, o.max_increase);
+  g.propose(1.0, 0.5, 4, 1.0, true);
   const double q_class = std::pow(0.8, 0.25) / 0.9;
   const double q_pred = (1.0 / 2.0) * std::pow(0.8 * 0.8 / 0.5, 0.25) / 0.9;
-  EXPECT_NEAR(g->propose(2.0, 0.8, 4, 1.0, true), 2.0 / std::max(q_class, q_pred), 1e-14);
-  g->reset();
-  EXPECT_NEAR(g->propose(2.0, 0.8, 4, 1.0, true), 2.0 / q_class, 1e-14);
+  EXPECT_NEAR(g.propose(2.0, 0.8, 4, 1.0, true), 2.0 / std::max(q_class, q_pred), 1e-14);
+  g.reset();
+  EXPECT_NEAR(g.propose(2.0, 0.8, 4, 1.0, true), 2.0 / q_class, 1e-14);
   // PI: err^(0.7/k) err_acc^(-0.4/k) / fac
   o.controller = Controller::PI;
-  auto pi = make_controller(o);
-  pi->propose(1.0, 0.5, 4, 1.0, true);
+  ErrorProposal pi(o, o.max_increase);
+  pi.propose(1.0, 0.5, 4, 1.0, true);
   const double q_pi = std::pow(0.8, 0.7 / 4) * std::pow(0.5, -0.4 / 4) / 0.9;
-  EXPECT_NEAR(pi->propose(2.0, 0.8, 4, 1.0, true), 2.0 / q_pi, 1e-14);
+  EXPECT_NEAR(pi.propose(2.0, 0.8, 4, 1.0, true), 2.0 / q_pi, 1e-14);
 }
 
 TEST(EventLocator, LocatesRootsHonoursDirectionsAndStops) {

@@ -2,77 +2,299 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 namespace daekit {
 
 namespace {
 
-class ErrorController : public StepController {
- public:
-  explicit ErrorController(const Options& o)
-      : kind_(o.controller),
-        safety_(o.safety),
-        max_increase_(o.max_increase),
-        max_decrease_(o.max_decrease) {}
-
-  double propose(double h, double err, int k, double safety_scale, bool accepted) override {
-    const double inv_k = 1.0 / k;
-    const double fac = std::min(safety_, safety_ * safety_scale);
-    const bool predictive = accepted && have_previous_ && kind_ == Controller::Gustafsson;
-    double q = 0.0;
-    if (predictive) {
-      q = gustafsson(h, err, k, fac);
-    } else {
-      q = clamp(std::pow(err, inv_k) / fac);
-    }
-    if (accepted) {
-      if (have_previous_) {
-        if (kind_ == Controller::PI) {
-          q = clamp(std::pow(err, 0.7 * inv_k) * std::pow(err_acc_, -0.4 * inv_k) / fac);
-        }
-      }
-      have_previous_ = true;
-      h_acc_ = h;
-      err_acc_ = std::max(1e-2, err);
-    }
-    return h / q;
-  }
-
-  void reset() override { have_previous_ = false; }
-
- private:
-  // RADAU5's choice max(q, q_pred) (Hairer-Wanner II, IV.8 (8.21)) with
-  //   q = clamp(err^(1/k) / fac),  q_pred = clamp((h_acc / h) (err^2 / err_acc)^(1/k) / safety);
-  // for k = 4 the larger one is told by fourth roots through two square roots (within 2 ulps
-  // of pow's values, decided with a margin of 1e-9) and only it is computed with pow: one
-  // call instead of two, the same result to the bit (clamp is monotone).
-  double gustafsson(double h, double err, int k, double fac) const {
-    const double inv_k = 1.0 / k;
-    const double ratio = err * err / err_acc_;
-    const auto q_exact = [&] { return clamp(std::pow(err, inv_k) / fac); };
-    const auto q_pred_exact = [&] {
-      return clamp((h_acc_ / h) * std::pow(ratio, inv_k) / safety_);
-    };
-    if (k == 4) {
-      const double a = std::sqrt(std::sqrt(err)) / fac;
-      const double b = (h_acc_ / h) * std::sqrt(std::sqrt(ratio)) / safety_;
-      if (a > b * (1.0 + 1e-9)) return q_exact();
-      if (b > a * (1.0 + 1e-9)) return q_pred_exact();
-    }
-    return std::max(q_exact(), q_pred_exact());
-  }
-
-  double clamp(double q) const { return std::max(1.0 / max_increase_, std::min(max_decrease_, q)); }
-  Controller kind_;
-  double safety_, max_increase_, max_decrease_;
-  bool have_previous_ = false;
-  double h_acc_ = 0.0, err_acc_ = 0.0;
-};
+std::string number(double x) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.3g", x);
+  return s;
+}
 
 }  // namespace
 
-std::unique_ptr<StepController> make_controller(const Options& options) {
-  return std::make_unique<ErrorController>(options);
+const char* to_string(StepRule rule) {
+  switch (rule) {
+    case StepRule::ErrorPerStep:
+      return "error per step";
+    case StepRule::Dassl:
+      return "DASSL's order and step selection";
+  }
+  return "?";
+}
+
+const char* to_string(StartingStep rule) {
+  switch (rule) {
+    case StartingStep::Estimate:
+      return "estimated, Hairer-Norsett-Wanner I, II.4";
+    case StartingStep::Dassl:
+      return "DASSL's";
+  }
+  return "?";
+}
+
+const char* to_string(StepChoice choice) {
+  switch (choice) {
+    case StepChoice::Given:
+      return "given";
+    case StepChoice::Estimated:
+      return "estimated";
+    case StepChoice::ErrorControl:
+      return "error control";
+    case StepChoice::MethodRule:
+      return "method rule";
+    case StepChoice::Held:
+      return "held";
+    case StepChoice::AfterRejection:
+      return "after rejection";
+    case StepChoice::AfterFailure:
+      return "after failure";
+    case StepChoice::Bounded:
+      return "bounded";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// DASSL's rule (Brenan-Campbell-Petzold 5.2, DDASTP blocks 6 and 9).
+
+double DasslStepRule::after_accept(double h, const StepBasis& b) {
+  if (b.start_phase) return 2.0 * h;
+  const double r = std::pow(2.0 * b.err + 1e-4, -1.0 / b.k);
+  if (r >= 2.0) return 2.0 * h;
+  if (r <= 1.0) return h * std::clamp(r, 0.5, 0.9);
+  return h;
+}
+
+double DasslStepRule::after_rejection(double h, const StepBasis& b, int failures) {
+  if (failures == 1) {
+    const double r = 0.9 * std::pow(2.0 * b.err + 1e-4, -1.0 / b.k);
+    return h * std::clamp(r, 0.25, 0.9);
+  }
+  return 0.25 * h;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Starting steps.
+
+double estimate_starting_step(Method& method, const ErrorWeights& weights, double t_end,
+                              StartScratch& scratch) {
+  const double t0 = method.t();
+  const Vector& y0 = method.y();
+  const double span = std::abs(t_end - t0);
+  const double dir = t_end >= t0 ? 1.0 : -1.0;
+  const Eigen::Index n = y0.size();
+  Vector &yp0 = scratch.yp0, &yp1 = scratch.yp1, &y1 = scratch.y1;
+  yp0.resize(n);
+  yp1.resize(n);
+  y1.resize(n);
+  method.derivative(yp0);
+  const double d0 = weights.norm(y0), d1 = weights.norm(yp0);
+  const double h0 = std::min(d0 < 1e-5 || d1 < 1e-5 ? 1e-6 : 0.01 * d0 / d1, span);
+  // the explicit Euler probe: the change of y' over h0 (where the form gives y' directly)
+  double d2 = 0.0;
+  y1 = y0 + (dir * h0) * yp0;
+  yp1 = yp0;  // components the form gives no y' for do not change
+  if (method.derivative_at(t0 + dir * h0, y1, yp1)) {
+    yp1 -= yp0;
+    d2 = weights.norm(yp1) / h0;
+    if (!std::isfinite(d2)) d2 = 0.0;
+  }
+  const double d = std::max(d1, d2);
+  const int k = std::max(method.error_order(), 1);
+  const double h1 = d <= 1e-15 ? std::max(1e-6, 1e-3 * h0) : std::pow(0.01 / d, 1.0 / k);
+  double h = std::min(100.0 * h0, h1);
+  if (!std::isfinite(h) || h <= 0.0) h = 1e-6;
+  // at least what t resolves (DASSL's floor 4 eps max(1, |t0|))
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  h = std::max(h, 4 * eps * std::max(1.0, std::abs(t0)));
+  return std::min(h, span);
+}
+
+double dassl_starting_step(const Method& method, const ErrorWeights& weights, double t_end,
+                           StartScratch& scratch) {
+  const double t0 = method.t();
+  Vector& yp0 = scratch.yp0;
+  yp0.resize(method.y().size());
+  method.derivative(yp0);
+  double h = 1e-3 * std::abs(t_end - t0);
+  const double ypnorm = weights.norm(yp0);
+  if (ypnorm > 0.5 / h) h = 0.5 / ypnorm;
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  return std::max(h, 4 * eps * std::max(1.0, std::abs(t0)));
+}
+
+double StepController::starting_rule(Method& method, const ErrorWeights& weights, double t_end) {
+  if (caps_.starting_step == StartingStep::Dassl)
+    return dassl_starting_step(method, weights, t_end, scratch_);
+  return estimate_starting_step(method, weights, t_end, scratch_);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+StepController::StepController(const Options& options, const MethodCapabilities& caps,
+                               const StepLimits& limits)
+    : options_(options),
+      caps_(caps),
+      limits_(limits),
+      max_increase_(std::min(options.max_increase, limits.max_increase)),
+      declares_holds_(limits.settle_steps > 0 || limits.hold_low <= limits.hold_high),
+      proposal_(options, max_increase_) {}
+
+double StepController::first_step(Method& method, const ErrorWeights& weights, double t_end,
+                                  double dir, double hmax) {
+  double h = 0.0;
+  if (options_.h0 > 0) {
+    h = options_.h0;
+    choice_ = StepChoice::Given;
+  } else {
+    h = std::abs(starting_rule(method, weights, t_end));
+    choice_ = StepChoice::Estimated;
+  }
+  if (h > hmax) {
+    h = hmax;
+    choice_ = StepChoice::Bounded;
+  }
+  h_first_ = h;
+  first_choice_ = choice_;
+  return dir * h;
+}
+
+double StepController::after_restart(Method& method, const ErrorWeights& weights, double h,
+                                     double t_end, double hmax) {
+  reset();
+  const double dir = h < 0 ? -1.0 : 1.0;
+  const double start =
+      options_.fixed_step ? std::abs(h) : std::abs(starting_rule(method, weights, t_end));
+  if (start < std::abs(h)) {
+    h = dir * start;
+    choice_ = StepChoice::Estimated;
+  } else {
+    choice_ = options_.fixed_step ? StepChoice::Given : StepChoice::Held;  // the last step's size
+  }
+  if (std::abs(h) > hmax) {
+    h = dir * hmax;
+    choice_ = StepChoice::Bounded;
+  }
+  return h;
+}
+
+void StepController::accepted(Method& method, double h, const StepAttempt& a) {
+  if (limits_.settle_steps > 0) {  // the method's settling count: accepted steps at this size
+    if (std::abs(h - h_settled_) > 1e-9 * std::abs(h)) steps_at_h_ = 0;
+    ++steps_at_h_;
+    h_settled_ = h;
+  }
+  const StepBasis basis = method.next_order(a, true);
+  if (caps_.step_rule == StepRule::Dassl) {
+    h_proposed_ = DasslStepRule::after_accept(h, basis);
+    if (error_failures_ > 0) h_proposed_ = std::min(h_proposed_, h);  // (h > 0 in DASSL's rule)
+    choice_ = StepChoice::MethodRule;
+  } else {
+    h_proposed_ = proposal_.propose(h, basis.err, basis.k, a.safety_scale, true);
+    if (retried_) h_proposed_ = (h < 0 ? -1.0 : 1.0) * std::min(std::abs(h_proposed_), std::abs(h));
+    choice_ = StepChoice::ErrorControl;
+  }
+  retried_ = false;
+  error_failures_ = 0;
+}
+
+double StepController::next_after_accept(Method& method, double h, double hmax) {
+  double h_new = 0.0;
+  if (options_.fixed_step) {
+    h_new = (h < 0 ? -1.0 : 1.0) * options_.h0;
+    choice_ = StepChoice::Given;
+  } else {
+    h_new = declares_holds_ ? hold(h, h_proposed_) : h_proposed_;
+    const MatrixReuse reuse = method.plan_matrix_reuse();
+    if (choice_ != StepChoice::Held && reuse.keeps_factorisation) {
+      const double ratio = h_new / h;
+      if (ratio >= reuse.low && ratio <= reuse.high) {
+        h_new = h;
+        choice_ = StepChoice::Held;
+        method.matrix_reuse_granted();
+      }
+    }
+  }
+  if (std::abs(h_new) > hmax) {
+    h_new = (h_new < 0 ? -1.0 : 1.0) * hmax;
+    choice_ = StepChoice::Bounded;
+  }
+  return h_new;
+}
+
+// The method's declared holds: settling after a change of h, then its dead band.
+double StepController::hold(double h, double h_new) {
+  if (steps_at_h_ < limits_.settle_steps) {
+    choice_ = StepChoice::Held;
+    return h;
+  }
+  const double ratio = std::abs(h_new / h);
+  if (ratio >= limits_.hold_low && ratio <= limits_.hold_high) {
+    choice_ = StepChoice::Held;
+    return h;
+  }
+  return h_new;
+}
+
+double StepController::after_rejection(Method& method, double h, const StepAttempt& a,
+                                       bool before_first_accept) {
+  retried_ = true;
+  ++error_failures_;
+  choice_ = StepChoice::AfterRejection;
+  const StepBasis basis = method.next_order(a, false);
+  if (caps_.step_rule == StepRule::Dassl)
+    return DasslStepRule::after_rejection(h, basis, error_failures_);
+  if (before_first_accept) return 0.1 * h;
+  return proposal_.propose(h, basis.err, basis.k, a.safety_scale, false);
+}
+
+double StepController::after_failure(double h, const StepAttempt& a) {
+  retried_ = true;
+  choice_ = StepChoice::AfterFailure;
+  return h * a.h_factor;
+}
+
+void StepController::reset() {
+  proposal_.reset();
+  refreshed();
+  retried_ = false;
+  error_failures_ = 0;
+}
+
+void StepController::refreshed() {
+  steps_at_h_ = 0;
+  h_settled_ = 0.0;
+}
+
+std::string StepController::describe() const {
+  if (options_.fixed_step) return "constant steps h = " + number(options_.h0);
+  std::string s;
+  if (caps_.step_rule == StepRule::ErrorPerStep) {
+    s = std::string(to_string(options_.controller)) + " (safety " + number(options_.safety) +
+        ", h_new/h in [1/" + number(options_.max_decrease) + ", " + number(max_increase_) + "]";
+    if (limits_.max_increase < options_.max_increase)
+      s += std::string("; max_increase ") + number(limits_.max_increase) + ": " +
+           limits_.max_increase_reason;
+    s += ")";
+  } else {
+    s = to_string(caps_.step_rule);
+  }
+  if (limits_.hold_low <= limits_.hold_high)
+    s += "; h kept for ratios in [" + number(limits_.hold_low) + ", " + number(limits_.hold_high) +
+         "]: " + limits_.hold_reason;
+  if (limits_.settle_steps > 0)
+    s += "; h kept for " + std::to_string(limits_.settle_steps) +
+         " steps after a change: " + limits_.settle_reason;
+  s += std::string("; first step ") + number(h_first_) + " (" +
+       (first_choice_ == StepChoice::Estimated ? to_string(caps_.starting_step)
+                                               : to_string(first_choice_)) +
+       ")";
+  return s;
 }
 
 }  // namespace daekit

@@ -219,7 +219,7 @@ struct Integrator::Impl : public DenseSource {
     output.setup(opt.output_times, t0, t_end);
 
     method = reg.make(input);
-    controller = make_controller(opt);
+    controller = std::make_unique<StepController>(opt, caps, method->step_limits());
     projection = opt.projection;
     if (projection == Projection::None) projection = method->requested_projection();
     if (projection != Projection::None) {
@@ -274,6 +274,13 @@ struct Integrator::Impl : public DenseSource {
       if (!unused.empty())
         result.warnings.push_back("method " + reg.info.name +
                                   " chooses its step sizes and orders itself; not used:" + unused);
+    } else if (opt.max_increase > controller->max_increase() &&
+               opt.max_increase != Options().max_increase) {
+      const StepLimits limits = method->step_limits();
+      result.warnings.push_back("method " + reg.info.name + " allows step increases up to " +
+                                fmt(controller->max_increase()) + " (" +
+                                limits.max_increase_reason +
+                                "): max_increase = " + fmt(opt.max_increase) + " not used");
     }
 
     const double span = std::abs(t_end - t0);
@@ -342,7 +349,10 @@ struct Integrator::Impl : public DenseSource {
                       "at the initial values: " + guard.failure().describe());
       return finish(Status::InvalidInput, message);
     }
-    h = dir * std::min(opt.h0 > 0 ? opt.h0 : std::abs(method->initial_step(t_end)), hmax);
+    h = controller->first_step(*method, weights, t_end, dir, hmax);
+    if (guard.fatal()) return finish_callback_error();
+    guard.clear_recoverable();  // a failed probe of the starting-step estimate
+    result.step_control = controller->describe();
     dense_lo = dense_hi = t_user = t0;
     output.at_start(y0, result);
     if (opt.store_steps) {
@@ -502,6 +512,7 @@ struct Integrator::Impl : public DenseSource {
     s.newton_rate = a.newton_rate;
     s.error = a.outcome == AttemptOutcome::Converged ? a.err : 0.0;
     s.detail = a.detail;
+    s.chosen_by = controller->choice();
     guard("the trace callback", t, [&] { opt.trace(s); });
   }
 
@@ -564,6 +575,7 @@ struct Integrator::Impl : public DenseSource {
       const double drift =
           opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
+      const double h_chosen = h;
       if (std::abs(h) < opt.hmin) [[unlikely]] {             // Options::hmin (scipy's min_step)
         if (last_rejected && dir * (target - t) > opt.hmin)  // a retry below it, not the last
           return fail(Status::StepSizeTooSmall, "step size " + fmt(h) + " at t = " + fmt(t) +
@@ -574,6 +586,7 @@ struct Integrator::Impl : public DenseSource {
       const StepEnd end = step_end(t, target, dir, drift,
                                    std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
                                    last_rejected, h);
+      if (h != h_chosen) controller->bounded();
       if (end == StepEnd::Reached) {
         if (!tstop_active) return end_within_roundoff();
         tstop_reached = refresh_pending = true;  // at the stop time within round-off
@@ -620,10 +633,7 @@ struct Integrator::Impl : public DenseSource {
         last_failure_non_finite = false;
         ++s.nreject;
         last_bad_t = t;
-        h = method->step_after_reject(
-            h, s.naccept == 0 || caps.own_step_control
-                   ? 0.1 * h
-                   : controller->propose(h, a.err, method->error_order(), a.safety_scale, false));
+        h = controller->after_rejection(*method, h, a, s.naccept == 0);
         last_rejected = true;
         continue;
       }
@@ -689,7 +699,7 @@ struct Integrator::Impl : public DenseSource {
       return fail(status, std::to_string(consecutive_failures) +
                               " failed step attempts in a row at t = " + fmt(t) + ": " + why);
     }
-    h *= a.h_factor;
+    h = controller->after_failure(h, a);
     last_rejected = true;
     last_failure = a.detail;
     last_failure_non_finite = a.outcome == AttemptOutcome::NonFinite;
@@ -784,11 +794,7 @@ struct Integrator::Impl : public DenseSource {
       for (int i = 0; i < n; ++i) m[i] = std::max(m[i], std::abs(y[i]));
     }
     result.h_last = h;
-    // methods with their own step logic (the BDF) choose the next step in adjust_step()
-    double h_new = caps.own_step_control
-                       ? h
-                       : controller->propose(h, a.err, method->error_order(), a.safety_scale, true);
-    if (last_rejected) h_new = dir * std::min(std::abs(h_new), std::abs(h));
+    controller->accepted(*method, h, a);  // the method's order logic and the proposal
     last_rejected = false;
     const double h_taken = h;
 
@@ -847,8 +853,7 @@ struct Integrator::Impl : public DenseSource {
       finish(Status::Success, "");
       return Stop::End;
     }
-    h = opt.fixed_step ? dir * opt.h0 : method->adjust_step(h_taken, h_new);
-    h = dir * std::min(std::abs(h), hmax);
+    h = controller->next_after_accept(*method, h_taken, hmax);
     if (result.events.size() > events_before) return Stop::Event;
     if (result.t_out.size() > outputs_before) return Stop::OutputTime;
     return Stop::InternalStep;
@@ -906,7 +911,6 @@ struct Integrator::Impl : public DenseSource {
   bool after_restart() {
     have_correction = false;
     weights.update(method->y());
-    controller->reset();
     if (events) {
       method->derivative(work);
       if (!events->reset(method->t(), method->y(), work, method->parameters())) {
@@ -919,8 +923,12 @@ struct Integrator::Impl : public DenseSource {
       result.y_steps.push_back(method->y());
     }
     if (!record_residual(method->t(), method->y())) return false;
-    h = dir * std::min(std::abs(h), std::abs(method->initial_step(t_end)));
-    h = dir * std::min(std::abs(h), hmax);
+    h = controller->after_restart(*method, weights, h, t_end, hmax);
+    if (guard.fatal()) {
+      fail(Status::CallbackError, guard.failure().describe());
+      return false;
+    }
+    guard.clear_recoverable();
     dense_lo = dense_hi = t_user = method->t();
     between = tstop_reached = refresh_pending = false;
     return true;
@@ -940,6 +948,7 @@ struct Integrator::Impl : public DenseSource {
              "at the stop time t = " + fmt(method->t()) + ", after solve_until: " + message);
       return false;
     }
+    controller->refreshed();
     if (events) {
       method->derivative(work);
       if (!events->reset(method->t(), method->y(), work, method->parameters())) {

@@ -106,7 +106,9 @@ std::string Result::full_report() const {
   line(os, "  atol  %-15.6g  %.6g\n", atol, atol_used);
   os << "  linear solver         " << (linear_solver.empty() ? "-" : linear_solver) << "\n";
   os << "  step control          "
-     << (fixed_step ? std::string("constant steps") : std::string(to_string(controller)))
+     << (!step_control.empty() ? step_control
+         : fixed_step          ? std::string("constant steps")
+                               : std::string(to_string(controller)))
      << ", projection " << to_string(projection) << "\n";
   if (jacobian_colours > 0)
     line(os, "  difference Jacobian   %d evaluations per Jacobian (column groups)\n",

@@ -355,10 +355,14 @@ class BetaMultistep final : public Method {
     return out;
   }
 
-  double initial_step(double t_end) override {
-    const double span = std::abs(t_end - t_);
-    const double tol = std::max(weights_ ? weights_->rtol() : 1e-6, 1e-14);
-    return span * std::min(1e-2, 0.05 * std::pow(tol, 1.0 / (p_ + 1)));
+  /// x' = M_xx^{-1} f_x at (t, y) with the multipliers of y, for the starting-step estimate.
+  bool derivative_at(double t, const Vector& y, VecOut out) override {
+    probe_f_.resize(n_);
+    if (!sys_.f(t, y, probe_f_)) return false;
+    els_.velocity(probe_f_, probe_xp_);
+    for (int j = 0; j < els_.nx(); ++j)
+      out[els_.x_columns()[static_cast<size_t>(j)]] = probe_xp_[j];
+    return true;
   }
 
   std::string check_consistency(double t0, const Vector& y0, double tol) override {
@@ -502,11 +506,19 @@ class BetaMultistep final : public Method {
     return true;
   }
 
-  double adjust_step(double h_last, double h_proposed) override {
-    if (count_ < k_ || steps_since_change_ < k_ + 1) return h_last;
-    const double r = std::abs(h_proposed / h_last);
-    if (r >= 0.9 && r <= 1.2) return h_last;
-    return h_last * std::min(r, 2.0);
+  // The formulas run on an equidistant history, interpolated at a change of h: the controller
+  // keeps h while the history of a new size builds up (k + 1 steps, which covers the k - 1
+  // starting steps), within a dead band [0.9, 1.2], and raises it by at most 2 per step.
+  StepLimits step_limits() const override {
+    StepLimits l;
+    l.max_increase = 2.0;
+    l.max_increase_reason = "its history is interpolated to the new step size";
+    l.hold_low = 0.9;
+    l.hold_high = 1.2;
+    l.hold_reason = "every change of h interpolates the history";
+    l.settle_steps = k_ + 1;
+    l.settle_reason = "its equidistant history of the new size builds up";
+    return l;
   }
 
   double t() const override { return t_; }
@@ -858,6 +870,7 @@ class BetaMultistep final : public Method {
   Vector y_, y_new_, y_pred_, res_, fy_, yhat_, scal_, dy_, cD_, est_, yp0_;
   Vector mu_hist_, lambda_, mu_zero_, fnew_f_, fnew_d_;
   Vector lambda_work_, Md_d_;  // the multipliers of a history point; M d in the residual
+  Vector probe_f_, probe_xp_;  // f and x' at the point of derivative_at()
   Matrix Md_;                  // M (dense: the problems are small multibody models)
   std::unique_ptr<RealLinearSolver> lu_;
   StructuredMatrix<double> J_;

@@ -258,11 +258,16 @@ class Dirk final : public MassMatrixMethod {
     return true;
   }
 
-  double adjust_step(double h_last, double h_proposed) override {
+  // As RADAU5: the Jacobian stays while Newton contracted fast enough; with it the
+  // factorisation, for step ratios in [lu_reuse_low, lu_reuse_high] (the controller keeps h).
+  MatrixReuse plan_matrix_reuse() override {
     const bool keep_jacobian = reuse_.keep_jacobian(rate_);
     need_jac_ = !keep_jacobian;
-    if (keep_jacobian && reuse_.keep_factorisation(h_proposed / h_last)) return h_last;
-    return h_proposed;
+    MatrixReuse r;
+    r.keeps_factorisation = keep_jacobian;
+    r.low = reuse_.ratio_low;
+    r.high = reuse_.ratio_high;
+    return r;
   }
 
   double t() const override { return t_; }

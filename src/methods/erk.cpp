@@ -196,6 +196,13 @@ class Erk final : public Method {
 
   double t() const override { return t_; }
   const Vector& y() const override { return y_; }
+  /// f_i / m_ii on the differential components at (t, y) (the starting-step estimate's probe).
+  bool derivative_at(double t, const Vector& y, VecOut out) override {
+    probe_f_.resize(n_);
+    if (!sys_.f(t, y, probe_f_)) return false;
+    for (int r : diff_) out[r] = probe_f_[r] * inv_diag_[r];
+    return true;
+  }
   void derivative(VecOut out) const override {
     out = f0_.cwiseProduct(inv_diag_);
     if (h_last_ == 0.0) {
@@ -359,6 +366,7 @@ class Erk final : public Method {
   Vector inv_diag_, d_;
   double t_ = 0, h_ = 0, h_last_ = 0;
   Vector y_, f0_, y_new_, f_new_, tmp_, tmp2_, e_, g_, dz_, ed_;
+  Vector probe_f_;  // f at the point of derivative_at()
   Matrix K_, Y_, cont_, Gz_, Gy_;
   StructuredMatrix<double> J_;
   Eigen::PartialPivLU<Matrix> lu_;

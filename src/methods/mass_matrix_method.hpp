@@ -13,6 +13,20 @@
 
 namespace daekit {
 
+/// y'_i = f_i / m_ii on the differential components of M y' = f (m_ii != 0) for an identity or
+/// diagonal M, from f at the point; the algebraic components of `out` are left as they are.
+/// False for a structured M (no y' without solving). Method::derivative_at's helper.
+inline bool differential_derivative(const MassOperator& M, const Vector& f, VecOut out) {
+  if (M.kind() == MassOperator::Kind::Structured) return false;
+  if (M.is_identity()) {
+    out = f;
+    return true;
+  }
+  for (Eigen::Index i = 0; i < f.size(); ++i)
+    if (M.diagonal()[i] != 0.0) out[i] = f[i] / M.diagonal()[i];
+  return true;
+}
+
 class MassMatrixMethod : public Method {
  public:
   MassMatrixMethod(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
@@ -32,6 +46,14 @@ class MassMatrixMethod : public Method {
   JacobianCheck check_jacobian(double t0, const Vector& y0) override {
     return daekit::check_jacobian(sys_, t0, y0);
   }
+  /// The differential part of y' = M^{-1} f at (t, y) for diagonal M, for the starting-step
+  /// estimate.
+  bool derivative_at(double t, const Vector& y, VecOut out) override {
+    if (sys_.mass().kind() == MassOperator::Kind::Structured) return false;
+    probe_f_.resize(y.size());
+    if (!sys_.f(t, y, probe_f_)) return false;
+    return differential_derivative(sys_.mass(), probe_f_, out);
+  }
 
  protected:
   /// Colours of the Jacobian by differences (0 with an analytic Jacobian).
@@ -40,6 +62,7 @@ class MassMatrixMethod : public Method {
   }
 
   MassMatrixSystem sys_;
+  Vector probe_f_;  ///< f at the point of derivative_at()
 };
 
 }  // namespace daekit

@@ -10,14 +10,26 @@
 //   dense(t)     the method's interpolant over the last accepted step, built from the
 //                candidate as the method computed it (the integrator adds the projection's
 //                linear correction so that the dense output is continuous).
-// Methods with their own order and step logic (BDF) say so in their capabilities and supply
-// the next step through adjust_step/step_after_reject; the integrator reports the options such
-// a method does not use. Numerical trouble is an AttemptOutcome, never an exception; callback
-// failures are recorded in the solve's CallGuard. Internal header (not installed).
+// Step sizes are not the method's: the integrator's controller (integrator/controller.hpp)
+// chooses every step, the first one included, by the rules the capabilities declare
+// (MethodCapabilities::step_rule, starting_step). A method informs it and nothing more:
+//   next_order()          its order logic after an accepted or rejected attempt, and the error
+//                         estimate of the order chosen (the BDF: DASSL's order selection);
+//   step_limits()         what it declares once about its steps (beta-multistep: the largest
+//                         increase of its variable-step formulas, a dead band, constant steps
+//                         while its equidistant history settles), reported in Result;
+//   plan_matrix_reuse()   after an accepted step, what its Newton iteration reuses next (the
+//                         Jacobian, and the step ratios for which the factorisation stays
+//                         valid: the controller keeps h there, RADAU5's quot1/quot2);
+//   derivative(), derivative_at()  y' at the current point and at a probe point, for the
+//                         starting-step estimate.
+// Numerical trouble is an AttemptOutcome, never an exception; callback failures are recorded
+// in the solve's CallGuard. Internal header (not installed).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,6 +101,40 @@ enum class AttemptOutcome {
   CallbackError,  ///< a user function failed fatally (see the guard): stop
 };
 
+/// What the controller chooses the next step size from (Method::next_order): the scaled error
+/// err expected of the scheme of the next step at the size of the step just tried, and the
+/// exponent k of its error model err ~ C h^k.
+struct StepBasis {
+  double err = 0.0;
+  int k = 1;
+  bool start_phase = false;  ///< DASSL's initial phase: the order was raised, double the step
+};
+
+/// What a method declares about its step sizes (Method::step_limits, read once before the solve;
+/// the controller applies it and Result::step_control reports it). The reasons are static text.
+struct StepLimits {
+  /// The largest h_new / h the method's formulas allow (the controller uses the smaller of this
+  /// and Options::max_increase).
+  double max_increase = std::numeric_limits<double>::infinity();
+  const char* max_increase_reason = "";
+  /// A dead band: proposals h_new / h in [hold_low, hold_high] keep h (none if low > high).
+  double hold_low = 1.0, hold_high = 0.0;
+  const char* hold_reason = "";
+  /// After a change of h, h is kept for this many accepted steps (counted from the step that
+  /// changed it; also from the start and after a restart).
+  int settle_steps = 0;
+  const char* settle_reason = "";
+};
+
+/// What the Newton iteration of the next step reuses, decided by the method after an accepted
+/// step (Method::plan_matrix_reuse; not a step-size decision): with `keeps_factorisation` the
+/// factorised iteration matrix stays valid for step ratios h_next / h in [low, high], and the
+/// controller keeps h when its proposal falls there (RADAU5's quot1, quot2).
+struct MatrixReuse {
+  bool keeps_factorisation = false;
+  double low = 1.0, high = 1.0;
+};
+
 struct StepAttempt {
   AttemptOutcome outcome = AttemptOutcome::Converged;
   double err = 0.0;           ///< scaled error norm (accept if < 1)
@@ -153,25 +199,39 @@ class Method {
     a.detail = "f returned NaN/Inf at the end of the step";
     return a;
   }
-  /// Step size to use next, given the controller's proposal for it (default: the proposal).
-  virtual double adjust_step(double h_last, double h_proposed) {
-    (void)h_last;
-    return h_proposed;
+  /// The method's order logic after a converged attempt `last`, accepted (called after
+  /// accept()) or rejected by the error test: a variable-order method may choose the order of
+  /// the next step here. Returns the basis of the controller's step size: by default the
+  /// attempt's error and error_order(); the BDF the estimate of the order it chose.
+  virtual StepBasis next_order(const StepAttempt& last, bool accepted) {
+    (void)accepted;
+    StepBasis b;
+    b.err = last.err;
+    b.k = error_order();
+    return b;
   }
-  /// Step size to retry with after an error-test rejection of a step of size h.
-  virtual double step_after_reject(double h, double h_proposed) {
-    (void)h;
-    return h_proposed;
-  }
-  /// Initial step size when the user gives none.
-  virtual double initial_step(double t_end) {
-    (void)t_end;
-    return 1e-6;
-  }
+  /// The method's declarations about its step sizes (default: none).
+  virtual StepLimits step_limits() const { return {}; }
+  /// After an accepted step (and its events): the method decides what its next Newton
+  /// iteration reuses (Jacobian, factorisation) and says for which step ratios the
+  /// factorisation stays valid (default: nothing is reused across steps).
+  virtual MatrixReuse plan_matrix_reuse() { return {}; }
+  /// The controller kept h within the band plan_matrix_reuse() gave: the factorisation is
+  /// reused at the next step.
+  virtual void matrix_reuse_granted() {}
   virtual double t() const = 0;
   virtual const Vector& y() const = 0;
   /// y'(t) at the current point, if the method knows it (else a derivative of the interpolant).
   virtual void derivative(VecOut out) const { dense_derivative(t(), out); }
+  /// y' at a point (t, y) near the current one where the problem's form gives it without
+  /// solving (M y' = f with diagonal M: f_i / m_ii on the differential components), for the
+  /// starting-step estimate's probe; the other components of `out` are left as they are. One
+  /// f-evaluation. False if the form gives none (default) or the evaluation failed (the guard
+  /// says why).
+  virtual bool derivative_at(double t, const Vector& y, VecOut out) {
+    (void)t, (void)y, (void)out;
+    return false;
+  }
   /// The interpolant over the last accepted step (valid after the first accept()).
   virtual void dense(double t, VecOut out) const = 0;
   virtual void dense_derivative(double t, VecOut out) const = 0;

@@ -302,15 +302,18 @@ class Radau final : public MassMatrixMethod {
     return a;
   }
 
-  double adjust_step(double h_last, double h_proposed) override {
+  // RADAU5: the Jacobian stays while Newton contracted fast enough; with it the factorisation,
+  // for step ratios in [lu_reuse_low, lu_reuse_high] (the controller keeps h there).
+  MatrixReuse plan_matrix_reuse() override {
     const bool keep_jacobian = reuse_.keep_jacobian(newton_.rate());
     need_jac_ = !keep_jacobian;
-    if (keep_jacobian && reuse_.keep_factorisation(h_proposed / h_last)) {
-      lu_kept_ = true;
-      return h_last;
-    }
-    return h_proposed;
+    MatrixReuse r;
+    r.keeps_factorisation = keep_jacobian;
+    r.low = reuse_.ratio_low;
+    r.high = reuse_.ratio_high;
+    return r;
   }
+  void matrix_reuse_granted() override { lu_kept_ = true; }
 
   double t() const override { return t_; }
   const Vector& y() const override { return y_; }

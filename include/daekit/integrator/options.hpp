@@ -25,6 +25,20 @@ struct StepInfo {
   int order = 0;              ///< order of the method for this step (BDF: 1 after a restart)
 };
 
+/// What chose the size of an attempted step (StepTrace::chosen_by): every step size comes from
+/// the integrator's step-size controller, by one of these rules.
+enum class StepChoice {
+  Given,           ///< Options::h0 (the constant step of Options::fixed_step)
+  Estimated,       ///< the starting step at t0 or after a restart (Result::step_control)
+  ErrorControl,    ///< Options::controller from the last step's error estimate and order
+  MethodRule,      ///< the method's declared step rule (bdf: DASSL's) from its order logic
+  Held,            ///< h kept: factorisation reused, dead band, history settling, restart
+  AfterRejection,  ///< reduced after an error-test rejection
+  AfterFailure,    ///< reduced after a failed attempt (Newton, singular matrix, NaN/Inf)
+  Bounded,         ///< cut to hmax, to the end of the interval or to a stop time
+};
+const char* to_string(StepChoice choice);
+
 /// One attempted step, for Options::trace (and `daekit solve --trace FILE`).
 struct StepTrace {
   enum class Outcome { Accepted, Rejected, NewtonFailed, Singular, NonFinite, Failed };
@@ -36,6 +50,7 @@ struct StepTrace {
   double newton_rate = 0.0;   ///< their contraction estimate
   double error = 0.0;         ///< scaled error norm (accepted if < 1); 0 when not converged
   const char* detail = "";    ///< why it failed (empty on success)
+  StepChoice chosen_by = StepChoice::Given;  ///< what chose h
 };
 const char* to_string(StepTrace::Outcome outcome);
 
@@ -143,7 +158,7 @@ struct Options {
   /// 25-tolerance sweep: 88 s with it, 33 s without).
   bool global_error_check = false;
 
-  double h0 = 0.0;    ///< initial step size; 0 = the method's choice
+  double h0 = 0.0;    ///< initial step size; 0 = MethodCapabilities::starting_step
   double hmax = 0.0;  ///< largest step size; 0 = |t_end - t0|
   /// Smallest step size (scipy's LSODA min_step): a first step or a step proposed after an
   /// accepted one is raised to it; a retry after a failed step that would be smaller ends the
@@ -155,8 +170,9 @@ struct Options {
   /// Newton iteration fails ends the solve with Status::RepeatedNewtonFailure.
   bool fixed_step = false;
 
-  /// Step-size controller (methods with own_step_control, the BDF, choose h themselves: the
-  /// four fields below are then reported as unused, see Result::warnings):
+  /// Step-size controller (methods with their own step rule, the BDF with DASSL's, do not use
+  /// the four fields below: they are then reported as unused, see Result::warnings; a method
+  /// may declare a smaller max_increase, Result::step_control):
   /// h_new = h / clamp(err^(1/k) / fac, 1/max_increase, max_decrease), fac = safety * (the
   /// method's Newton-effort factor); Gustafsson adds the predictive correction, PI uses
   /// err^(0.7/k) err_prev^(-0.4/k).

@@ -92,6 +92,10 @@ struct Result {
   Projection projection = Projection::None;  ///< the post-step projection used
   bool fixed_step = false;                   ///< constant steps without error control
   Controller controller = Controller::Gustafsson;  ///< step-size controller (unused by bdf)
+  /// The step-size rule as applied: the controller or the method's declared rule, the limits
+  /// the method declares (beta-multistep: max_increase 2, its dead band and settling), and
+  /// the first step and what chose it (src/integrator/controller.hpp).
+  std::string step_control;
   int jacobian_colours = 0;  ///< f-evaluations per difference Jacobian (0: analytic)
   std::vector<int> excluded_from_error_test;
   /// The values of the method's registered options in this solve, as the method object reports

@@ -56,6 +56,35 @@ class LinearSolverSet {
   unsigned bits_;
 };
 
+/// The rule by which the integrator's step-size controller (src/integrator/controller.hpp)
+/// chooses a method's next step; every step of every method is chosen there.
+enum class StepRule {
+  /// Options::controller (classical, Gustafsson, PI) from the error estimate of the step and
+  /// the exponent of its error model (Method::error_order).
+  ErrorPerStep,
+  /// DASSL's step selection (Brenan-Campbell-Petzold 5.2) from the error estimate of the order
+  /// the method's own order logic chose for the next step (the BDF): doubling in the initial
+  /// phase, r = (2 est + 1e-4)^(-1/(k+1)) with a dead band [1, 2], and its reductions after
+  /// error-test failures (0.25 <= r <= 0.9, then 0.25).
+  Dassl,
+};
+
+/// How the controller chooses the first step (and the step after a restart) when Options::h0
+/// is 0 (src/integrator/controller.hpp).
+enum class StartingStep {
+  /// From |y0|, |y'(t0)| in the error weights, one explicit Euler probe for the second
+  /// derivative and the exponent of the error model (Hairer-Norsett-Wanner I, II.4;
+  /// Gladwell-Shampine-Brankin 1987).
+  Estimate,
+  /// DASSL's (Brenan-Campbell-Petzold 5.2): h0 = 0.001 |t_end - t0|, reduced so that
+  /// |h0 y'(t0)| <= 0.5 in the weights; the small start the doubling initial phase of DASSL's
+  /// step rule ramps up from.
+  Dassl,
+};
+
+const char* to_string(StepRule rule);
+const char* to_string(StartingStep rule);
+
 struct MethodCapabilities {
   bool mass_matrix_form = false;  ///< solves MassMatrixDae M y' = f
   bool implicit_form = false;     ///< solves ImplicitDae F(t, y, y') = 0
@@ -64,10 +93,15 @@ struct MethodCapabilities {
   bool error_estimate = true;     ///< false: constant steps only (Options::fixed_step)
   bool variable_step = true;
   bool variable_order = false;
-  int order = 0;                  ///< order (the highest, for variable-order methods)
-  int dense_output_order = 0;     ///< order of the continuous output
-  bool own_step_control = false;  ///< chooses step and order itself (Options' controller unused)
-  bool projection = false;        ///< supports the post-step projection (paper 000)
+  int order = 0;               ///< order (the highest, for variable-order methods)
+  int dense_output_order = 0;  ///< order of the continuous output
+  /// Chooses its order itself and has its step rule (step_rule != ErrorPerStep: Options'
+  /// controller, safety, max_increase and max_decrease are unused); kept equal to
+  /// `step_rule != StepRule::ErrorPerStep` for the listings of the front ends.
+  bool own_step_control = false;
+  StepRule step_rule = StepRule::ErrorPerStep;          ///< how the controller chooses h
+  StartingStep starting_step = StartingStep::Estimate;  ///< how it chooses the first h
+  bool projection = false;  ///< supports the post-step projection (paper 000)
   /// An explicit or half-explicit method (explicit stages for the differential part): its step
   /// is bounded by stability, not accuracy, on a stiff problem (BuiltinProblem::stiff), where it
   /// is not applicable (the sweep skips the pair, `daekit solve` warns).
