@@ -89,7 +89,8 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     lobatto-iiia-S or lobatto-iiic-S with S stages (1..9; Lobatto 2..9),
                     or a published tableau of 'daekit tableau'
   --fixed-step      constant steps of size --h0 without error control (needs --h0)
-  --projection P    methods with projection (radau5, projected-rk): none (default),
+  --projection P    methods with projection (radau5, radau, projected-rk): none (default;
+                    pendulum-driven: velocity, the problem's recommended projection),
                     velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after
                     every step) or full (also the multipliers' manifold)
   --formulation F   mechanical problems (pendulum, pendulum-long, andrews) only: solve the
@@ -609,6 +610,9 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
 // Added with Options::global_error_check (format_version still 1): global_error_check (bool,
 //   --global-error), global_error (the estimated error of y at t in units of the tolerance, or
 //   null), global_error_component (its component, or null).
+// Added with Result::notes (format_version still 1): notes (array of strings: facts of the
+//   method's design that qualify its tolerance, the same on every run; warnings keep what
+//   happened in this run).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 std::string to_json(const Run& run) {
@@ -680,6 +684,7 @@ std::string to_json(const Run& run) {
   w.integer("order", r.order);
   w.numbers("yp", std::vector<double>(r.yp.data(), r.yp.data() + r.yp.size()));
   w.strings("warnings", r.warnings);
+  w.strings("notes", r.notes);
   w.integers("excluded_from_error_test", r.excluded_from_error_test);
   w.string("controller", to_string(run.options.controller));
   if (run.trace_file.empty())
@@ -902,6 +907,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   o.h0 = h0.value_or(p.h0);
   if (p.atol_scale.size() != 0) o.atol_vector = o.atol * p.atol_scale;
   o.nonnegative = nonnegative ? parse_components("--nonnegative", *nonnegative, p) : p.nonnegative;
+  if (!projection) o.projection = recommended_projection(p, info);
   if (exclude) o.exclude_from_error_test = parse_components("--exclude-from-error", *exclude, p);
   o.store_steps = !out.empty() || !plot.empty();
   try {
@@ -1001,6 +1007,7 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
     }
     const BuiltinProblem& p = run.problem;
     run.options = recommended_options(p);
+    run.options.projection = recommended_projection(p, method_info(run.method));
     std::fprintf(io.out, "\n=== %s: %s\n", p.name.c_str(), p.title.c_str());
     if (!p.description.empty()) {
       std::string d = p.description;

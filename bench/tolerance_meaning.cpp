@@ -8,8 +8,9 @@
 // 2.3, Univ. of Bari, report 43/2006).
 //
 // Tolerances: atol_i = rtol (atol/rtol of the problem's recommendation) atol_scale_i, so that
-// the ratio atol/rtol the problem needs is kept (Robertson: 1e-6; HIRES: 1e-4; POLLU: 1e-4); h0
-// and the events are the problem's. Measure: scd over the problem's scd_components; mescd
+// the ratio atol/rtol the problem needs is kept (Robertson: 1e-6; HIRES: 1e-4; POLLU: 1e-4); h0,
+// the events, the non-negative components and the projection are the problem's (as
+// `daekit solve` uses them). Measure: scd over the problem's scd_components; mescd
 // (|err| / (atol_i/rtol + |ref_i|), the test set's mixed error) when one of them lies below its
 // atol at the loosest rtol (1e-4), as in bench/sweep.cpp.
 //
@@ -30,7 +31,8 @@ using namespace daekit;
 
 namespace {
 
-constexpr double kLoosest = 1e-4, kTightest = 1e-10;
+constexpr int kLoosestExponent = 4, kTightestExponent = 10;
+constexpr double kLoosest = 1e-4;
 
 /// HIRES (IVP Test Set; E. Schaefer's model of the growth of a plant, light-induced: 8 species),
 /// t in [0, 321.8122].
@@ -280,7 +282,8 @@ int main(int argc, char** argv) {
     const Measure m = measure_for(p);
     if (csv) print_problem(p, m);
     for (const Variant& v : variants())
-      for (double rtol = kLoosest; rtol >= kTightest * 0.99; rtol /= 10) {
+      for (int k = kLoosestExponent; k <= kTightestExponent; ++k) {
+        const double rtol = std::pow(10.0, -k);  // exactly 1e-4, ..., 1e-10
         Options o;
         o.rtol = rtol;
         o.atol_vector = atol_for(p, rtol);
@@ -288,6 +291,7 @@ int main(int argc, char** argv) {
         o.h0 = p.h0;
         o.events = p.events;
         o.nonnegative = p.nonnegative;
+        o.projection = recommended_projection(p, method_info(v.choice.name()));
         Result r;
         std::string status;
         try {
