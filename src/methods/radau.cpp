@@ -146,7 +146,8 @@ class Radau final : public MassMatrixMethod {
         stats_(*in.stats),
         dae_floor_(!may_be_singular(sys_.mass())             ? 0.0
                    : options.min_stages < options.max_stages ? kDaeRtolFloorVariableOrder
-                                                             : kDaeRtolFloor) {
+                                                             : kDaeRtolFloor),
+        fixed_step_(in.fixed_step) {
     const int n = n_;
     y_.resize(n);
     f0_.resize(n);
@@ -205,7 +206,7 @@ class Radau final : public MassMatrixMethod {
                       used, 0.1 * std::pow(given.rtol, tolerance_exponent(5)),
                       0.1 * std::pow(given.rtol, tolerance_exponent(7)), given.rtol);
       c.notes.push_back(line);
-    } else {
+    } else if (!fixed_step_) {
       std::snprintf(line, sizeof line,
                     "%s controls the local error per step against %g (rtol |y| + atol), rtol' = "
                     "%.3g: the meaning of rtol of scipy and IDA with a margin for the "
@@ -430,8 +431,10 @@ class Radau final : public MassMatrixMethod {
   int jacobian_colours() const override { return differenced_jacobian_colours(); }
 
  private:
-  /// kErrorMargin rtol, not below the floors (see kDaeRtolFloor).
+  /// kErrorMargin rtol, not below the floors (see kDaeRtolFloor); rtol itself at constant
+  /// steps, where it only sets when Newton stops (margin and floors are about the error control).
   double internal_rtol(double rtol) const {
+    if (fixed_step_) return rtol;
     return std::max({kErrorMargin * rtol, kRoundOffRtolFloor, dae_floor_});
   }
   std::string dae_floor_note() const {
@@ -594,7 +597,8 @@ class Radau final : public MassMatrixMethod {
   IrkEngine engine_;
   int n_;
   Stats& stats_;
-  double dae_floor_ = 0.0;  ///< the DAE floor of internal_rtol() (0: an ODE)
+  double dae_floor_ = 0.0;   ///< the DAE floor of internal_rtol() (0: an ODE)
+  bool fixed_step_ = false;  ///< Options::fixed_step: internal_rtol() is rtol
   const ErrorWeights* weights_ = nullptr;
   bool all_in_test_ = true;
   NewtonMonitor newton_;
