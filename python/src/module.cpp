@@ -1133,6 +1133,7 @@ PYBIND11_MODULE(_daekit, m) {
       .def_readonly("global_error", &Result::global_error)
       .def_readonly("global_error_component", &Result::global_error_component)
       .def_readonly("warnings", &Result::warnings)
+      .def_readonly("notes", &Result::notes)
       .def_readonly("has_constraints", &Result::has_constraints)
       .def_property_readonly("max_residual",
                              [](const Result& r) -> py::object {
