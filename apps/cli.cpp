@@ -195,8 +195,9 @@ std::string usage() {
                         "); 'daekit tableau' lists the Runge-Kutta tableaus"},
       {"@PROJECTION@",
        "methods with projection (" + projection +
-           "): none (default), velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = "
-           "0 after every step) or full (also the multipliers' manifold)"}};
+           "): none (default; a problem's recommended projection, pendulum-driven: velocity), "
+           "velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after every step) "
+           "or full (also the multipliers' manifold)"}};
   std::string text = kUsage;
   for (const auto& [key, description] : texts) {
     const size_t at = text.find(key);
@@ -712,6 +713,9 @@ void write_method_options(JsonWriter& w, const Result& r) {
 //   used, as a boolean, integer, number or string by the option's type; a number option's
 //   automatic value, e.g. beta-multistep's c = "auto", as a string); tableau is also set by
 //   --option tableau=NAME.
+// Added with Result::notes (format_version still 1): notes (array of strings: facts of the
+//   method's design that qualify its tolerance, the same on every run; warnings keep what
+//   happened in this run).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 std::string to_json(const Run& run) {
@@ -783,6 +787,7 @@ std::string to_json(const Run& run) {
   w.integer("order", r.order);
   w.numbers("yp", std::vector<double>(r.yp.data(), r.yp.data() + r.yp.size()));
   w.strings("warnings", r.warnings);
+  w.strings("notes", r.notes);
   w.integers("excluded_from_error_test", r.excluded_from_error_test);
   w.string("controller", to_string(run.options.controller));
   if (run.trace_file.empty())
@@ -1039,6 +1044,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   o.h0 = h0.value_or(p.h0);
   if (p.atol_scale.size() != 0) o.atol_vector = o.atol * p.atol_scale;
   o.nonnegative = nonnegative ? parse_components("--nonnegative", *nonnegative, p) : p.nonnegative;
+  if (!projection) o.projection = recommended_projection(p, info);
   if (exclude) o.exclude_from_error_test = parse_components("--exclude-from-error", *exclude, p);
   o.store_steps = !out.empty() || !plot.empty();
   try {
@@ -1138,6 +1144,7 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
     }
     const BuiltinProblem& p = run.problem;
     run.options = recommended_options(p);
+    run.options.projection = recommended_projection(p, method_info(run.method));
     std::fprintf(io.out, "\n=== %s: %s\n", p.name.c_str(), p.title.c_str());
     if (!p.description.empty()) {
       std::string d = p.description;

@@ -57,7 +57,7 @@ TEST(Invariants, CoordinateProjectionRemovesIndex1Drift) {
   v0 << 0, 0;
   const Vector y0 = initial_values(sys, Formulation::Index1, 0.0, q0, v0);
   Options o;
-  o.rtol = o.atol = 1e-6;
+  o.rtol = o.atol = 1e-4;  // radau5 works at rtol' = 1e-5: the index-1 form drifts visibly
   const Result drifting = solve(dae, 0.0, 50.0, y0, Radau5Options{}, o);
   dae.project = coordinate_projector(mechanical_constraints(sys, Formulation::Index1));
   Radau5Options m;

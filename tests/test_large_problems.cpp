@@ -195,7 +195,8 @@ TEST(Heat2d, FiniteDifferenceJacobianCostsColoursPlusOneEvaluations) {
 TEST(Heat2d, KluAndDenseLuAgreeToRoundOff) {
   const BuiltinProblem p = make_builtin_problem("heat2d");
   for (bool bdf : {false, true}) {
-    for (double tol : {1e-6, 1e-9}) {
+    for (double tol : {1e-6, bdf ? 1e-9 : 1e-7}) {  // (radau5 at 1e-9 works at rtol' = 1e-9,
+      // its floor on DAEs, where the step sequences of the two backends part after 3 steps)
       Options sparse = large_tolerances(tol), dense = large_tolerances(tol);
       sparse.store_steps = dense.store_steps = true;
       sparse.linear_solver = LinearSolverKind::Sparse;
@@ -224,7 +225,11 @@ TEST(Heat2d, KluAndDenseLuAgreeToRoundOff) {
           method_name(bdf), tol, a.stats.naccept, da, b.stats.naccept, db, shared - 1, shared_diff,
           diff);
       EXPECT_LT(shared_diff, 1e-10);
-      EXPECT_GE(shared, 6u);  // t0 and 5 steps
+      // t0 and 5 steps for the BDF; radau5's next step depends on its Newton iteration count
+      // (RADAU5's safety factor), which a round-off difference of the two LUs can change where
+      // the increments are at round-off level: at tol 1e-7 the counts part at the 4th step
+      // (1 against 2 iterations), the step sequences after it, the answers agree to 1.3e-11
+      EXPECT_GE(shared, bdf ? 6u : 3u);
       EXPECT_LE(std::abs(a.stats.naccept - b.stats.naccept), 2);
       EXPECT_LT(diff, 10 * tol);
       if (bdf) {
@@ -397,7 +402,7 @@ TEST(CircuitChain, FiniteDifferenceJacobianCostsColoursPlusOneEvaluations) {
 // (10^-8 for the bdf; a subset of the 25-tolerance protocol, bench/large.cpp --sweep runs all):
 // the stored reference is reached, better with every tolerance step. The tightest runs are
 // also the cheaper recomputation of the stored reference (bdf at 1e-12, see circuit_chain.cpp):
-// measured scd 6.9 (radau5, 1e-10) and 6.2 (bdf, 1e-8).
+// measured scd 8.7 (radau5, 1e-10) and 6.2 (bdf, 1e-8).
 TEST(CircuitChain, Radau5AndBdfReachTheReference) {
   const BuiltinProblem p = make_builtin_problem("circuit-chain");
   for (bool bdf : {false, true}) {
@@ -412,8 +417,12 @@ TEST(CircuitChain, Radau5AndBdfReachTheReference) {
           "circuit-chain %s tol %.0e: scd %.2f, steps %ld, nfev %ld, njac %ld, CPU %.2f s\n",
           method_name(bdf), tol, digits, r.stats.naccept, r.stats.nfev, r.stats.njac,
           r.cpu_seconds);
-      // radau5 works with rtol' = 0.1 rtol^(2/3): 1.33 decades per 2 decades of rtol
-      EXPECT_GT(digits, tol == 1e-4 ? 1.5 : previous + 0.5) << method_name(bdf) << " tol " << tol;
+      // radau5 works at rtol' = 0.1 rtol down to its floor 1e-9 on DAEs: at 1e-10 at the floor,
+      // as accurate as at 1e-8
+      if (!bdf && tol < 1e-8)
+        EXPECT_GE(digits, previous - 0.1) << method_name(bdf) << " tol " << tol;
+      else
+        EXPECT_GT(digits, tol == 1e-4 ? 1.5 : previous + 0.5) << method_name(bdf) << " tol " << tol;
       previous = digits;
     }
     EXPECT_GT(previous, bdf ? 5.5 : 6.5) << method_name(bdf);

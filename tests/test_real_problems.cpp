@@ -412,7 +412,10 @@ TEST(RealProblems, QuasiLinearIndex2DerivativesAreTaggedIndex2) {
   tight.rtol = tight.atol = 1e-12;
   const Result reference = solve(dae, 0.0, 10.0, init.y, "radau5", tight);
   ASSERT_TRUE(reference.ok()) << reference.message;
-  for (double tol : {1e-4, 1e-6, 1e-8}) {
+  // (from 1e-7 on, rtol' = 1e-8, the mis-tagged form fails: steps down to 2.5e-23 after
+  // error-test rejections at t = 1.2e-8, the estimate of its untagged index-2 components not
+  // shrinking with h)
+  for (double tol : {1e-4, 1e-5, 1e-6}) {
     Options o;
     o.rtol = o.atol = tol;
     const Result now = solve(dae, 0.0, 10.0, init.y, "radau5", o);
@@ -423,6 +426,6 @@ TEST(RealProblems, QuasiLinearIndex2DerivativesAreTaggedIndex2) {
     std::printf("quasi-linear pendulum, tol %.0e: %ld steps (tags of y_D: %ld), error %.2e\n", tol,
                 static_cast<long>(now.stats.nsteps), static_cast<long>(before.stats.nsteps), error);
     EXPECT_LT(now.stats.nsteps, before.stats.nsteps);
-    EXPECT_LE(error, 3 * tol);  // measured 2.9e-5 (1e-4), 4.4e-7 (1e-6), 9.0e-9 (1e-8)
+    EXPECT_LE(error, 3 * tol);  // measured 4.4e-7 (1e-4), 1.2e-9 (1e-6)
   }
 }

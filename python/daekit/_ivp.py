@@ -862,9 +862,14 @@ class BuiltinProblem:
                     nonnegative=list(self.nonnegative))
 
     def solve(self, method="radau5", t_end=None, **kwargs):
-        """Solves the problem with its recommended options (overridden by kwargs); the model's
-        own events (switches) are included.  ``report()`` of the result adds the scd line."""
+        """Solves the problem with its recommended options (overridden by kwargs) and, for a
+        method that can project, its recommended projection; the model's own events
+        (switches) are included.  ``report()`` of the result adds the scd line."""
         opts = self.recommended_options()
+        if isinstance(method, str) and "projection" not in kwargs:
+            projection = self._h.recommended_projection(_method_name(method))
+            if projection != "none":  # the problem's own (daekit solve NAME's default)
+                opts["projection"] = projection
         opts.update(kwargs)
         t1 = self.t_end if t_end is None else t_end
         res = solve_ivp(self.problem, (self.t0, t1), self.y0, method=method, **opts)

@@ -1176,6 +1176,7 @@ PYBIND11_MODULE(_daekit, m) {
       .def_readonly("global_error", &Result::global_error)
       .def_readonly("global_error_component", &Result::global_error_component)
       .def_readonly("warnings", &Result::warnings)
+      .def_readonly("notes", &Result::notes)
       .def_readonly("has_constraints", &Result::has_constraints)
       .def_property_readonly("max_residual",
                              [](const Result& r) -> py::object {
@@ -1322,8 +1323,10 @@ PYBIND11_MODULE(_daekit, m) {
             return problem_report(b.problem, r, full);
           },
           py::arg("result"), py::arg("full") = false)
-      .def("scd",
-           [](const BuiltinHolder& b, const Result& r) { return problem_scd(b.problem, r); });
+      .def("scd", [](const BuiltinHolder& b, const Result& r) { return problem_scd(b.problem, r); })
+      .def("recommended_projection", [](const BuiltinHolder& b, const std::string& method) {
+        return std::string(to_string(recommended_projection(b.problem, method_info(method))));
+      });
   m.def("_builtin", [](const std::string& name) {
     auto h = std::make_shared<BuiltinHolder>();
     h->problem = make_builtin_problem(name);

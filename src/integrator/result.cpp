@@ -144,6 +144,7 @@ std::string Result::full_report() const {
          "  global error          ~%.3g x tolerance at t (estimated, component %d; check "
          "%.3f ms)\n",
          global_error, global_error_component, 1e3 * global_error_cpu_seconds);
+  for (const std::string& n : notes) os << "  note: " << n << "\n";
   for (const std::string& w : warnings) os << "  warning: " << w << "\n";
   line(os, "  CPU time              %.3f ms\n", 1e3 * cpu_seconds);
   return os.str();

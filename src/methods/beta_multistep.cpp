@@ -336,23 +336,26 @@ class BetaMultistep final : public Method {
     return els_.lambda_columns();
   }
 
-  std::vector<std::string> caveats(const Tolerances&) const override {
-    std::vector<std::string> out;
+  // The standard scheme on a sigma without the strict root condition is a choice to change (a
+  // warning); the uncontrolled multipliers are a fact of the design (a note).
+  Caveats caveats(const Tolerances&) const override {
+    Caveats c;
     if (opt_.scheme == MultiplierScheme::Standard) {
       const RootConditionCheck rc = root_condition(formula_.sigma);
       if (!rc.strict && els_.m() > 0)
-        out.push_back("beta-multistep: sigma of " + formula_.name +
-                      " violates the strict root condition (largest root " + fmt(rc.max_modulus) +
-                      "): the standard discretisation (1.2) of an index-2 problem is unstable "
-                      "in the multipliers (paper 003 Section 1, notes (5.10))");
+        c.warnings.push_back("beta-multistep: sigma of " + formula_.name +
+                             " violates the strict root condition (largest root " +
+                             fmt(rc.max_modulus) +
+                             "): the standard discretisation (1.2) of an index-2 problem is "
+                             "unstable in the multipliers (paper 003 Section 1, notes (5.10))");
     }
     if (els_.m() > 0)
-      out.push_back(
+      c.notes.emplace_back(
           "beta-multistep controls the local error of x per step (the multipliers are left out "
           "of the test): the global error is not bounded by the tolerance and grows faster than "
           "it shrinks (pendulum-el: 230-360x the tolerance at rtol = 5.6e-10..1e-10; "
           "docs/benchmarks.md)");
-    return out;
+    return c;
   }
 
   /// x' = M_xx^{-1} f_x at (t, y) with the multipliers of y, for the starting-step estimate.

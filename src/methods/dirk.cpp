@@ -130,17 +130,19 @@ class Dirk final : public MassMatrixMethod {
   int error_order() const override { return std::max(tab_.embedded_order, 1) + 1; }
   Projection requested_projection() const override { return opt_.projection; }
 
-  std::vector<std::string> caveats(const Tolerances&) const override {
-    std::vector<std::string> out;
+  // A tableau without an error estimate is a choice to change (a warning); the scaling of
+  // higher-index errors is a fact of the design (a note).
+  Caveats caveats(const Tolerances&) const override {
+    Caveats c;
     if (!tab_.has_embedded())
-      out.push_back("dirk: tableau '" + tab_.name +
-                    "' has no embedded formula: the step size is not controlled (error "
-                    "estimate 0); use Options::fixed_step");
+      c.warnings.push_back("dirk: tableau '" + tab_.name +
+                           "' has no embedded formula: the step size is not controlled (error "
+                           "estimate 0); use Options::fixed_step");
     if (max_index_ >= 2)
-      out.push_back(
+      c.notes.emplace_back(
           "dirk scales the error of index-2 and index-3 components by h and h^2 (as RADAU5); "
           "DIRK methods lose order on higher-index problems (notes 2.3)");
-    return out;
+    return c;
   }
 
   bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {

@@ -102,11 +102,13 @@ class Erk final : public Method {
   int order() const override { return tab_.order; }
   int error_order() const override { return std::max(tab_.embedded_order, 1) + 1; }
 
-  std::vector<std::string> caveats(const Tolerances&) const override {
-    if (tab_.has_embedded()) return {};
-    return {"erk: tableau '" + tab_.name +
-            "' has no embedded formula: the step size is not controlled (error estimate 0); "
-            "use Options::fixed_step"};
+  Caveats caveats(const Tolerances&) const override {
+    Caveats c;
+    if (!tab_.has_embedded())
+      c.warnings.push_back("erk: tableau '" + tab_.name +
+                           "' has no embedded formula: the step size is not controlled (error "
+                           "estimate 0); use Options::fixed_step");
+    return c;
   }
 
   bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {

@@ -93,6 +93,13 @@ class ErrorWeights {
   Vector w_;
 };
 
+/// What a method says about a solve before it starts (Method::caveats): notes for
+/// Result::notes (full_report(): facts of the design, on every run) and warnings for
+/// Result::warnings (something the user should act on).
+struct Caveats {
+  std::vector<std::string> notes, warnings;
+};
+
 enum class AttemptOutcome {
   Converged,      ///< step equations solved; `err` is meaningful
   NewtonFailed,   ///< Newton diverged or was too slow: retry with h * h_factor
@@ -156,17 +163,19 @@ class Method {
   virtual int error_order() const = 0;
   /// The tolerances the method works with for the given ones (default: unchanged).
   virtual Tolerances used_tolerances(const Tolerances& given) const { return given; }
-  /// Caveats about what the error control of this solve means, for Result::warnings (e.g.
-  /// radau5's transformed tolerance), given the tolerances as given (default: none).
-  virtual std::vector<std::string> caveats(const Tolerances& given) const {
+  /// What the error control of this solve means, given the tolerances as given (default:
+  /// nothing to say): facts of the method's design go to `notes` (Result::notes, e.g. radau5's
+  /// h and h^2 scaling of index-2/3 errors), a combination the user should change to
+  /// `warnings` (Result::warnings, e.g. a tableau without an error estimate).
+  virtual Caveats caveats(const Tolerances& given) const {
     (void)given;
     return {};
   }
   /// Components left out of the error test unless Options says otherwise (default: none).
   virtual std::vector<int> default_error_test_exclusions() const { return {}; }
-  /// Caveats about the components the error test actually leaves out (`in_test[i] == 0`:
-  /// Options::exclude_from_error_test or the method's default), for Result::warnings.
-  virtual std::vector<std::string> error_test_caveats(const std::vector<char>& in_test) const {
+  /// What leaving out the components the error test actually leaves out (`in_test[i] == 0`:
+  /// Options::exclude_from_error_test or the method's default) means, as caveats().
+  virtual Caveats error_test_caveats(const std::vector<char>& in_test) const {
     (void)in_test;
     return {};
   }

@@ -117,6 +117,10 @@ BuiltinProblem driven_pendulum() {
       q.y0 = driven_initial_values(*q.mechanical, q.dae.p[0], q.t0);
   };
   p.rtol = p.atol = 1e-7;
+  // without it the velocity constraint drifts to |G v| = 4e-4 at rtol = 1e-7 (radau5; the
+  // velocities, up to 10, 2 digits less accurate than the positions); with it the default run
+  // is also cheaper (23400 instead of 33526 f evaluations, scd 7.24 instead of 7.78)
+  p.projection = Projection::Velocity;
   static const Vector reference_at_end = driven_state(A, p.t_end);  // computed once (~5 ms)
   p.reference = ReferenceSolution{
       p.t_end, reference_at_end,

@@ -88,6 +88,11 @@ std::string method_not_applicable(const MethodInfo& m, const BuiltinProblem& p) 
   return "";
 }
 
+Projection recommended_projection(const BuiltinProblem& p, const MethodInfo& m) {
+  if (!m.capabilities.projection || !p.dae.project) return Projection::None;
+  return p.projection;
+}
+
 std::vector<std::string> builtin_problem_names() {
   std::vector<std::string> names;
   for (const auto& [name, make] : table()) names.push_back(name);

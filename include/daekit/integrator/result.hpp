@@ -102,6 +102,10 @@ struct Result {
   /// them (MethodInfo::options; `daekit methods NAME`), in the order of its description.
   std::vector<MethodOptionValue> method_options;
   std::vector<std::string> warnings;  ///< options not honoured, suspicious results
+  /// Facts of the method's design that qualify what its tolerance means (radau5's margin on
+  /// rtol, the h and h^2 scaling of index-2/3 errors, components a method leaves out of its
+  /// error test): the same on every run, so full_report() lists them, report() does not.
+  std::vector<std::string> notes;
 
   /// Options::global_error_check: the estimated error of y in units of the tolerance (max over
   /// the components in the error test of index tag <= 1 of |y_i - y~_i| / (atol_i + rtol
@@ -119,7 +123,7 @@ struct Result {
   Vector sol(double t) const;
   /// A few lines: status, reached t, steps, evaluations, time.
   std::string brief_report() const;
-  /// Everything: given/used settings, every counter with its meaning, drift, warnings.
+  /// Everything: given/used settings, every counter with its meaning, drift, notes, warnings.
   std::string full_report() const;
   /// The CLI's report: brief_report plus the drift line, events, warnings and `extra` (lines
   /// a caller adds, e.g. the scd of a built-in problem), all before the CPU-time line.

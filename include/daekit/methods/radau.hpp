@@ -58,7 +58,7 @@ struct RadauOptions {
   double order_decrease_theta = 0.8;    ///< vitd
   double order_step_ratio_low = 0.8;    ///< hhod
   double order_step_ratio_high = 1.2;   ///< hhou
-  bool transform_tolerances = true;
+  bool transform_tolerances = false;
   Projection projection = Projection::None;
 
   void validate() const;  ///< throws InvalidArgument naming a bad field

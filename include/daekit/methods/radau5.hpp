@@ -31,7 +31,7 @@ struct Radau5Options {
   double lu_reuse_high = 1.2;
   /// RADAU5 internally works with rtol' = 0.1 rtol^(2/3), atol' = rtol' atol / rtol, which
   /// makes the error behave like the tolerance at order 5; set false to use tolerances as given.
-  bool transform_tolerances = true;
+  bool transform_tolerances = false;
   /// Same as Options::projection (kept for existing code): projection after every accepted
   /// step (paper 000, (2.7)/(2.8)).
   Projection projection = Projection::None;

@@ -50,6 +50,11 @@ struct BuiltinProblem {
   /// problems) or from an independent reference computation; empty otherwise.
   std::function<Vector(double t)> exact;
   std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
+  /// The post-step projection (Options::projection) the problem is solved with by methods that
+  /// can project, where its default run drifts off the constraints by more than the tolerance
+  /// without one (pendulum-driven: |G v| = 4e-4 at rtol = 1e-7, velocities up to 10): see
+  /// recommended_projection().
+  Projection projection = Projection::None;
   /// The state-dependent form M(t, y) y' = f `dae` was built from (to_mass_matrix_form), when
   /// it is one; the BDF also solves it through to_implicit_form (issue 14, part 1).
   std::optional<QuasiLinearDae> quasi_linear;
@@ -97,6 +102,12 @@ struct MethodInfo;  // methods/registry.hpp
 /// explicit_method, BuiltinProblem::stiff). The 25-tolerance sweep skips such pairs; `daekit
 /// solve` runs them and adds the reason to the result's warnings.
 std::string method_not_applicable(const MethodInfo& m, const BuiltinProblem& p);
+
+/// The projection to solve `p` with by method `m` by default: BuiltinProblem::projection if
+/// the method can project (MethodCapabilities::projection) and the problem's DAE has a
+/// projector, Projection::None otherwise. The CLI's solve and Python's BuiltinProblem.solve
+/// use it unless a projection is given.
+Projection recommended_projection(const BuiltinProblem& p, const MethodInfo& m);
 
 // Factories (one file each in src/problems/).
 BuiltinProblem pendulum_index3();               ///< paper 000 (4.1), 5 variables
