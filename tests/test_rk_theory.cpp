@@ -280,11 +280,13 @@ double richardson_order(const std::function<Vector(int)>& D, int steps, int comp
 // expansion's systems); the table gives their orders in h. Measured here coefficient by
 // coefficient: eps^0 from the reduced DAE (eps = 0), eps^1 from (x(eps) - x(0)) / eps at
 // eps = 1e-6, eps^2 from the second difference at eps = 1e-3.
-// Two entries of the notes' table do not reproduce as printed: Lobatto IIIC's eps powers of y
-// and z are swapped with respect to Hairer-Wanner's pattern for stiffly accurate methods (as
-// Radau IIA's: y + eps^2 h^(s-1), z + eps h^(s-1)), which is what is measured; SDIRK IV(18)'s
-// "z: h^2" is contradicted by the eps^0 term (a stiffly accurate method of order 4 is of order
-// 4 on the reduced DAE) -- measured: z = O(h^4) + eps O(h), as IV(16).
+// Two entries of the notes' table do not reproduce as printed, and the derivation in
+// docs/rk-theory.md (the eps^v coefficient is the method's error at index v + 1, whose orders
+// the notes' own index-1 and index-2 statements give) decides for the measurement: Lobatto
+// IIIC's eps powers of y and z are swapped (y h^4 + eps^2 h^2, z h^4 + eps h^2, the pattern of
+// Radau IIA); SDIRK IV(18)'s "z: h^2" is contradicted by the eps^0 term (a stiffly accurate
+// method of order 4 is of order 4 on the reduced DAE): z = O(h^4) + eps O(h), as IV(16).
+// Every entry is asserted within +-0.3 of the derived order.
 TEST(RkTheory, SingularPerturbationTable) {
   struct Row {
     RungeKuttaTableau tab;
@@ -318,11 +320,14 @@ TEST(RkTheory, SingularPerturbationTable) {
        false,
        false},
   };
-  const int steps = 10;  // h = 0.05, 0.025, 0.0125 on [0, 0.5]
+  // h = 0.05, 0.025, 0.0125 on [0, 0.5] (at smaller h the differences in eps reach round-off
+  // for the collocation rows); the SDIRK rows, whose eps^1 z term of order 1 is reached slowly
+  // (0.64 at these steps), with h / 4
   const double e1 = 1e-6, e2 = 1e-3;
   std::printf("%-18s | y: eps^0 eps^1 eps^2 (pred)   | z: eps^0 eps^1 eps^2 (pred)   | notes\n",
               "tableau");
   for (const Row& r : rows) {
+    const int steps = r.tab.name.rfind("SDIRK", 0) == 0 ? 40 : 10;
     auto D0 = [&](int n) { return spp_solve(r.tab, 0.0, n); };
     auto D1 = [&](int n) {
       return Vector((spp_solve(r.tab, e1, n) - spp_solve(r.tab, 0.0, n)) / e1);
@@ -355,9 +360,9 @@ TEST(RkTheory, SingularPerturbationTable) {
         if (p < 0) continue;
         const bool at_least = v == 1 && (c == 0 ? r.at_least_y1 : r.at_least_z1);
         if (at_least)
-          EXPECT_GT(meas[c][v], p - 0.5) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
+          EXPECT_GT(meas[c][v], p - 0.3) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
         else
-          EXPECT_NEAR(meas[c][v], p, 0.5) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
+          EXPECT_NEAR(meas[c][v], p, 0.3) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
       }
   }
   // the errors themselves for eps = 1e-2 ... 1e-8 (reference: Radau IIA(5) at h = 0.5/640):
