@@ -168,6 +168,62 @@ TEST(RkTheory, Index2OrderTable) {
   }
 }
 
+// The local-error columns of the same table: one step of size h from the exact values at t = 0
+// of the generic problem, errors against the exact solution at t = h, orders from h and h/2
+// (h = 0.05; 0.025 for projected Gauss(2), whose leading y error changes sign near h = 0.1;
+// 0.1 for projected Gauss(3), whose y error reaches round-off at h = 0.025). The table's Radau
+// IIA row is garbled by the OCR; its local orders are Hairer-Wanner's (y h^(2s), z h^s).
+// Projected Radau IA is one order better than the table's h^(2s-1): h^(2s), as its global
+// error is one order better than h^(2s-2) (RkTheory.Index2OrderTable): asserted as measured.
+TEST(RkTheory, Index2LocalErrorTable) {
+  struct Row {
+    const char* row;
+    RungeKuttaTableau tab;
+    Projection projection;
+    double y, z;    // the table's local orders (z < 0: no claim)
+    double y_meas;  // the y order asserted (the table's but for projected Radau IA)
+    double h;       // the larger step of the pair
+  };
+  const std::vector<Row> rows = {
+      {"Gauss, s odd", gauss(1), Projection::None, 2, 1, 2, 0.05},
+      {"Gauss, s odd", gauss(3), Projection::None, 4, 3, 4, 0.05},
+      {"Gauss, s even", gauss(2), Projection::None, 3, 2, 3, 0.05},
+      {"projected Gauss", gauss(2), Projection::Full, 5, -1, 5, 0.025},
+      {"projected Gauss", gauss(3), Projection::Full, 7, -1, 7, 0.1},
+      {"Radau IA", radau_ia(2), Projection::None, 2, 1, 2, 0.05},
+      {"Radau IA", radau_ia(3), Projection::None, 3, 2, 3, 0.05},
+      {"projected Radau IA", radau_ia(2), Projection::Full, 3, -1, 4, 0.05},
+      {"projected Radau IA", radau_ia(3), Projection::Full, 5, -1, 6, 0.05},
+      {"Radau IIA", radau_iia(2), Projection::None, 4, 2, 4, 0.05},
+      {"Radau IIA", radau_iia(3), Projection::None, 6, 3, 6, 0.05},
+      {"Lobatto IIIA, s odd", lobatto_iiia(3), Projection::None, 5, 3, 5, 0.05},
+      {"Lobatto IIIA, s even", lobatto_iiia(2), Projection::None, 3, 2, 3, 0.05},
+      {"Lobatto IIIC", lobatto_iiic(2), Projection::None, 3, 1, 3, 0.05},
+      {"Lobatto IIIC", lobatto_iiic(3), Projection::None, 5, 2, 5, 0.05},
+  };
+  const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
+  std::printf("%-22s %-16s %-5s %6s %6s %6s %6s %8s\n", "row", "tableau", "proj", "y table",
+              "y meas", "z table", "z meas", "h");
+  for (const Row& r : rows) {
+    double ey[2], ez[2];
+    for (int k = 0; k < 2; ++k) {
+      const double h = r.h / (1 << k);
+      const Result res = run_rk(generic, index2_exact(0.0), r.tab, r.projection, h, 1);
+      const Vector ref = index2_exact(h);
+      ey[k] = (res.y.head(2) - ref.head(2)).cwiseAbs().maxCoeff();
+      ez[k] = std::abs(res.y[2] - ref[2]);
+    }
+    const double oy = log2_ratio(ey[0], ey[1]), oz = log2_ratio(ez[0], ez[1]);
+    char zp[8] = "-";
+    if (r.z >= 0) std::snprintf(zp, sizeof zp, "%g", r.z);
+    std::printf("%-22s %-16s %-5s %6g %6.2f %6s %6.2f %8g  (errors at h/2: y %.1e z %.1e)\n", r.row,
+                r.tab.name.c_str(), r.projection == Projection::Full ? "yes" : "no", r.y, oy, zp,
+                oz, r.h, ey[1], ez[1]);
+    EXPECT_NEAR(oy, r.y_meas, 0.3) << r.row << " " << r.tab.name;
+    if (r.z >= 0) EXPECT_NEAR(oz, r.z, 0.3) << r.row << " " << r.tab.name;
+  }
+}
+
 namespace {
 // index 1 with an explicitly time-dependent constraint (z is not a function of y alone, so no
 // cancellation helps (2.7d)): y' = z, 0 = z + z^3 + y - (sin t + cos t + cos^3 t),
