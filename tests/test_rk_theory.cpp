@@ -708,4 +708,154 @@ TEST(RkTheory, PaperZeroConditionsEnforced) {
   // without projection, or at index 2, the conditions do not apply
   o.projection = Projection::None;
   EXPECT_EQ(message(gauss(2), false, nullptr), "");
+  // at index 2 paper 000 says nothing (its setting is index 3); paper 001's projected methods
+  // assume A invertible and |R(inf)| < 1 for its Theorems 2.1 and 2.2, while the projected
+  // Gauss methods converge (the index-2 order table): they run, with a warning naming the
+  // condition (issue 28; before, Gauss(2) ran without one)
+  const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
+  auto index2_warning = [&](const RungeKuttaTableau& t, Projection projection) {
+    ProjectedRkOptions m;
+    m.tableau = t;
+    Options o2 = o;
+    o2.projection = projection;
+    o2.h0 = 0.1;
+    const Result r = solve(generic, 0.0, 0.5, index2_exact(0.0), m, o2);
+    EXPECT_TRUE(r.ok()) << r.message;
+    for (const std::string& w : r.warnings)
+      if (w.find("Schropp") != std::string::npos) return w;
+    return std::string();
+  };
+  const std::string g2 = index2_warning(gauss(2), Projection::Full);
+  EXPECT_NE(g2.find("|R(inf)| = 1 is not < 1"), std::string::npos) << g2;
+  EXPECT_EQ(index2_warning(gauss(2), Projection::None), "");
+  EXPECT_EQ(index2_warning(radau_ia(3), Projection::Full), "");
+  EXPECT_EQ(index2_warning(radau_iia(3), Projection::Full), "");
+}
+
+namespace {
+// Euler's equations of a free rigid body (moments of inertia 2, 1, 2/3): y' = (a y2 y3,
+// b y3 y1, c y1 y2) with a + b + c = 0; |y|^2 and sum y_i^2 / I_i are quadratic first integrals.
+constexpr double kRigidInertia[3] = {2.0, 1.0, 2.0 / 3};
+MassMatrixDae rigid_body_euler() {
+  MassMatrixDae d;
+  d.n = 3;
+  d.name = "free rigid body";
+  d.f = [](double, VecIn y, VecOut f) {
+    const double* I = kRigidInertia;
+    f[0] = (1 / I[2] - 1 / I[1]) * y[1] * y[2];
+    f[1] = (1 / I[0] - 1 / I[2]) * y[2] * y[0];
+    f[2] = (1 / I[1] - 1 / I[0]) * y[0] * y[1];
+  };
+  return d;
+}
+double rigid_body_energy(const Vector& y) {
+  double e = 0;
+  for (int i = 0; i < 3; ++i) e += y[i] * y[i] / kRigidInertia[i];
+  return e;
+}
+}  // namespace
+
+// NOTES-004.md 8.2.1: "methods preserving constraints of up to quadratic order exist": Gauss
+// methods (M = B A + A^T B - b b^T = 0, Cooper's condition) keep every quadratic first integral
+// to round-off; Radau IIA and Lobatto IIIC (M positive semidefinite, not 0) do not. Rigid body,
+// h = 0.1, 200 steps, largest drift of |y|^2 and of the energy over the steps.
+TEST(RkTheory, GaussPreservesQuadraticInvariants) {
+  const MassMatrixDae body = rigid_body_euler();
+  const Vector y0 = (Vector(3) << std::cos(1.1), 0.0, std::sin(1.1)).finished();
+  struct Row {
+    RungeKuttaTableau tab;
+    bool preserves;
+  };
+  const std::vector<Row> rows = {{gauss(1), true},
+                                 {gauss(2), true},
+                                 {gauss(3), true},
+                                 {radau_iia(3), false},
+                                 {lobatto_iiic(3), false}};
+  for (const Row& r : rows) {
+    ProjectedRkOptions m;
+    m.tableau = r.tab;
+    Options o;
+    o.fixed_step = true;
+    o.h0 = 0.1;
+    o.rtol = o.atol = 1e-13;
+    const Result res = solve(body, 0.0, 20.0, y0, m, o);
+    ASSERT_TRUE(res.ok()) << r.tab.name << ": " << res.message;
+    double drift_norm = 0, drift_energy = 0;
+    for (const Vector& y : res.y_steps) {
+      drift_norm = std::max(drift_norm, std::abs(y.squaredNorm() - y0.squaredNorm()));
+      drift_energy = std::max(drift_energy, std::abs(rigid_body_energy(y) - rigid_body_energy(y0)));
+    }
+    const double cooper = algebraic_stability_matrix(r.tab).cwiseAbs().maxCoeff();
+    std::printf("%-16s max |M| %.1e: drift of |y|^2 %.1e, of the energy %.1e (%zu steps)\n",
+                r.tab.name.c_str(), cooper, drift_norm, drift_energy, res.y_steps.size() - 1);
+    if (r.preserves) {
+      EXPECT_LT(cooper, 1e-15) << r.tab.name;
+      EXPECT_LT(drift_norm, 1e-13) << r.tab.name;
+      EXPECT_LT(drift_energy, 1e-13) << r.tab.name;
+    } else {
+      EXPECT_GT(cooper, 1e-3) << r.tab.name;
+      EXPECT_GT(std::max(drift_norm, drift_energy), 1e-9) << r.tab.name;
+    }
+  }
+}
+
+// The notes' projection (3.11) with (3.11b): after y is projected onto g = 0, z is recomputed
+// from the hidden constraint 0 = g_t + g_y f(t, y, z). Paper 001's (2.6) keeps the step's z, of
+// the low order of the stages (projected Gauss(3): y 6, z 3); with (3.11b) z has the order of y.
+// Generic index-2 problem (explicitly time-dependent constraint: g_t enters), t in [0, 1].
+TEST(RkTheory, ProjectionRecomputesZFromTheHiddenConstraint) {
+  const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
+  struct Row {
+    RungeKuttaTableau tab;
+    const char* key;  // the tableau option's value
+    int steps;
+    double y, z_kept;  // measured orders: y (both), z with (2.6)
+  };
+  const std::vector<Row> rows = {{gauss(2), "gauss-2", 10, 4, 1},
+                                 {gauss(3), "gauss-3", 6, 6, 3},
+                                 {radau_ia(3), "radau-ia-3", 10, 5, 3}};
+  for (const Row& r : rows) {
+    double o[2][2];
+    for (int hidden = 0; hidden < 2; ++hidden) {
+      double ey[2], ez[2];
+      for (int k = 0; k < 2; ++k) {
+        const MethodChoice m("projected-rk", {{"tableau", r.key},
+                                              {"algebraic_after_projection",
+                                               hidden ? "hidden-constraint" : "keep"}});
+        Options opt;
+        opt.projection = Projection::Full;
+        opt.fixed_step = true;
+        opt.h0 = 1.0 / (r.steps << k);
+        opt.rtol = opt.atol = 1e-13;
+        opt.store_steps = false;
+        const Result res = solve(generic, 0.0, 1.0, index2_exact(0.0), m, opt);
+        ASSERT_TRUE(res.ok()) << res.message;
+        const Vector ref = index2_exact(1.0);
+        ey[k] = (res.y.head(2) - ref.head(2)).cwiseAbs().maxCoeff();
+        ez[k] = std::abs(res.y[2] - ref[2]);
+      }
+      o[hidden][0] = log2_ratio(ey[0], ey[1]);
+      o[hidden][1] = log2_ratio(ez[0], ez[1]);
+      std::printf("%-14s z %-17s: y order %.2f, z order %.2f (errors y %.1e z %.1e)\n",
+                  r.tab.name.c_str(), hidden ? "hidden constraint" : "kept (2.6)", o[hidden][0],
+                  o[hidden][1], ey[1], ez[1]);
+    }
+    EXPECT_NEAR(o[0][0], r.y, 0.3) << r.tab.name;
+    EXPECT_NEAR(o[1][0], r.y, 0.3) << r.tab.name;  // y is not changed by the z update
+    EXPECT_NEAR(o[0][1], r.z_kept, 0.3) << r.tab.name;
+    EXPECT_NEAR(o[1][1], r.y, 0.3) << r.tab.name;  // z of the order of y
+  }
+  // without a projection the option has nothing to act on (a warning says so); at index 3 it
+  // does not apply (refused)
+  Options plain;
+  plain.fixed_step = true;
+  plain.h0 = 0.1;
+  const MethodChoice hidden("projected-rk", {{"algebraic_after_projection", "hidden-constraint"}});
+  const Result unprojected = solve(generic, 0.0, 1.0, index2_exact(0.0), hidden, plain);
+  ASSERT_TRUE(unprojected.ok()) << unprojected.message;
+  ASSERT_FALSE(unprojected.warnings.empty());
+  EXPECT_NE(unprojected.warnings[0].find("has no effect"), std::string::npos);
+  const BuiltinProblem pendulum = pendulum_index3();
+  plain.projection = Projection::Full;
+  EXPECT_THROW(solve(pendulum.dae, 0.0, 1.0, pendulum.y0, hidden, plain), InvalidArgument);
 }
