@@ -8,7 +8,8 @@
 //                                   one solve per parameter set, one JSON line per run
 //   daekit help | --help            usage
 //
-// Exit status: 0 success; 1 a solve ended with a non-success status, or writing an output
+// Exit status: 0 success (t_end reached, or a terminal event: the outcome the model or the
+// user asked to stop at); 1 a solve ended with another status, or writing an output
 // (report, CSV, trace, plot) failed; 2 bad command line (unknown problem/option/method, bad
 // value, missing argument) or the library rejected the input (InvalidArgument).
 #include "cli.hpp"
@@ -140,8 +141,9 @@ Options of 'sweep' (each p gets initial values consistent for it):
 Each line: {"format_version": 1, "run": I, "problem", "method", "p", "status", "ok",
 "message", "t", "y", "stats", "cpu_seconds", "method_options"}; fields are only ever added.
 
-Exit status: 0 success; 1 the solve failed (status not 'success') or an output could not be
-written; 2 bad command line or input rejected by the library.
+Exit status: 0 success (status 'success', or 'terminal_event': stopped at an event as asked);
+1 the solve failed (any other status) or an output could not be written; 2 bad command line or
+input rejected by the library.
 )";
 
 const char* const kCommands = "list, solve, demo, help, methods, tableau, sweep";
@@ -656,6 +658,8 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
   Options o = run.options;
   o.progress = [&bar](double fraction) { bar.update(fraction); };
   o.events.insert(o.events.end(), p.events.begin(), p.events.end());  // the model's switches
+  // the drift of the model's first integrals is reported over the steps (the moon flights)
+  if (!p.first_integrals.empty()) o.store_steps = true;
   if (trace) o.trace = [trace](const StepTrace& s) { trace->row(s); };
   run.result = solve(p.dae, p.t0, p.t_end, p.y0, run.choice, o);
   bar.finish();
@@ -716,8 +720,15 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added with Result::notes (format_version still 1): notes (array of strings: facts of the
 //   method's design that qualify its tolerance, the same on every run; warnings keep what
 //   happened in this run).
+// Added with first integrals (format_version still 1): first_integrals (array of {name,
+//   max_drift, end_drift}: max |I(y_n) - I(y0)| over the stored steps and |I(y) - I(y0)| at t,
+//   for the problem's first integrals, e.g. the moon flights' Jacobi integral; empty if none).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
+// The solve ended as asked: at t_end, or at a terminal event (the model's designed outcome, as
+// the moon flights' "hits the Earth", or the user's stop). Every other status is a failure.
+bool finished(const Result& r) { return r.ok() || r.status == Status::TerminalEvent; }
+
 std::string to_json(const Run& run) {
   const BuiltinProblem& p = run.problem;
   const Result& r = run.result;
@@ -775,6 +786,15 @@ std::string to_json(const Run& run) {
     w.begin_object();
     w.number("t", e.t);
     w.string("name", e.name);
+    w.end_object();
+  }
+  w.end_array();
+  w.begin_array("first_integrals");
+  for (const FirstIntegralDrift& d : first_integral_drifts(p, r)) {
+    w.begin_object();
+    w.string("name", d.name);
+    w.number("max_drift", d.max_over_steps);
+    w.number("end_drift", d.at_end);
     w.end_object();
   }
   w.end_array();
@@ -1071,10 +1091,10 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   const Result& r = run.result;
   // With --json, out carries exactly one JSON object; everything else goes to err.
   std::FILE* info_out = json ? io.err : io.out;
-  int rc = r.ok() ? kExitOk : kExitFailure;
+  int rc = finished(r) ? kExitOk : kExitFailure;
   if (json) {
     std::fputs(to_json(run).c_str(), io.out);
-    if (!r.ok()) std::fputs(problem_report(p, r, full_report).c_str(), io.err);
+    if (!finished(r)) std::fputs(problem_report(p, r, full_report).c_str(), io.err);
   } else {
     std::fputs(problem_report(p, r, full_report).c_str(), io.out);
   }
@@ -1104,7 +1124,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
       plot_png(plot, p, r);
       std::fprintf(info_out, "wrote %s\n", plot.c_str());
     });
-  if (!r.ok())
+  if (!finished(r))
     std::fprintf(io.err, "daekit solve: problem '%s' ended with status %s: %s\n", name.c_str(),
                  to_string(r.status), r.message.c_str());
   return rc;
@@ -1164,7 +1184,7 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
       continue;
     }
     std::fputs(problem_report(p, run.result).c_str(), io.out);
-    all_ok = all_ok && run.result.ok();
+    all_ok = all_ok && finished(run.result);
     const std::string csv = outdir + "/" + p.name + ".csv";
     try {
       write_csv(csv, p.dae, run.result);
@@ -1459,7 +1479,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
     }
     std::fputs(sweep_json(i, p, method, set, r).c_str(), io.out);
     io.flush_out();
-    if (!r.ok()) {
+    if (!finished(r)) {
       std::fprintf(io.err, "daekit sweep: run %ld ended with status %s: %s\n", i,
                    to_string(r.status), r.message.c_str());
       rc = kExitFailure;

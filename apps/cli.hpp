@@ -9,9 +9,10 @@
 
 namespace daekit::cli {
 
-/// Exit status: 0 success; 1 a solve ended with a status other than success, or an output
-/// (CSV, trace, plot, the report itself) could not be written; 2 bad command line or input
-/// rejected by the library (InvalidArgument).
+/// Exit status: 0 success (the solve reached t_end, or stopped at a terminal event: the model's
+/// designed outcome, e.g. the moon flights'); 1 a solve ended with any other status, or an
+/// output (CSV, trace, plot, the report itself) could not be written; 2 bad command line or
+/// input rejected by the library (InvalidArgument).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;

@@ -387,33 +387,63 @@ TEST(BetaMultistepStart, RadauStartEqualsExactStart) {
 
 // --- the truck (paper 003 Section 5) and variable steps -------------------------------------
 
-// Every scheme on the 20-equation truck, published scenario, h = 2^-8 on [0, 1]: the stable
-// ones agree with radau5 (rtol = atol = 1e-11); the unblocked DCBDF2/AM2 blow up.
+// Every scheme on the 20-equation truck, published scenario, constant steps h = 2^-7 and 2^-8
+// on [0, 1]: the observed orders of the positions and velocities x and of the multipliers
+// lambda against a reference by beta-DCBDF5 at h = 2^-11 (radau5 at rtol = atol = 1e-13 is off
+// by 4.5e-11 in x and 1.1e-6 in lambda, the floor that hid every order >= 3 before issue 28).
+// Asserted within +-0.3 of paper 003's Theorem 2.1 where the errors are above the reference's
+// (x k+1 and lambda k for beta-DCBDFk and beta-AMk, x and lambda k for BDFk; the compound
+// scheme (3.2), of order k "in all", shows x of order k + 1 at k = 3 (asserted as measured;
+// 2.24 and 2.77 at k = 1, 2, and at k = 4 its x errors reach the reference's 4e-14); the
+// unblocked DCBDF2/AM2 blow up.
 TEST(BetaMultistepTruck, RunsWithEveryScheme) {
   const BuiltinProblem p = truck_euler_lagrange();
-  Options ro;
-  ro.rtol = ro.atol = 1e-11;
-  const Result ref = solve(p.dae, 0.0, 1.0, p.y0, "radau5", ro);
+  Options fo;
+  fo.fixed_step = true;
+  fo.h0 = 1.0 / 2048;
+  fo.rtol = fo.atol = 1e-13;
+  fo.store_steps = false;
+  const Result ref = solve(p.dae, 0.0, 1.0, p.y0, BetaMultistepOptions::dcbdf_beta(5), fo);
   ASSERT_TRUE(ref.ok()) << ref.message;
-  std::vector<BetaMultistepOptions> stable;
-  for (int k = 1; k <= 6; ++k) stable.push_back(BetaMultistepOptions::dcbdf_beta(k));
-  for (int k = 1; k <= 3; ++k) stable.push_back(BetaMultistepOptions::am_beta(k));
-  for (int k = 1; k <= 6; ++k) stable.push_back(BetaMultistepOptions::bdf(k));
-  for (int k = 1; k <= 6; ++k) stable.push_back(BetaMultistepOptions::compound(k));
+  struct Scheme {
+    BetaMultistepOptions m;
+    double x, lambda;  // asserted orders (< 0: at the reference's floor, printed only)
+  };
+  std::vector<Scheme> stable;
+  for (int k = 1; k <= 6; ++k)
+    stable.push_back(
+        {BetaMultistepOptions::dcbdf_beta(k), k <= 4 ? k + 1.0 : -1, k <= 4 ? k : -1.0});
+  for (int k = 1; k <= 3; ++k)
+    stable.push_back({BetaMultistepOptions::am_beta(k), k + 1.0, 1.0 * k});
+  for (int k = 1; k <= 6; ++k)
+    stable.push_back({BetaMultistepOptions::bdf(k), k <= 5 ? k : -1.0, k <= 5 ? k : -1.0});
+  for (int k = 1; k <= 6; ++k)
+    stable.push_back({BetaMultistepOptions::compound(k), k == 3 ? k + 1.0 : -1, k <= 4 ? k : -1.0});
   for (int k = 2; k <= 3; ++k)
-    stable.push_back(BetaMultistepOptions::commuted(MultistepFamily::AdamsMoulton, k));
-  stable.push_back(BetaMultistepOptions::trapezoid_blocked());
+    stable.push_back(
+        {BetaMultistepOptions::commuted(MultistepFamily::AdamsMoulton, k), k + 1.0, 1.0 * k});
+  stable.push_back({BetaMultistepOptions::trapezoid_blocked(), 2, 1});
   Options o;
   o.fixed_step = true;
-  o.h0 = 1.0 / 256;
   o.rtol = o.atol = 1e-12;
   o.store_steps = false;
-  for (const BetaMultistepOptions& m : stable) {
-    const Result r = solve(p.dae, 0.0, 1.0, p.y0, m, o);
-    ASSERT_TRUE(r.ok()) << m.scheme_name() << ": " << r.message;
-    const double ex = (r.y.head(18) - ref.y.head(18)).cwiseAbs().maxCoeff();
-    EXPECT_LT(ex, 1e-5) << m.scheme_name();
+  for (const Scheme& sc : stable) {
+    double ex[2], el[2];
+    for (int k = 0; k < 2; ++k) {
+      o.h0 = 1.0 / (128 << k);
+      const Result r = solve(p.dae, 0.0, 1.0, p.y0, sc.m, o);
+      ASSERT_TRUE(r.ok()) << sc.m.scheme_name() << ": " << r.message;
+      ex[k] = (r.y.head(18) - ref.y.head(18)).cwiseAbs().maxCoeff();
+      el[k] = (r.y.tail(2) - ref.y.tail(2)).cwiseAbs().maxCoeff();
+    }
+    const double ox = std::log2(ex[0] / ex[1]), ol = std::log2(el[0] / el[1]);
+    std::printf(
+        "truck %-30s x %.2e -> %.2e order %5.2f (%g) | lambda %.2e -> %.2e order %5.2f (%g)\n",
+        sc.m.scheme_name().c_str(), ex[0], ex[1], ox, sc.x, el[0], el[1], ol, sc.lambda);
+    if (sc.x > 0) EXPECT_NEAR(ox, sc.x, 0.3) << sc.m.scheme_name();
+    if (sc.lambda > 0) EXPECT_NEAR(ol, sc.lambda, 0.3) << sc.m.scheme_name();
   }
+  o.h0 = 1.0 / 256;
   for (const BetaMultistepOptions& m :
        {BetaMultistepOptions::standard(MultistepFamily::DCBDF, 2),
         BetaMultistepOptions::standard(MultistepFamily::AdamsMoulton, 2)}) {

@@ -5,6 +5,7 @@
 //                    per step; after one step for stiffly accurate and half-explicit methods;
 //   Theorem 2.1 iv)  lambda_n - psi0(u_n) = O(h^q) [O(h^r)] uniformly in time;
 //   Section 3        the embedding (3.1) with B = I: g(u_n) = R(-h)^n g(u_0);
+//   (4.10)           the stabilised index-1 reformulation: g(u(t)) = e^{-beta t} g(u_0);
 //   Theorem 2.2 /    near the hyperbolic periodic orbit the numerical attractor is a closed
 //   Corollary 2.3    curve within O(h^q) [O(h^r)] of the orbit, in g = 0.
 // Every test prints what it measures.
@@ -162,6 +163,51 @@ TEST(Index2Geometry, EmbeddingWithBIdentityContractsTheConstraint) {
         s.name.c_str(), R, g_end / v0, std::pow(R, 30.0), std::exp(-3.0), worst);
     EXPECT_LT(worst, 1e-12) << s.name;
   }
+}
+
+// Paper 001 (4.10): the index-1 problem u' = f(u, lambda), 0 = Dg(u) f(u, lambda) + B g(u)
+// (B = beta I, the embedding (3.1) with v eliminated): along its solutions g(u(t)) =
+// e^{-beta t} g(u0), the constraint manifold attracts; from a consistent start it has the
+// index-2 problem's solution. radau5 at rtol = atol = 1e-10 on [0, 3].
+TEST(Index2Geometry, StabilisedIndex1FormulationAttractsTheConstraint) {
+  Options o;
+  o.rtol = o.atol = 1e-10;
+  for (double beta : {0.0, 1.0, 4.0}) {
+    const SemiExplicitDae s = stabilized_index1_form(sphere_limit_cycle(false), beta);
+    EXPECT_EQ(s.algebraic_index, 1);
+    const MassMatrixDae dae = to_mass_matrix_form(s);
+    const double g0 = 0.1;  // |u0|^2 = 1 + 2 g0
+    const Eigen::Vector3d u0 = Eigen::Vector3d(1.0, 0.2, 0.3).normalized() * std::sqrt(1 + 2 * g0);
+    Vector x0(4);
+    x0.head(3) = u0;
+    x0[3] = sphere_limit_cycle_lambda(u0, beta * g0);  // 0 = u.F - |u|^2 lambda + beta g
+    const Result r = solve(dae, 0.0, 3.0, x0, "radau5", o);
+    ASSERT_TRUE(r.ok()) << r.message;
+    double worst = 0.0;
+    for (size_t n = 0; n < r.y_steps.size(); ++n) {
+      const double g = 0.5 * (r.y_steps[n].head(3).squaredNorm() - 1.0);
+      worst = std::max(worst, std::abs(g - g0 * std::exp(-beta * r.t_steps[n])));
+    }
+    std::printf(
+        "(4.10), beta = %g: g(u(3)) / g(u0) = %.8f (e^(-3 beta) = %.8f), max |g - g0 "
+        "e^(-beta t)| = %.1e over %zu steps\n",
+        beta, 0.5 * (r.y.head(3).squaredNorm() - 1.0) / g0, std::exp(-3 * beta), worst,
+        r.y_steps.size());
+    EXPECT_LT(worst, 1e-10) << beta;  // measured <= 4.1e-12
+  }
+  // from a consistent start on the sphere: the index-2 problem's solution
+  const Vector on = start({1.0, 0.0, 0.5}, false);
+  const Result r2 =
+      solve(to_mass_matrix_form(sphere_limit_cycle(false)), 0.0, 3.0, on, "radau5", o);
+  const Result r1 =
+      solve(to_mass_matrix_form(stabilized_index1_form(sphere_limit_cycle(false), 1.0)), 0.0, 3.0,
+            on, "radau5", o);
+  ASSERT_TRUE(r1.ok() && r2.ok()) << r1.message << r2.message;
+  const double diff = (r1.y - r2.y).cwiseAbs().maxCoeff();
+  std::printf("(4.10) vs the index-2 form from a consistent start: max difference at t = 3 %.1e\n",
+              diff);
+  EXPECT_LT(diff, 1e-7);
+  EXPECT_THROW(stabilized_index1_form(sphere_limit_cycle(false), -1.0), InvalidArgument);
 }
 
 TEST(Index2Geometry, InvariantClosedCurveNearTheLimitCycle) {

@@ -141,6 +141,56 @@ TEST(MultistepToolkit, DcbdfStabilityRegionsShrinkWithK) {
   EXPECT_TRUE(absolutely_stable(dcbdf_formula(1), {-1e4, 1.0}));  // trapezoid: A-stable
 }
 
+// Notes ch. 4 (Fig. 4.1): BDFk is A(alpha)-stable with alpha = 90 (k = 1, 2), 86.03, 73.35,
+// 51.84, 17.84 degrees (k = 3..6). The angle from the boundary locus, and independently from
+// the roots of rho - z sigma: rays at alpha - 0.05 degrees are stable out to |z| = 1e4, the ray
+// at alpha + 0.05 degrees has unstable points.
+TEST(MultistepToolkit, BdfStabilityAngles) {
+  const double expected[] = {90.0, 90.0, 86.03, 73.35, 51.84, 17.84};
+  const double deg = 180.0 / M_PI;
+  for (int k = 1; k <= 6; ++k) {
+    const LinearMultistepFormula f = bdf_formula(k);
+    const double alpha = stability_angle(f) * deg;
+    std::printf("BDF%d: A(alpha) with alpha = %.4f degrees (notes %.2f)\n", k, alpha,
+                expected[k - 1]);
+    EXPECT_NEAR(alpha, expected[k - 1], 0.006) << "BDF" << k;
+    if (k <= 2) continue;
+    auto ray_stable = [&](double angle_deg) {
+      for (double r = 1e-3; r <= 1e4; r *= 1.02)
+        if (!absolutely_stable(f, std::polar(r, M_PI - angle_deg / deg))) return false;
+      return true;
+    };
+    EXPECT_TRUE(ray_stable(alpha - 0.05)) << "BDF" << k;
+    EXPECT_FALSE(ray_stable(alpha + 0.05)) << "BDF" << k;
+  }
+  EXPECT_EQ(stability_angle(dcbdf_formula(3)), 0.0);  // bounded region (paper 003 Fig. 3.1)
+  EXPECT_NEAR(stability_angle(dcbdf_formula(1)) * deg, 90.0, 1e-9);  // the trapezoidal rule
+}
+
+// Notes 4.1: Milne's method y_n = y_{n-2} + h/3 (f_{n-2} + 4 f_{n-1} + f_n) (Simpson's rule):
+// implicit, order 4 with error constant C_5 / sigma(1) = (-1/90) / 2, zero-stable only weakly
+// (rho = zeta^2 - 1 has the roots +1 and -1 on the unit circle), and therefore absolutely
+// stable nowhere on the negative real axis: the parasitic root -1 leaves the unit disc for
+// every small h lambda < 0 (why the stiff codes use BDF, not Milne).
+TEST(MultistepToolkit, MilnesMethod) {
+  const LinearMultistepFormula milne =
+      make_formula("Milne", (Vector(3) << 1.0, 0.0, -1.0).finished(),
+                   (Vector(3) << 1.0 / 3, 4.0 / 3, 1.0 / 3).finished());
+  std::printf("Milne: order %d, error constant %.9f\n", milne.order, milne.error_constant);
+  EXPECT_EQ(milne.order, 4);
+  EXPECT_NEAR(milne.error_constant, -1.0 / 180, 1e-14);
+  EXPECT_NE(milne.sigma[0], 0.0);  // implicit
+  const RootConditionCheck rc = root_condition(milne.rho);
+  EXPECT_TRUE(rc.holds);
+  EXPECT_FALSE(rc.strict);
+  EXPECT_NEAR(rc.max_modulus, 1.0, 1e-12);
+  for (double z : {-1e-3, -0.1, -1.0, -100.0})
+    EXPECT_FALSE(absolutely_stable(milne, {z, 0.0})) << z;
+  // on the imaginary axis the roots stay on the circle: not strictly inside either
+  EXPECT_FALSE(absolutely_stable(milne, {0.0, 0.5}));
+  EXPECT_EQ(stability_angle(milne), 0.0);
+}
+
 TEST(MultistepToolkit, RejectsBadArguments) {
   EXPECT_THROW(dcbdf_formula(0), InvalidArgument);
   EXPECT_THROW(dcbdf_formula(7), InvalidArgument);

@@ -168,6 +168,62 @@ TEST(RkTheory, Index2OrderTable) {
   }
 }
 
+// The local-error columns of the same table: one step of size h from the exact values at t = 0
+// of the generic problem, errors against the exact solution at t = h, orders from h and h/2
+// (h = 0.05; 0.025 for projected Gauss(2), whose leading y error changes sign near h = 0.1;
+// 0.1 for projected Gauss(3), whose y error reaches round-off at h = 0.025). The table's Radau
+// IIA row is garbled by the OCR; its local orders are Hairer-Wanner's (y h^(2s), z h^s).
+// Projected Radau IA is one order better than the table's h^(2s-1): h^(2s), as its global
+// error is one order better than h^(2s-2) (RkTheory.Index2OrderTable): asserted as measured.
+TEST(RkTheory, Index2LocalErrorTable) {
+  struct Row {
+    const char* row;
+    RungeKuttaTableau tab;
+    Projection projection;
+    double y, z;    // the table's local orders (z < 0: no claim)
+    double y_meas;  // the y order asserted (the table's but for projected Radau IA)
+    double h;       // the larger step of the pair
+  };
+  const std::vector<Row> rows = {
+      {"Gauss, s odd", gauss(1), Projection::None, 2, 1, 2, 0.05},
+      {"Gauss, s odd", gauss(3), Projection::None, 4, 3, 4, 0.05},
+      {"Gauss, s even", gauss(2), Projection::None, 3, 2, 3, 0.05},
+      {"projected Gauss", gauss(2), Projection::Full, 5, -1, 5, 0.025},
+      {"projected Gauss", gauss(3), Projection::Full, 7, -1, 7, 0.1},
+      {"Radau IA", radau_ia(2), Projection::None, 2, 1, 2, 0.05},
+      {"Radau IA", radau_ia(3), Projection::None, 3, 2, 3, 0.05},
+      {"projected Radau IA", radau_ia(2), Projection::Full, 3, -1, 4, 0.05},
+      {"projected Radau IA", radau_ia(3), Projection::Full, 5, -1, 6, 0.05},
+      {"Radau IIA", radau_iia(2), Projection::None, 4, 2, 4, 0.05},
+      {"Radau IIA", radau_iia(3), Projection::None, 6, 3, 6, 0.05},
+      {"Lobatto IIIA, s odd", lobatto_iiia(3), Projection::None, 5, 3, 5, 0.05},
+      {"Lobatto IIIA, s even", lobatto_iiia(2), Projection::None, 3, 2, 3, 0.05},
+      {"Lobatto IIIC", lobatto_iiic(2), Projection::None, 3, 1, 3, 0.05},
+      {"Lobatto IIIC", lobatto_iiic(3), Projection::None, 5, 2, 5, 0.05},
+  };
+  const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
+  std::printf("%-22s %-16s %-5s %6s %6s %6s %6s %8s\n", "row", "tableau", "proj", "y table",
+              "y meas", "z table", "z meas", "h");
+  for (const Row& r : rows) {
+    double ey[2], ez[2];
+    for (int k = 0; k < 2; ++k) {
+      const double h = r.h / (1 << k);
+      const Result res = run_rk(generic, index2_exact(0.0), r.tab, r.projection, h, 1);
+      const Vector ref = index2_exact(h);
+      ey[k] = (res.y.head(2) - ref.head(2)).cwiseAbs().maxCoeff();
+      ez[k] = std::abs(res.y[2] - ref[2]);
+    }
+    const double oy = log2_ratio(ey[0], ey[1]), oz = log2_ratio(ez[0], ez[1]);
+    char zp[8] = "-";
+    if (r.z >= 0) std::snprintf(zp, sizeof zp, "%g", r.z);
+    std::printf("%-22s %-16s %-5s %6g %6.2f %6s %6.2f %8g  (errors at h/2: y %.1e z %.1e)\n", r.row,
+                r.tab.name.c_str(), r.projection == Projection::Full ? "yes" : "no", r.y, oy, zp,
+                oz, r.h, ey[1], ez[1]);
+    EXPECT_NEAR(oy, r.y_meas, 0.3) << r.row << " " << r.tab.name;
+    if (r.z >= 0) EXPECT_NEAR(oz, r.z, 0.3) << r.row << " " << r.tab.name;
+  }
+}
+
 namespace {
 // index 1 with an explicitly time-dependent constraint (z is not a function of y alone, so no
 // cancellation helps (2.7d)): y' = z, 0 = z + z^3 + y - (sin t + cos t + cos^3 t),
@@ -280,11 +336,13 @@ double richardson_order(const std::function<Vector(int)>& D, int steps, int comp
 // expansion's systems); the table gives their orders in h. Measured here coefficient by
 // coefficient: eps^0 from the reduced DAE (eps = 0), eps^1 from (x(eps) - x(0)) / eps at
 // eps = 1e-6, eps^2 from the second difference at eps = 1e-3.
-// Two entries of the notes' table do not reproduce as printed: Lobatto IIIC's eps powers of y
-// and z are swapped with respect to Hairer-Wanner's pattern for stiffly accurate methods (as
-// Radau IIA's: y + eps^2 h^(s-1), z + eps h^(s-1)), which is what is measured; SDIRK IV(18)'s
-// "z: h^2" is contradicted by the eps^0 term (a stiffly accurate method of order 4 is of order
-// 4 on the reduced DAE) -- measured: z = O(h^4) + eps O(h), as IV(16).
+// Two entries of the notes' table do not reproduce as printed, and the derivation in
+// docs/rk-theory.md (the eps^v coefficient is the method's error at index v + 1, whose orders
+// the notes' own index-1 and index-2 statements give) decides for the measurement: Lobatto
+// IIIC's eps powers of y and z are swapped (y h^4 + eps^2 h^2, z h^4 + eps h^2, the pattern of
+// Radau IIA); SDIRK IV(18)'s "z: h^2" is contradicted by the eps^0 term (a stiffly accurate
+// method of order 4 is of order 4 on the reduced DAE): z = O(h^4) + eps O(h), as IV(16).
+// Every entry is asserted within +-0.3 of the derived order.
 TEST(RkTheory, SingularPerturbationTable) {
   struct Row {
     RungeKuttaTableau tab;
@@ -318,11 +376,14 @@ TEST(RkTheory, SingularPerturbationTable) {
        false,
        false},
   };
-  const int steps = 10;  // h = 0.05, 0.025, 0.0125 on [0, 0.5]
+  // h = 0.05, 0.025, 0.0125 on [0, 0.5] (at smaller h the differences in eps reach round-off
+  // for the collocation rows); the SDIRK rows, whose eps^1 z term of order 1 is reached slowly
+  // (0.64 at these steps), with h / 4
   const double e1 = 1e-6, e2 = 1e-3;
   std::printf("%-18s | y: eps^0 eps^1 eps^2 (pred)   | z: eps^0 eps^1 eps^2 (pred)   | notes\n",
               "tableau");
   for (const Row& r : rows) {
+    const int steps = r.tab.name.rfind("SDIRK", 0) == 0 ? 40 : 10;
     auto D0 = [&](int n) { return spp_solve(r.tab, 0.0, n); };
     auto D1 = [&](int n) {
       return Vector((spp_solve(r.tab, e1, n) - spp_solve(r.tab, 0.0, n)) / e1);
@@ -355,9 +416,9 @@ TEST(RkTheory, SingularPerturbationTable) {
         if (p < 0) continue;
         const bool at_least = v == 1 && (c == 0 ? r.at_least_y1 : r.at_least_z1);
         if (at_least)
-          EXPECT_GT(meas[c][v], p - 0.5) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
+          EXPECT_GT(meas[c][v], p - 0.3) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
         else
-          EXPECT_NEAR(meas[c][v], p, 0.5) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
+          EXPECT_NEAR(meas[c][v], p, 0.3) << r.tab.name << (c ? " z" : " y") << " eps^" << v;
       }
   }
   // the errors themselves for eps = 1e-2 ... 1e-8 (reference: Radau IIA(5) at h = 0.5/640):
@@ -647,4 +708,154 @@ TEST(RkTheory, PaperZeroConditionsEnforced) {
   // without projection, or at index 2, the conditions do not apply
   o.projection = Projection::None;
   EXPECT_EQ(message(gauss(2), false, nullptr), "");
+  // at index 2 paper 000 says nothing (its setting is index 3); paper 001's projected methods
+  // assume A invertible and |R(inf)| < 1 for its Theorems 2.1 and 2.2, while the projected
+  // Gauss methods converge (the index-2 order table): they run, with a warning naming the
+  // condition (issue 28; before, Gauss(2) ran without one)
+  const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
+  auto index2_warning = [&](const RungeKuttaTableau& t, Projection projection) {
+    ProjectedRkOptions m;
+    m.tableau = t;
+    Options o2 = o;
+    o2.projection = projection;
+    o2.h0 = 0.1;
+    const Result r = solve(generic, 0.0, 0.5, index2_exact(0.0), m, o2);
+    EXPECT_TRUE(r.ok()) << r.message;
+    for (const std::string& w : r.warnings)
+      if (w.find("Schropp") != std::string::npos) return w;
+    return std::string();
+  };
+  const std::string g2 = index2_warning(gauss(2), Projection::Full);
+  EXPECT_NE(g2.find("|R(inf)| = 1 is not < 1"), std::string::npos) << g2;
+  EXPECT_EQ(index2_warning(gauss(2), Projection::None), "");
+  EXPECT_EQ(index2_warning(radau_ia(3), Projection::Full), "");
+  EXPECT_EQ(index2_warning(radau_iia(3), Projection::Full), "");
+}
+
+namespace {
+// Euler's equations of a free rigid body (moments of inertia 2, 1, 2/3): y' = (a y2 y3,
+// b y3 y1, c y1 y2) with a + b + c = 0; |y|^2 and sum y_i^2 / I_i are quadratic first integrals.
+constexpr double kRigidInertia[3] = {2.0, 1.0, 2.0 / 3};
+MassMatrixDae rigid_body_euler() {
+  MassMatrixDae d;
+  d.n = 3;
+  d.name = "free rigid body";
+  d.f = [](double, VecIn y, VecOut f) {
+    const double* I = kRigidInertia;
+    f[0] = (1 / I[2] - 1 / I[1]) * y[1] * y[2];
+    f[1] = (1 / I[0] - 1 / I[2]) * y[2] * y[0];
+    f[2] = (1 / I[1] - 1 / I[0]) * y[0] * y[1];
+  };
+  return d;
+}
+double rigid_body_energy(const Vector& y) {
+  double e = 0;
+  for (int i = 0; i < 3; ++i) e += y[i] * y[i] / kRigidInertia[i];
+  return e;
+}
+}  // namespace
+
+// NOTES-004.md 8.2.1: "methods preserving constraints of up to quadratic order exist": Gauss
+// methods (M = B A + A^T B - b b^T = 0, Cooper's condition) keep every quadratic first integral
+// to round-off; Radau IIA and Lobatto IIIC (M positive semidefinite, not 0) do not. Rigid body,
+// h = 0.1, 200 steps, largest drift of |y|^2 and of the energy over the steps.
+TEST(RkTheory, GaussPreservesQuadraticInvariants) {
+  const MassMatrixDae body = rigid_body_euler();
+  const Vector y0 = (Vector(3) << std::cos(1.1), 0.0, std::sin(1.1)).finished();
+  struct Row {
+    RungeKuttaTableau tab;
+    bool preserves;
+  };
+  const std::vector<Row> rows = {{gauss(1), true},
+                                 {gauss(2), true},
+                                 {gauss(3), true},
+                                 {radau_iia(3), false},
+                                 {lobatto_iiic(3), false}};
+  for (const Row& r : rows) {
+    ProjectedRkOptions m;
+    m.tableau = r.tab;
+    Options o;
+    o.fixed_step = true;
+    o.h0 = 0.1;
+    o.rtol = o.atol = 1e-13;
+    const Result res = solve(body, 0.0, 20.0, y0, m, o);
+    ASSERT_TRUE(res.ok()) << r.tab.name << ": " << res.message;
+    double drift_norm = 0, drift_energy = 0;
+    for (const Vector& y : res.y_steps) {
+      drift_norm = std::max(drift_norm, std::abs(y.squaredNorm() - y0.squaredNorm()));
+      drift_energy = std::max(drift_energy, std::abs(rigid_body_energy(y) - rigid_body_energy(y0)));
+    }
+    const double cooper = algebraic_stability_matrix(r.tab).cwiseAbs().maxCoeff();
+    std::printf("%-16s max |M| %.1e: drift of |y|^2 %.1e, of the energy %.1e (%zu steps)\n",
+                r.tab.name.c_str(), cooper, drift_norm, drift_energy, res.y_steps.size() - 1);
+    if (r.preserves) {
+      EXPECT_LT(cooper, 1e-15) << r.tab.name;
+      EXPECT_LT(drift_norm, 1e-13) << r.tab.name;
+      EXPECT_LT(drift_energy, 1e-13) << r.tab.name;
+    } else {
+      EXPECT_GT(cooper, 1e-3) << r.tab.name;
+      EXPECT_GT(std::max(drift_norm, drift_energy), 1e-9) << r.tab.name;
+    }
+  }
+}
+
+// The notes' projection (3.11) with (3.11b): after y is projected onto g = 0, z is recomputed
+// from the hidden constraint 0 = g_t + g_y f(t, y, z). Paper 001's (2.6) keeps the step's z, of
+// the low order of the stages (projected Gauss(3): y 6, z 3); with (3.11b) z has the order of y.
+// Generic index-2 problem (explicitly time-dependent constraint: g_t enters), t in [0, 1].
+TEST(RkTheory, ProjectionRecomputesZFromTheHiddenConstraint) {
+  const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
+  struct Row {
+    RungeKuttaTableau tab;
+    const char* key;  // the tableau option's value
+    int steps;
+    double y, z_kept;  // measured orders: y (both), z with (2.6)
+  };
+  const std::vector<Row> rows = {{gauss(2), "gauss-2", 10, 4, 1},
+                                 {gauss(3), "gauss-3", 6, 6, 3},
+                                 {radau_ia(3), "radau-ia-3", 10, 5, 3}};
+  for (const Row& r : rows) {
+    double o[2][2];
+    for (int hidden = 0; hidden < 2; ++hidden) {
+      double ey[2], ez[2];
+      for (int k = 0; k < 2; ++k) {
+        const MethodChoice m("projected-rk", {{"tableau", r.key},
+                                              {"algebraic_after_projection",
+                                               hidden ? "hidden-constraint" : "keep"}});
+        Options opt;
+        opt.projection = Projection::Full;
+        opt.fixed_step = true;
+        opt.h0 = 1.0 / (r.steps << k);
+        opt.rtol = opt.atol = 1e-13;
+        opt.store_steps = false;
+        const Result res = solve(generic, 0.0, 1.0, index2_exact(0.0), m, opt);
+        ASSERT_TRUE(res.ok()) << res.message;
+        const Vector ref = index2_exact(1.0);
+        ey[k] = (res.y.head(2) - ref.head(2)).cwiseAbs().maxCoeff();
+        ez[k] = std::abs(res.y[2] - ref[2]);
+      }
+      o[hidden][0] = log2_ratio(ey[0], ey[1]);
+      o[hidden][1] = log2_ratio(ez[0], ez[1]);
+      std::printf("%-14s z %-17s: y order %.2f, z order %.2f (errors y %.1e z %.1e)\n",
+                  r.tab.name.c_str(), hidden ? "hidden constraint" : "kept (2.6)", o[hidden][0],
+                  o[hidden][1], ey[1], ez[1]);
+    }
+    EXPECT_NEAR(o[0][0], r.y, 0.3) << r.tab.name;
+    EXPECT_NEAR(o[1][0], r.y, 0.3) << r.tab.name;  // y is not changed by the z update
+    EXPECT_NEAR(o[0][1], r.z_kept, 0.3) << r.tab.name;
+    EXPECT_NEAR(o[1][1], r.y, 0.3) << r.tab.name;  // z of the order of y
+  }
+  // without a projection the option has nothing to act on (a warning says so); at index 3 it
+  // does not apply (refused)
+  Options plain;
+  plain.fixed_step = true;
+  plain.h0 = 0.1;
+  const MethodChoice hidden("projected-rk", {{"algebraic_after_projection", "hidden-constraint"}});
+  const Result unprojected = solve(generic, 0.0, 1.0, index2_exact(0.0), hidden, plain);
+  ASSERT_TRUE(unprojected.ok()) << unprojected.message;
+  ASSERT_FALSE(unprojected.warnings.empty());
+  EXPECT_NE(unprojected.warnings[0].find("has no effect"), std::string::npos);
+  const BuiltinProblem pendulum = pendulum_index3();
+  plain.projection = Projection::Full;
+  EXPECT_THROW(solve(pendulum.dae, 0.0, 1.0, pendulum.y0, hidden, plain), InvalidArgument);
 }

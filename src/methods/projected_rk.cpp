@@ -13,6 +13,7 @@
 #include "methods/mass_matrix_method.hpp"
 #include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
+#include "nonlinear/hidden_constraint.hpp"
 #include "nonlinear/systems.hpp"
 
 namespace daekit {
@@ -108,6 +109,14 @@ class ProjectedRk final : public MassMatrixMethod {
     const double rinf = r_infinity(tab_);
     char line[200];
     if (explicit_first_) conditions_ += "(B1) A is singular; ";
+    // index 2: Schropp's conditions for the projected method, A invertible and |R(inf)| < 1
+    // (paper 001 Section 2 (a)); they carry his Theorems 2.1 and 2.2, not the convergence
+    // (the projected Gauss methods of Hairer-Wanner's index-2 order table have |R(inf)| = 1)
+    if (explicit_first_) conditions_index2_ += "A is singular; ";
+    if (!(std::abs(rinf) < 1.0 - 1e-12)) {
+      std::snprintf(line, sizeof line, "|R(inf)| = %.3g is not < 1; ", std::abs(rinf));
+      conditions_index2_ += line;
+    }
     if (!(std::abs(rinf) < 1.0 - 1e-12)) {
       std::snprintf(line, sizeof line, "(B2) |R(inf)| = %.3g is not < 1; ", std::abs(rinf));
       conditions_ += line;
@@ -144,6 +153,30 @@ class ProjectedRk final : public MassMatrixMethod {
   Projection requested_projection() const override { return opt_.projection; }
 
   std::string check_projection(Projection projection, std::vector<std::string>& warnings) override {
+    if (opt_.algebraic_after_projection ==
+        ProjectedRkOptions::AlgebraicAfterProjection::HiddenConstraint) {
+      if (projection == Projection::None) {
+        warnings.push_back(
+            "projected-rk: algebraic_after_projection = hidden-constraint has no effect: it "
+            "recomputes z after the projection of y, and no projection is requested "
+            "(Options::projection, --projection full)");
+      } else {
+        try {  // the structure is checked here, where the projection is known
+          hidden_ = std::make_unique<HiddenConstraintSolver>(sys_);
+        } catch (const InvalidArgument& e) {
+          return std::string("projected-rk: ") + e.what();
+        }
+      }
+    }
+    if (projection != Projection::None && sys_.dae().max_index() == 2 &&
+        !conditions_index2_.empty())
+      warnings.push_back(
+          "projected-rk: tableau '" + tab_.name +
+          "' at index 2: " + conditions_index2_.substr(0, conditions_index2_.size() - 2) +
+          ". The projected method converges (Hairer-Wanner II, VII, the index-2 order table), "
+          "but Schropp's Theorems 2.1 and 2.2 (J. Schropp 2000: an attractive invariant "
+          "manifold, errors in the algebraic variables damped by |R(inf)| per step) assume "
+          "|R(inf)| < 1: here such errors are carried along undamped");
     if (projection == Projection::None || sys_.dae().max_index() < 3 || conditions_.empty())
       return {};
     const std::string what = "projected-rk: tableau '" + tab_.name +
@@ -273,6 +306,12 @@ class ProjectedRk final : public MassMatrixMethod {
 
   Vector& candidate() override { return y_new_; }
 
+  // the problem's projection of y, then (option) z from the hidden constraint (3.11b)
+  bool project(double t, VecOut y, Projection level) override {
+    if (!MassMatrixMethod::project(t, y, level)) return false;
+    return !hidden_ || hidden_->solve(t, y);
+  }
+
   bool accept() override {
     // Newton divided differences over the nodes (theta units, newest first), through the
     // end value as computed (the integrator adds a projection's change linearly)
@@ -339,8 +378,9 @@ class ProjectedRk final : public MassMatrixMethod {
   Matrix Ainv_, M_, Z_, F_;
   DenseSegment seg_;  // over the last step [t_ - h_last_, t_]: (-1, y_n), the stages, y_{n+1}
   Vector zd_;         // end_increment()
-  mutable Vector work_plus_, work_minus_;   // dense_derivative()
-  std::unique_ptr<RealLinearSolver> g_lu_;  // g_z of the state-space update (2.7e)
+  mutable Vector work_plus_, work_minus_;           // dense_derivative()
+  std::unique_ptr<RealLinearSolver> g_lu_;          // g_z of the state-space update (2.7e)
+  std::unique_ptr<HiddenConstraintSolver> hidden_;  // z after the projection (3.11b)
   Vector g_;
   StructuredMatrix<double> J_;
   Eigen::RowVectorXd d_;
@@ -348,7 +388,8 @@ class ProjectedRk final : public MassMatrixMethod {
   int off_ = 0, m_ = 0;  // first implicit stage, number of implicit stages
   Vector a1_;
   std::vector<int> algebraic_rows_, algebraic_cols_;
-  std::string conditions_;  // (B1)-(B3) that fail
+  std::string conditions_;         // (B1)-(B3) that fail
+  std::string conditions_index2_;  // Schropp's A invertible, |R(inf)| < 1 that fail
   Vector y_, y_new_, tmp_, f0_, scal_, rhs_;
   std::vector<double> nodes_theta_;
   std::unique_ptr<RealLinearSolver> lu_;
@@ -363,6 +404,7 @@ namespace {
 const OptionTable<ProjectedRkOptions>& projected_rk_option_table() {
   using O = ProjectedRkOptions;
   using U = O::AlgebraicUpdate;
+  using AP = O::AlgebraicAfterProjection;
   static const OptionTable<O> table =
       OptionTable<O>()
           .tableau("tableau", &O::tableau,
@@ -371,6 +413,10 @@ const OptionTable<ProjectedRkOptions>& projected_rk_option_table() {
           .choice<U>("algebraic_update", &O::algebraic_update,
                      {{"epsilon-embedding", U::EpsilonEmbedding}, {"state-space", U::StateSpace}},
                      "update of the algebraic components at the end of a step (index 1)")
+          .choice<AP>("algebraic_after_projection", &O::algebraic_after_projection,
+                      {{"keep", AP::Keep}, {"hidden-constraint", AP::HiddenConstraint}},
+                      "index 2: z after the projection of y, kept (Ascher-Petzold) or from "
+                      "0 = g_t + g_y f(t, y, z) (Hairer-Wanner II, p. 470; IMM-REP-1999-8 (3.11b))")
           .flag("allow_unproven_tableau", &O::allow_unproven_tableau,
                 "run at index 3 with a tableau that fails (B1)-(B3) of paper 000 (a warning says "
                 "which)")

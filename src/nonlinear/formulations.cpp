@@ -2,9 +2,11 @@
 // monitors, projections and consistent values (nonlinear/formulations.hpp).
 #include "daekit/nonlinear/formulations.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "core/dense_spectra.hpp"
 #include "core/format.hpp"
@@ -480,6 +482,50 @@ bool project_index2(const SemiExplicitDae& dae, double t, VecOut x, VecIn p) {
   }
   x.head(ny) = y;
   return true;
+}
+
+namespace {
+// Storage of the stabilised constraint (owned by value by its closure: copies of the problem
+// on other threads have their own).
+struct StabilizedWorkspace {
+  Vector fy, ys, gs;
+  StabilizedWorkspace(int ny, int nz) : fy(ny), ys(ny), gs(nz) {}
+};
+}  // namespace
+
+SemiExplicitDae stabilized_index1_form(const SemiExplicitDae& dae, double beta) {
+  dae.validate();
+  if (dae.algebraic_index != 2)
+    throw InvalidArgument("stabilized_index1_form: '" + dae.name +
+                          "' is not an index-2 system (algebraic_index = " +
+                          std::to_string(dae.algebraic_index) + ")");
+  if (!(beta >= 0) || !std::isfinite(beta))
+    throw InvalidArgument("stabilized_index1_form: beta must be finite and >= 0, got " +
+                          std::to_string(beta));
+  SemiExplicitDae s = dae;
+  s.name = dae.name + " (stabilised index 1, (4.10))";
+  s.algebraic_index = 1;
+  auto f = dae.f;
+  auto g = dae.g;
+  s.g = [f, g, beta, ws = StabilizedWorkspace(dae.ny, dae.nz)](double t, VecIn y, VecIn z,
+                                                               VecOut out, VecIn p) mutable {
+    // d/ds g(t + s, y + s f) at s = 0 = g_t + g_y f, by (8 (D(d) - D(-d)) - (D(2d) - D(-2d)))/12d
+    f(t, y, z, ws.fy, p);
+    const double scale = std::max({1.0, std::abs(t), y.cwiseAbs().maxCoeff()});
+    const double d = std::pow(std::numeric_limits<double>::epsilon(), 0.2) * scale /
+                     std::max(1.0, ws.fy.cwiseAbs().maxCoeff());
+    g(t, y, z, out, p);
+    out *= beta;
+    for (int m = 1; m <= 2; ++m)
+      for (int sign : {+1, -1}) {
+        const double step = sign * m * d;
+        ws.ys = y;
+        ws.ys += step * ws.fy;
+        g(t + step, ws.ys, z, ws.gs, p);
+        out += (sign * (m == 1 ? 8.0 : -1.0) / (12.0 * d)) * ws.gs;
+      }
+  };
+  return s;
 }
 
 MassMatrixDae to_mass_matrix_form(const SemiExplicitDae& dae) {

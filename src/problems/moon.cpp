@@ -12,11 +12,17 @@
 // for each outcome): "hits the Earth" when r1 falls to the Earth's radius R_E = 6371/384400
 // (lengths in Earth-Moon distances), "closest approach to the Moon" when r2' changes sign
 // from - to + within 0.05 of the Moon, "leaves the Earth-Moon system" when r1 reaches 4. Each
-// stops the flight. The Moon's radius is R_M = 1737.4/384400 = 0.00452.
+// stops the flight. The Moon's radius is R_M = 1737.4/384400 = 0.00452. The approach event's
+// function r2 r2' + K max(0, r2 - 0.05), K = 1000, is r2 r2' = (r2^2)'/2 within 0.05 of the
+// Moon and positive farther out (|r2 r2'| <= r2 |y'| < K (r2 - 0.05) beyond r2 ~ 0.0503 at the
+// flights' speeds), so that the minima of r2 far from the Moon (r2 = 0.72 on the 1.1 flight)
+// are not located as approaches. The first integral J is the problem's first_integrals entry:
+// the report prints its drift, the point of ch. 8.
 //
 // Variants (ch. 8, §8.2): the plain ODE carries a projector onto J = J(y0) (`--projection
 // full`); "moon-stabilised-<v>" is the stabilised ODE (8.5) with F = C^T (C C^T)^{-1}, gamma = 10;
 // "moon-dae" the index-2 DAE reformulation §8.2.2 of the 1.4 flight.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -29,6 +35,8 @@ namespace {
 constexpr double kMu = 0.01215;
 constexpr double kStabilisationGamma = 10.0;
 constexpr double kEarthRadius = 6371.0 / 384400.0;  // in Earth-Moon distances
+constexpr double kMoonVicinity = 0.05;              // approaches counted within this r2
+constexpr double kVicinityPenalty = 1000.0;         // K above
 
 double earth_distance(VecIn x) { return std::hypot(x[0] + kMu, x[1]); }
 double moon_distance(VecIn x) { return std::hypot(x[0] - 1 + kMu, x[1]); }
@@ -61,11 +69,12 @@ std::vector<Event> flight_outcomes() {
   Event moon;
   moon.name = "closest approach to the Moon";
   moon.direction = +1;
-  // (r2^2)'/2 = (y1 - 1 + mu) y1' + y2 y2'
-  moon.r = [](double, VecIn x, VecIn) { return (x[0] - 1 + kMu) * x[2] + x[1] * x[3]; };
-  moon.action = [](double, Vector& x) {
-    return moon_distance(x) < 0.05 ? EventAction::Stop : EventAction::Continue;
+  // (r2^2)'/2 = (y1 - 1 + mu) y1' + y2 y2' near the Moon, positive beyond (see above)
+  moon.r = [](double, VecIn x, VecIn) {
+    const double radial = (x[0] - 1 + kMu) * x[2] + x[1] * x[3];
+    return radial + kVicinityPenalty * std::max(0.0, moon_distance(x) - kMoonVicinity);
   };
+  moon.action = [](double, Vector&) { return EventAction::Stop; };
   Event away;
   away.name = "leaves the Earth-Moon system";
   away.direction = +1;
@@ -86,6 +95,8 @@ BuiltinProblem flight_base(double v) {
   p.rtol = p.atol = 1e-8;
   p.plot_components = {0, 1};
   p.events = flight_outcomes();
+  // reads y1, y2, y1', y2' (the first four components of every variant)
+  p.first_integrals = {{"Jacobi integral J", [](VecIn x) { return moon_jacobi_integral(x); }}};
   return p;
 }
 }  // namespace

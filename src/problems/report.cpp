@@ -1,6 +1,8 @@
 // problem_report() and problem_scd(): the report of a solve of a built-in problem, as the
 // daekit command prints it (Result::report() or full_report(), the located events, the
 // projections and the significant correct digits against the problem's reference solution).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -23,6 +25,22 @@ std::optional<double> problem_scd(const BuiltinProblem& p, const Result& r) {
   for (int i : p.scd_components)
     if (i < 0 || i >= r.y.size()) return std::nullopt;
   return scd(r.y, p.reference->y, p.scd_components);
+}
+
+std::vector<FirstIntegralDrift> first_integral_drifts(const BuiltinProblem& p, const Result& r) {
+  std::vector<FirstIntegralDrift> drifts;
+  if (r.y.size() != p.y0.size()) return drifts;
+  for (const BuiltinProblem::FirstIntegral& I : p.first_integrals) {
+    const double I0 = I.value(p.y0);
+    FirstIntegralDrift d;
+    d.name = I.name;
+    d.at_end = std::abs(I.value(r.y) - I0);
+    d.max_over_steps = r.y_steps.empty() ? d.at_end : 0.0;
+    for (const Vector& y : r.y_steps)
+      d.max_over_steps = std::max(d.max_over_steps, std::abs(I.value(y) - I0));
+    drifts.push_back(d);
+  }
+  return drifts;
 }
 
 std::string problem_report(const BuiltinProblem& p, const Result& r, bool full) {
@@ -51,6 +69,10 @@ std::string problem_report(const BuiltinProblem& p, const Result& r, bool full) 
     s += label("scd") + value + comps + " (reference at t = " + fmt_g(p.reference->t, 6) + ": " +
          p.reference->source + ")\n";
   }
+  for (const FirstIntegralDrift& d : first_integral_drifts(p, r))
+    s += label("first integral") + d.name + ": max |I - I(y0)| " + fmt_g(d.max_over_steps, 3) +
+         (r.y_steps.empty() ? " (at the end; steps not stored)" : " over the steps, ") +
+         (r.y_steps.empty() ? "" : fmt_g(d.at_end, 3) + " at t = " + fmt_g(r.t, 10)) + "\n";
   return full ? r.full_report() + s : r.report(s);
 }
 

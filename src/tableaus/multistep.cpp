@@ -243,4 +243,54 @@ bool absolutely_stable(const LinearMultistepFormula& f, std::complex<double> z) 
   return true;
 }
 
+namespace {
+// |arg(-z(theta))| of the boundary locus where Re z(theta) < 0, +infinity elsewhere and at the
+// origin (theta = 0, where rho(1) = 0 leaves a round-off z of any sign).
+double locus_angle(const LinearMultistepFormula& f, double theta) {
+  const std::complex<double> zeta = std::polar(1.0, theta);
+  const std::complex<double> z = poly_at(f.rho, zeta) / poly_at(f.sigma, zeta);
+  if (!(z.real() < 0) || std::abs(z) < 1e-8) return std::numeric_limits<double>::infinity();
+  return std::atan2(std::abs(z.imag()), -z.real());
+}
+}  // namespace
+
+double stability_angle(const LinearMultistepFormula& f, int points) {
+  if (points < 3) throw InvalidArgument("stability_angle: need at least 3 points");
+  for (int j = -3; j <= 6; ++j)
+    if (!absolutely_stable(f, {-std::pow(10.0, j), 0.0})) return 0.0;
+  // the locus is symmetric about the real axis: theta in [0, pi] suffices
+  const double step = M_PI / (points - 1);
+  int best = -1;
+  double smallest = std::numeric_limits<double>::infinity();
+  for (int j = 0; j < points; ++j) {
+    const double a = locus_angle(f, j * step);
+    if (a < smallest) {
+      smallest = a;
+      best = j;
+    }
+  }
+  if (best < 0) return M_PI / 2;
+  // golden-section search on [theta_best - step, theta_best + step]
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double lo = std::max(0.0, (best - 1) * step), hi = std::min(M_PI, (best + 1) * step);
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  double f1 = locus_angle(f, x1), f2 = locus_angle(f, x2);
+  for (int it = 0; it < 100 && hi - lo > 1e-15; ++it) {
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = locus_angle(f, x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = locus_angle(f, x2);
+    }
+  }
+  return std::min({smallest, f1, f2});
+}
+
 }  // namespace daekit

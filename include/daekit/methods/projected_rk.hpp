@@ -21,8 +21,11 @@
 // a warning in the report.
 // Then, optionally, the projection of y_{n+1} onto the constraint manifold through the
 // problem's projector ((2.7) / (2.8) for mechanical systems, (2.6) of paper 001 for index-2
-// semi-explicit systems), done by the integrator's post-step hook. There is no error
-// estimate: the method runs with Options::fixed_step and serves convergence studies and
+// semi-explicit systems), done by the integrator's post-step hook. (2.6) leaves z as the step
+// computed it; algebraic_after_projection = HiddenConstraint then recomputes z at index 2 from
+// the hidden constraint 0 = g_t + g_y f(t, y, z) at the projected y (the notes' (3.11b),
+// Hairer-Wanner II, p. 470; nonlinear/hidden_constraint.hpp), which gives z the order of y. There
+// is no error estimate: the method runs with Options::fixed_step and serves convergence studies and
 // methods that are not stiffly accurate (Radau IA, Gauss).
 #pragma once
 
@@ -42,6 +45,11 @@ struct ProjectedRkOptions {
   /// Run the projected method at index 3 with a tableau that fails (B1)-(B3) of paper 000
   /// (Theorem 2.1 then does not apply; Result::warnings says which condition fails).
   bool allow_unproven_tableau = false;
+  /// z after the projection of y (index 2): Keep (paper 001 (2.6)), or HiddenConstraint
+  /// (recomputed from 0 = g_t + g_y f(t, y, z), the notes' (3.11b); needs a projection and a
+  /// semi-explicit index-2 system).
+  enum class AlgebraicAfterProjection { Keep, HiddenConstraint };
+  AlgebraicAfterProjection algebraic_after_projection = AlgebraicAfterProjection::Keep;
   /// Same as Options::projection (kept for existing code).
   Projection projection = Projection::None;
   int max_newton_iterations = 50;

@@ -90,6 +90,16 @@ Vector index3_initial_values(const MechanicalSystem& sys, double t0, const Vecto
 /// index. For index 2 it carries the projector of project_index2.
 MassMatrixDae to_mass_matrix_form(const SemiExplicitDae& dae);
 
+/// The stabilised index-1 reformulation (4.10) of 001_6d2dbb58aab0d43f.txt of an index-2 DAE
+/// y' = f(t, y, z), 0 = g(t, y) (B = beta I):
+///   y' = f(t, y, z),   0 = g_t(t, y) + g_y(t, y) f(t, y, z) + beta g(t, y),
+/// index 1 (g_y f_z invertible), on whose solutions g(t, y(t)) = e^{-beta (t - t0)} g(t0, y0):
+/// the constraint manifold attracts instead of being merely preserved (the embedding (3.1) with
+/// its v eliminated). g_t + g_y f is the derivative of g along (1, f), by fourth-order central
+/// differences (relative error about 1e-12). Throws InvalidArgument unless `dae` has index 2
+/// and beta >= 0 is finite.
+SemiExplicitDae stabilized_index1_form(const SemiExplicitDae& dae, double beta);
+
 /// Projection (2.6) of 001_6d2dbb58aab0d43f.txt (Ascher-Petzold) for index 2:
 ///   y_{n+1} = y~ + f_z(y_{n+1}, z_{n+1}) gamma,   0 = g(y_{n+1}),
 /// z unchanged. Simplified Newton in gamma with f_z and g_y by the shared finite differences,

@@ -73,6 +73,14 @@ struct BuiltinProblem {
   /// robertson-dae, transistor, circuit-chain). Explicit methods (MethodCapabilities::
   /// explicit_method) are not applicable (method_not_applicable).
   bool stiff = false;
+  /// First integrals of the model, I(y) constant on the exact solution (the moon flights'
+  /// Jacobi integral, notes ch. 8): problem_report() prints how far the solve drifted off each
+  /// one (first_integral_drifts()).
+  struct FirstIntegral {
+    std::string name;                      ///< e.g. "Jacobi integral J"
+    std::function<double(VecIn y)> value;  ///< I(y) (reads the components it needs)
+  };
+  std::vector<FirstIntegral> first_integrals;
 };
 
 /// Names of all built-in problems, in a stable order.
@@ -236,9 +244,21 @@ struct Result;  // integrator/result.hpp
 /// Significant correct digits of r against p's reference solution over p.scd_components, when
 /// the run reached the reference time and p.t_end is that time; empty otherwise.
 std::optional<double> problem_scd(const BuiltinProblem& p, const Result& r);
+/// The drift of a first integral I over a solve: max |I(y_n) - I(y0)| over the stored states
+/// (Result::y_steps: t0, the accepted steps and a terminal event's state; only the end value
+/// when the steps were not stored) and |I(y) - I(y0)| at the end (r.y; an event's state comes
+/// from the dense output).
+struct FirstIntegralDrift {
+  std::string name;
+  double max_over_steps = 0.0;
+  double at_end = 0.0;
+};
+/// One entry per p.first_integrals, y0 = p.y0 (empty when r has no end value).
+std::vector<FirstIntegralDrift> first_integral_drifts(const BuiltinProblem& p, const Result& r);
 /// r.report() (r.full_report() with `full`), then the located events (time and name, the first
-/// 10), the number of projections (brief report only; the full one lists every counter) and the
-/// scd line (problem_scd, the components it counts and the reference's source).
+/// 10), the number of projections (brief report only; the full one lists every counter), the
+/// scd line (problem_scd, the components it counts and the reference's source) and the drift
+/// of each first integral (first_integral_drifts).
 std::string problem_report(const BuiltinProblem& p, const Result& r, bool full = false);
 
 }  // namespace daekit

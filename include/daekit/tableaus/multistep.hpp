@@ -100,4 +100,13 @@ std::vector<std::complex<double>> boundary_locus(const LinearMultistepFormula& f
 /// absolute stability).
 bool absolutely_stable(const LinearMultistepFormula& f, std::complex<double> z);
 
+/// The angle alpha (radians) of A(alpha)-stability: the largest alpha such that the wedge
+/// |arg(-z)| < alpha lies in the region of absolute stability (the notes' Fig. 4.1; BDF3..6:
+/// 86.03, 73.35, 51.84, 17.84 degrees). Computed as the
+/// smallest |arg(-z)| over the boundary-locus points with Re z < 0 (a grid of `points` values
+/// of theta, refined by golden-section search around the smallest); pi/2 when no such point
+/// exists (A-stable), 0 when the negative real axis is not in the region (sampled at
+/// z = -10^j, j = -3..6: explicit formulas, Milne's method).
+double stability_angle(const LinearMultistepFormula& f, int points = 20001);
+
 }  // namespace daekit
