@@ -390,7 +390,7 @@ elseif(CASE STREQUAL "applications")
   # Issue 14: the notes' applications from the command line. A stalled solve at an impasse
   # point says so (ch. 7); the moon flights end at their outcome events (ch. 8); the
   # attemperator's switch (ch. 10) is a located event.
-  expect(1 "" "an impasse point \\(NOTES-004.md ch. 7\\)" solve impasse)
+  expect(1 "" "an impasse point \\(Bendtsen and Thomsen 1999, ch. 7\\)" solve impasse)
   expect(1 "closest approach to the Moon" "terminal_event" solve moon)
   expect(1 "hits the Earth" "terminal_event" solve moon-0.5 --method erk)
   expect(1 "leaves the Earth-Moon system" "" solve moon-stabilised-2.0)
