@@ -203,7 +203,7 @@ def facts(rows, problem):
                                        _ms(series(rows, problem, c)[0][1])) for c in beyond))
         parts.append(text)
     best = max(codes, key=lambda c: reach[c][1])
-    text = "Measured: " + ("; ".join(parts) if parts else "no precision reached by two codes")
+    text = ("; ".join(parts) if parts else "no precision reached by two codes")
     text += " (CPU per solve, interpolated between runs). Most digits: %s (%.1f)." % (
         best, reach[best][1])
     failed = sorted({r["code"] for r in rows if r["problem"] == problem and not r["ok"]})
@@ -256,7 +256,12 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--min-time", type=float, default=0.2)
     ap.add_argument("--problem", default=None)
+    ap.add_argument("--from-csv", action="store_true",
+                    help="measure nothing: redraw the figures and rewrite the pages from "
+                         "docs/results/work-precision.csv (after a change of the texts)")
     args = ap.parse_args()
+    if args.from_csv:
+        return rewrite_from_csv()
     sys.path.insert(0, os.path.join(args.build, "python"))
     import daekit
 
@@ -306,6 +311,36 @@ def main():
         update_benchmarks_page(rows, problems, runtime_line)
     print("work_precision_diagrams: %d runs, %d diagrams, %.0f s" % (len(rows), len(problems),
                                                                       runtime))
+
+
+def _read_csv(path):
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            rows.append(dict(problem=r["problem"], code=r["code"], tol=float(r["tol"]),
+                             ok=int(r["ok"]), scd=float(r["scd"]),
+                             cpu_seconds=float(r["cpu_seconds"]), steps=int(r["steps"]),
+                             nfev=int(r["nfev"]), njac=int(r["njac"]), nlu=int(r["nlu"]),
+                             note=r["note"]))
+    return rows
+
+
+def rewrite_from_csv():
+    """The figures and pages of the last measurement, rewritten from its CSV (its run line, date
+    and machine stay those of the measurement)."""
+    rows = _read_csv(os.path.join(DOCS, "results", "work-precision.csv"))
+    page = open(os.path.join(DOCS, "benchmarks.md"), encoding="utf-8").read()
+    runtime_line = re.search(r"<!-- wp:run -->(.*?)<!-- /wp -->", page, re.S).group(1)
+    m = re.match(r"Measured (.*?) on (.*?) \(daekit (\S+),", runtime_line)
+    stamp = "%s; %s; daekit %s" % m.groups()
+    problems = [p for p in TITLES if any(r["problem"] == p for r in rows)]
+    for problem in problems:
+        draw(rows, problem, stamp, os.path.join(DOCS, "wp", problem + ".png"))
+    old = open(os.path.join(DOCS, "results", "work-precision.md"), encoding="utf-8").read()
+    header = old[:old.index("\n## ")]
+    write_tables(rows, problems, header, os.path.join(DOCS, "results", "work-precision.md"))
+    update_benchmarks_page(rows, problems, runtime_line)
+    print("work_precision_diagrams: pages and %d figures rewritten from the CSV" % len(problems))
 
 
 def _scipy_version():

@@ -27,7 +27,7 @@ rm -f "$out/warnings.log"
 DAEKIT_BUILD_DIR="$build" /usr/bin/python3 -m sphinx -b html -E -q -j 1 -d "$out/doctrees" \
   -w "$out/warnings.log" docs "$out/html"
 # References that Sphinx only warns about are errors here: they are broken links on the site.
-broken='undefined label|reference target not found|cross-reference target not found|image file not readable|nonexisting document|Unknown target|failed to import|Cannot find file|duplicate label'
+broken='unknown document|undefined label|reference target not found|cross-reference target not found|image file not readable|nonexisting document|Unknown target|failed to import|Cannot find file|duplicate label'
 if grep -Ei "$broken" "$out/warnings.log" >&2; then
   echo "docs.sh: broken references (above; all warnings: $out/warnings.log)" >&2
   exit 1
