@@ -391,7 +391,7 @@ elseif(CASE STREQUAL "applications")
   # point says so (ch. 7); the moon flights end at their outcome events (ch. 8), their designed
   # end (exit 0, issue 28), and report the drift of the Jacobi integral; the
   # attemperator's switch (ch. 10) is a located event.
-  expect(1 "" "an impasse point \\(NOTES-004.md ch. 7\\)" solve impasse)
+  expect(1 "" "an impasse point \\(Bendtsen and Thomsen 1999, ch. 7\\)" solve impasse)
   expect(0 "closest approach to the Moon.*Jacobi integral J: max \\|I - I\\(y0\\)\\| [0-9.e-]+ over the steps" "" solve moon)
   expect(0 "hits the Earth" "" solve moon-0.5 --method erk)
   expect(0 "leaves the Earth-Moon system" "" solve moon-stabilised-2.0)

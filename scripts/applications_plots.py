@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Regenerates the figures of docs/applications.md (NOTES-004.md ch. 8 and 10) with the
+"""Regenerates the figures of docs/applications.md (Bendtsen and Thomsen 1999, ch. 8 and 10) with the
 `daekit` CLI and gnuplot:
 
   docs/app_moon_<v>.png        Figs. 8.2/8.4/8.6/8.8: trajectories of the four moon flights

@@ -19,6 +19,9 @@
 #                                          the offline wheel (python3 -m build --no-isolation;
 #                                          pip install --no-index into a venv)
 #   pkg-config                             the daekit.pc file (its test)
+#   doxygen python3-sphinx python3-myst-parser python3-breathe python3-sphinx-rtd-theme
+#                                          the documentation site (scripts/docs.sh, offline)
+#   chromium                               its browser check (test docs_site, headless)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -26,7 +29,9 @@ packages=(build-essential cmake ninja-build libeigen3-dev libsuitesparse-dev lib
           libbenchmark-dev gnuplot-nox libsundials-dev clang-format
           python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
           python3-numba python3-distributed python3-mpi4py mpi-default-bin python3-build
-          python3-setuptools python3-wheel python3-pip python3-venv pkg-config)
+          python3-setuptools python3-wheel python3-pip python3-venv pkg-config
+          doxygen python3-sphinx python3-myst-parser python3-breathe python3-sphinx-rtd-theme
+          chromium)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "setup.sh: dpkg-query not found: this script supports Debian/Ubuntu (apt) only." >&2

@@ -87,7 +87,7 @@ TEST(Chapter7, OrdinarySolveStallsAtTheImpassePoint) {
   EXPECT_FALSE(r.ok());
   EXPECT_NEAR(r.t, 1.0, 1e-9);
   // the failure is explained, not an unexplained step-size underflow
-  EXPECT_NE(r.message.find("impasse point (NOTES-004.md ch. 7)"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("impasse point (Bendtsen and Thomsen 1999, ch. 7)"), std::string::npos) << r.message;
   // an index-1 failure elsewhere is not called an impasse point: Van der Pol (c) with too few
   // steps ends with max_steps, and the index-2 branch of §1.1.2.1 is singular from the start
   Options few = tolerances(1e-8);

@@ -195,7 +195,7 @@ def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backen
         (``client``: a ``dask.distributed.Client``; ``chunks`` tasks, default 4 per worker)
         or ``"mpi"`` (``comm``, default ``mpi4py.MPI.COMM_WORLD``: each rank solves a block of
         runs, every rank gets all results).
-    **kwargs
+    ``**kwargs``
         solve_ivp's keyword arguments with the same meaning (``rtol``, ``atol``, ``t_eval``,
         ``dense_output``, ``events``, ``args``, ``mass``, ``jac``, ``jac_sparsity``,
         ``index``, ``initialize`` (per run, for its p), ``first_step``, ``max_step``,

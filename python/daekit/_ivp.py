@@ -549,7 +549,7 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     tableau
         the method's option ``tableau``: a Runge-Kutta tableau of ``daekit tableau`` for
         ``"dirk"``, ``"erk"`` and ``"projected-rk"``, ``"hem4"``/``"bh3"`` for ``"hem"``.
-    **options
+    ``**options``
         the method's options by name, e.g. ``stages=4`` for ``"spark"``, ``max_order=2`` for
         ``"bdf"``, ``transform_tolerances=False`` for ``"radau5"``: every option of
         ``daekit.method_info(method)["options"]`` (``daekit methods NAME``), checked for its
@@ -653,7 +653,7 @@ def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output
         ``(dF/dy, dF/dyp)``, each ``jac(t, y, yp, *args)`` returning an (n, n) array.
     events
         event functions ``r(t, y, yp, *args)`` with ``terminal``, ``direction`` and ``action``.
-    **options
+    ``**options``
         the method's options (``max_order=2``, ``fixed_order=3`` for ``"bdf"``; see
         ``daekit.method_info(method)["options"]``) and daekit's integrator options, as
         solve_ivp (``lband``/``uband`` are solve_ivp's only: give ``jac_sparsity``).

@@ -86,7 +86,7 @@ class MechanicalSystem:
         return res
 
     def constraint_residuals(self, t, q, v, vdot):
-        """|g(q)|, |G(q) v| and |G(q) v' + g_qq(q)(v, v)| (max-norms)."""
+        """``|g(q)|``, ``|G(q) v|`` and ``|G(q) v' + g_qq(q)(v, v)|`` (max-norms)."""
         return self._sys.constraint_residuals(float(t), real_vector(q, "q", self.nq),
                                               real_vector(v, "v", self.nq),
                                               real_vector(vdot, "vdot", self.nq))

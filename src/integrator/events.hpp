@@ -6,12 +6,12 @@
 // (interior_samples(): as many as the dense output's degree, the most roots a linear r can have
 // in one step). Every sign change (in the event's direction) between neighbouring points is
 // located on the dense output by the Illinois variant of regula falsi (Dowell and Jarratt 1971;
-// NOTES-004.md ch. 10, Table 10.1) to a bracket of a few ulps, and the time reported is on the
-// far side of the root, so that the new state has the new sign. Roots closer together than the
-// sampling are still missed: Event::max_step bounds the step for root functions that change
-// sign faster than the solution's steps resolve (event_step_bound(), the integrator's hmax).
-// Events in one step are handled in time order: Continue events are recorded, the first Stop or
-// Restart event cuts the step. Root functions and actions run through the solve's CallGuard: an
+// Bendtsen and Thomsen (1999), ch. 10, Table 10.1) to a bracket of a few ulps, and the time
+// reported is on the far side of the root, so that the new state has the new sign. Roots closer
+// together than the sampling are still missed: Event::max_step bounds the step for root functions
+// that change sign faster than the solution's steps resolve (event_step_bound(), the integrator's
+// hmax). Events in one step are handled in time order: Continue events are recorded, the first Stop
+// or Restart event cuts the step. Root functions and actions run through the solve's CallGuard: an
 // exception, NaN or Inf from a root function, or an action that resizes y or p, is a
 // callback failure (the solve stops with Status::CallbackError), never a silently missed root.
 //

@@ -26,8 +26,9 @@ Result run(Integrator& it, double t_end) {
 
 // A failed solve of M y' = f with a constant singular M that was regular (index 1: E = [A1;
 // Dg2] of nonlinear/impasse.hpp non-singular) at t0 and ends where E is nearly singular or the
-// augmented curve turns (|dt/ds| small) stopped at an impasse point (NOTES-004.md ch. 7): say so
-// instead of leaving an unexplained step-size underflow. Small problems only (dense SVDs, once).
+// augmented curve turns (|dt/ds| small) stopped at an impasse point (Bendtsen and Thomsen 1999, ch.
+// 7): say so instead of leaving an unexplained step-size underflow. Small problems only (dense
+// SVDs, once).
 void explain_impasse(const MassMatrixDae& dae, double t0, const Vector& y0, Result& r) {
   const bool stalled = r.status == Status::StepSizeTooSmall ||
                        r.status == Status::RepeatedNewtonFailure ||
@@ -51,7 +52,8 @@ void explain_impasse(const MassMatrixDae& dae, double t0, const Vector& y0, Resu
       return;
     std::ostringstream m;
     m.precision(3);
-    m << "; the DAE is at a singular point here: an impasse point (NOTES-004.md ch. 7), where "
+    m << "; the DAE is at a singular point here: an impasse point (Bendtsen and Thomsen 1999, ch. "
+         "7), where "
          "the algebraic equations stop determining the solution and y' is unbounded "
          "(sigma_min/sigma_max of [A1; Dg2] = "
       << end.sigma_ratio << ", " << start.sigma_ratio << " at t0; |dt/ds| of the augmented "

@@ -67,10 +67,11 @@ class Bdf final : public Method {
     } else {
       const MassMatrixDae& dae = *in.mass_form;
       if (dae.max_index() >= 3)
-        throw InvalidArgument("solve: BDF does not take index-3 problems ('" + dae.name +
-                              "' has index-3 components): BDF codes fail at index 3 "
-                              "(NOTES-004.md ch. 4); use radau5, or an index-2/index-1 "
-                              "formulation");
+        throw InvalidArgument(
+            "solve: BDF does not take index-3 problems ('" + dae.name +
+            "' has index-3 components): BDF codes fail at index 3 "
+            "(Bendtsen and Thomsen 1999, ch. 4); use radau5, or an index-2/index-1 "
+            "formulation");
       sys_.emplace(dae, kind, *in.guard, *in.stats);
     }
     n_ = sys_->n();

@@ -405,7 +405,8 @@ std::string impasse_message(const ImpassePoint& p) {
   m.precision(10);
   m << "impasse point of the DAE at t = " << p.t << " (x = [";
   for (int i = 0; i < p.x.size(); ++i) m << (i ? ", " : "") << p.x[i];
-  m << "]): the algebraic part is singular there and x' is unbounded (NOTES-004.md ch. 7); "
+  m << "]): the algebraic part is singular there and x' is unbounded (Bendtsen and Thomsen 1999, "
+       "ch. 7); "
     << (p.accessible ? "accessible (alpha = " : "inaccessible (alpha = ") << p.alpha
     << (p.accessible ? " < 0): the solution ends at this point in forward time; the augmented "
                        "system (7.22) continues on the other branch backward in t"

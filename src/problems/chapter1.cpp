@@ -1,4 +1,5 @@
-// The examples of NOTES-004.md ch. 1 (DTU lecture notes IMM-REP-1999-8, 004_cf00f948f14222cf):
+// The examples of Bendtsen and Thomsen (1999), ch. 1 (DTU lecture notes IMM-REP-1999-8,
+// 004_cf00f948f14222cf):
 //
 // §1.2.1, singular perturbation with z0 = g(0, zeta0, eps)/eps. The notes keep f1, f2, g
 // abstract; our instance takes g(x, y) = y - sin x and f2 = g_x + g_y f1, so that eps z = g(x, y)
@@ -56,7 +57,8 @@ BuiltinProblem singular_perturbation() {
       "y' = -z, eps z' = -z - cos x, eps = 1e-6, y(0) = 1, z(0) = g(0, y0)/eps = 1e6 with\n"
       "g = y - sin x; eps z = g holds exactly, the limit is y' = -z, 0 = y - sin x (index 2);\n"
       "y jumps onto y = sin x in an initial layer of width eps; closed-form solution.";
-  p.source = "NOTES-004.md ch. 1, §1.2.1 (structure); the instance f1, f2, g is daekit's";
+  p.source =
+      "Bendtsen and Thomsen (1999), ch. 1, §1.2.1 (structure); the instance f1, f2, g is daekit's";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 2;
@@ -93,7 +95,8 @@ BuiltinProblem van_der_pol_form_a() {
   p.description =
       "y1' = y2, y2' = mu (1 - y1^2) y2 - y1, mu = 1000, y(0) = (2, 0), x in [0, 2000];\n"
       "the same solution as forms (b), (c) in x = mu t, with y2 = y2(c) / mu.";
-  p.source = "NOTES-004.md ch. 1, §1.3 (a); reference from the IVP Test Set (VDPOL)";
+  p.source =
+      "Bendtsen and Thomsen (1999), ch. 1, §1.3 (a); reference from the IVP Test Set (VDPOL)";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 2;
@@ -130,7 +133,9 @@ BuiltinProblem van_der_pol_form_b() {
   p.description =
       "y1' = y2, y2' = mu^2 ((1 - y1^2) y2 - y1), mu = 1000, y(0) = (2, 0), t in [0, 2];\n"
       "an ODE (M = I) with the solution of form (c) (eps = 1/mu^2).";
-  p.source = "NOTES-004.md ch. 1, §1.3 (b), [HW91]; reference from the IVP Test Set (VDPOL)";
+  p.source =
+      "Bendtsen and Thomsen (1999), ch. 1, §1.3 (b), [HW91]; reference from the IVP Test Set "
+      "(VDPOL)";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 2;
@@ -179,7 +184,7 @@ BuiltinProblem singular_constraint(int branch) {
   p.description = "y1' = y3, 0 = y2 (1 - y2), 0 = y1 y2 + y3 (1 - y2) - x, x in [0, 2];\n" +
                   std::string(branch == 0 ? "y2 = 0: y3 = x, y1 = x^2/2, g_z regular (index 1)"
                                           : "y2 = 1: y1 = x, y3 = 1, g_z singular (y3 index 2)");
-  p.source = "NOTES-004.md ch. 1, §1.1.2.1 (the initial values are daekit's)";
+  p.source = "Bendtsen and Thomsen (1999), ch. 1, §1.1.2.1 (the initial values are daekit's)";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 3;

@@ -1,6 +1,6 @@
-// The energy-system examples of NOTES-004.md ch. 10 (control-volume models (10.1)-(10.5):
-// mass and energy balances per lumped volume, constitutive relations, ideal-gas or linearised
-// state relations; semi-explicit index 1).
+// The energy-system examples of Bendtsen and Thomsen (1999), ch. 10 (control-volume models
+// (10.1)-(10.5): mass and energy balances per lumped volume, constitutive relations, ideal-gas or
+// linearised state relations; semi-explicit index 1).
 //
 // Example 1, air through a pipe (§10.2.2, (10.12a-e)): hot air flows into a cold pipe cut into
 // N control volumes in series. Per volume j (inlet = outlet of volume j-1):
@@ -196,7 +196,8 @@ BuiltinProblem air_pipe(int volumes) {
       "0 = U - M (u_i + u_o)/2, 0 = Q - kA LMTD, 0 = mdot_o - (p - p_next)/R_f; index 1,\n"
       "sparse Jacobian; parameters daekit's (pipe 10 m x 0.1 m, 0.5 kg/s of 600 K air\n"
       "into a 300 K pipe).";
-  p.source = "NOTES-004.md ch. 10, §10.2.2 (10.12a-e); parameters daekit's (energy.cpp)";
+  p.source =
+      "Bendtsen and Thomsen (1999), ch. 10, §10.2.2 (10.12a-e); parameters daekit's (energy.cpp)";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = kVars * n;
@@ -240,7 +241,8 @@ BuiltinProblem attemperator() {
       "spray-water attemperator: mixing volume and wall balances, PI controller with the\n"
       "output clamped to [0, 1], switch variable z_s (10.13e) as a state event, valve law\n"
       "(10.13f); inlet steam 560 -> 600 C at t = 0 saturates the valve; parameters daekit's.";
-  p.source = "NOTES-004.md ch. 10, §10.2.3 (10.13a-f), Table 10.1; parameters daekit's";
+  p.source =
+      "Bendtsen and Thomsen (1999), ch. 10, §10.2.3 (10.13a-f), Table 10.1; parameters daekit's";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 5;

@@ -1,7 +1,7 @@
 // Index-2 Euler-Lagrange test problems (problem/euler_lagrange_dae.hpp) for the beta-blocked
-// multistep methods of paper 003 (003_93cd61043aac115a.txt; NOTES-000-003.md):
+// multistep methods of paper 003 (Arévalo, Führer, Söderlind, BIT 36 (1996)):
 //
-// el-manufactured (NOTES-000-003.md, section 003): x in R^2,
+// el-manufactured (manufactured for paper 003's methods): x in R^2,
 //   x' = omega(x) (-x2, x1) + phi(x) x - G(x)^T lambda,  0 = g(x) = |x|^2 - 1,  G = 2 x^T,
 //   omega = 1 + x2/2, phi = 1 + x1, x(0) = (1, 0), t in [0, 3].
 //   On |x| = 1 the radial part of x' must vanish: phi - 2 lambda = 0, so lambda = (1 + x1)/2,
@@ -57,7 +57,7 @@ BuiltinProblem euler_lagrange_manufactured() {
       "x' = omega(x)(-x2, x1) + phi(x) x - 2 x lambda, 0 = |x|^2 - 1, omega = 1 + x2/2,\n"
       "phi = 1 + x1; exact x = (cos th, sin th), th' = 1 + sin(th)/2, lambda = (1 + cos th)/2;\n"
       "paper 003's form x' = f(x) - G^T lambda; t in [0, 3].";
-  p.source = "NOTES-000-003.md (section on 003_93cd61043aac115a.txt), manufactured";
+  p.source = "manufactured for Arevalo, Fuhrer, Soderlind, BIT 36 (1996) 1-13 (paper 003)";
   p.euler_lagrange = manufactured_euler_lagrange();
   p.dae = to_mass_matrix_form(*p.euler_lagrange);
   p.exact = manufactured_euler_lagrange_solution;
@@ -77,7 +77,8 @@ BuiltinProblem pendulum_euler_lagrange() {
   p.description =
       "x = (u, v): u' = v, v' = -(0, 1) - G^T lambda, 0 = G(u) v = 2 u.v, G = 2 u^T;\n"
       "euler_lagrange_form(pendulum_mechanical_system()); |u|^2 - 1 drifts (monitored).";
-  p.source = "000_da456d5bdd91ee80.txt (4.1) at velocity level; NOTES-004.md ch. 3 (3.5)";
+  p.source =
+      "000_da456d5bdd91ee80.txt (4.1) at velocity level; Bendtsen and Thomsen (1999), ch. 3 (3.5)";
   p.mechanical = pendulum_mechanical_system();
   p.euler_lagrange = euler_lagrange_form(*p.mechanical);
   p.euler_lagrange->name = p.name;

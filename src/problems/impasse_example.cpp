@@ -1,4 +1,4 @@
-// The motivating example of NOTES-004.md ch. 7 (§7.1): an impasse point.
+// The motivating example of Bendtsen and Thomsen (1999), ch. 7 (§7.1): an impasse point.
 //   x2' = 1,   0 = x1^2 + x2,   x(0) = (1, -1),
 // M = [[0, 1], [0, 0]] (the differential row reads x2'); exact solution x = (sqrt(1 - t), t - 1).
 // x1' = -1/(2 sqrt(1 - t)) is unbounded at t = 1, where Dg2 = (2 x1, 1) makes E = [A1; Dg2]
@@ -27,7 +27,7 @@ BuiltinProblem impasse_example() {
       "x2' = 1, 0 = x1^2 + x2, x(0) = (1, -1); x = (sqrt(1 - t), t - 1), x1' unbounded at\n"
       "t = 1 (an accessible impasse point): ordinary solvers stall there; the library's\n"
       "solve_with_impasses reports it and passes it on the augmented system (7.22).";
-  p.source = "NOTES-004.md ch. 7, §7.1 (Rabier-Rheinboldt [PR94])";
+  p.source = "Bendtsen and Thomsen (1999), ch. 7, §7.1 (Rabier-Rheinboldt [PR94])";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 2;

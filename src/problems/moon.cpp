@@ -1,5 +1,5 @@
-// Flight to the moon: the restricted three-body problem of NOTES-004.md ch. 8, §8.3 (from
-// [DM70]), Earth and Moon in a rotating frame, mass ratio mu = 0.01215, (8.6)-(8.9):
+// Flight to the moon: the restricted three-body problem of Bendtsen and Thomsen (1999), ch. 8, §8.3
+// (from [DM70]), Earth and Moon in a rotating frame, mass ratio mu = 0.01215, (8.6)-(8.9):
 //   y1'' = y1 + 2 y2' - (1 - mu)(y1 + mu)/r1^3 - mu (y1 - 1 + mu)/r2^3
 //   y2'' = y2 - 2 y1' - (1 - mu) y2/r1^3 - mu y2/r2^3
 //   r1 = |(y1 + mu, y2)|, r2 = |(y1 - 1 + mu, y2)|,
@@ -87,7 +87,7 @@ BuiltinProblem flight_base(double v) {
   if (!(v > 0) || !std::isfinite(v))
     throw InvalidArgument("moon_flight: the initial y1' must be positive and finite");
   BuiltinProblem p;
-  p.source = "NOTES-004.md ch. 8, §8.3 (DTU notes, after [DM70]), (8.6)-(8.10)";
+  p.source = "Bendtsen and Thomsen (1999), ch. 8, §8.3 (DTU notes, after [DM70]), (8.6)-(8.10)";
   p.t0 = 0;
   p.t_end = flight_interval(v);
   p.y0 = Vector(4);

@@ -5,7 +5,7 @@
 //   d1 = |u|^2 - 1,  d2 = 2 u.v,  d3 = 2 |v|^2 + 2 u.v'  (the paper prints d3 with an
 // inconsistent factor 2 on lambda; this is the time derivative of d2 with v' from the equations).
 // Index-2 form: the constraint replaced by 0 = u.v; index-1 form: by the acceleration constraint
-// 0 = |v|^2 - 2 lambda |u|^2 - u2 (NOTES-004.md ch. 3, (3.5)-(3.6)).
+// 0 = |v|^2 - 2 lambda |u|^2 - u2 (Bendtsen and Thomsen (1999), ch. 3, (3.5)-(3.6)).
 #include <algorithm>
 #include <cmath>
 
@@ -118,7 +118,7 @@ BuiltinProblem pendulum_index1() {
   p.title = "normalized pendulum, index 1 (acceleration constraint)";
   p.description =
       "as 'pendulum' with 0 = |v|^2 - 2 lambda |u|^2 - u2; lambda(0) = 0 is consistent;\n"
-      "position and velocity constraints drift off (NOTES-004.md ch. 3).";
+      "position and velocity constraints drift off (Bendtsen and Thomsen 1999, ch. 3).";
   p.dae.name = p.name;
   return p;
 }

@@ -1,5 +1,5 @@
 // The pendulum of the lecture notes with general mass m, length l and gravity g
-// (004_cf00f948f14222cf.txt (3.2)-(3.7) and (9.7)-(9.8), NOTES-004.md ch. 3 and 9):
+// (004_cf00f948f14222cf.txt (3.2)-(3.7) and (9.7)-(9.8), Bendtsen and Thomsen (1999), ch. 3 and 9):
 //   p_x' = v_x, p_y' = v_y, m v_x' = -2 p_x lambda, m v_y' = -m g - 2 p_y lambda,
 //   0 = p_x^2 + p_y^2 - l^2                                   (3.3), index 3,
 // [FIX: (3.2) prints v_y' = -g/m - 2 p_y lambda/m; the gravity force is m g]. Differentiating:

@@ -1,9 +1,9 @@
 // An energy-system-style control loop with a clamped valve: a different model from the steam
-// attemperation (10.13a-f) of NOTES-004.md ch. 10, which is the built-in "attemperator"
-// (energy.cpp). This one is a first-order temperature loop with an anti-windup PI controller,
-// no valve law and no wall, driven through both clamps by an inlet-temperature schedule; it is
-// kept as an event test problem (parameters ours, chosen so that the valve saturates at both
-// ends):
+// attemperation (10.13a-f) of Bendtsen and Thomsen (1999), ch. 10, which is the built-in
+// "attemperator" (energy.cpp). This one is a first-order temperature loop with an anti-windup PI
+// controller, no valve law and no wall, driven through both clamps by an inlet-temperature
+// schedule; it is kept as an event test problem (parameters ours, chosen so that the valve
+// saturates at both ends):
 //   T' = (T_in(t) - T) / tau - Ks z                 (temperature, cooled by spray through z)
 //   I' = (Kp / Ti) (T - T_set)  while the valve is free, 0 while clamped (anti-windup)
 //   0  = z - z_c (free),  0 = z - 1 (clamped open),  0 = z (clamped shut),
@@ -96,9 +96,10 @@ BuiltinProblem index3_chain() {
   p.name = "index3-chain";
   p.title = "index-3 chain y1' = y2, y2' = y3, 0 = y1 - sin x (notes (4.1))";
   p.description =
-      "the worked example (4.1) of NOTES-004.md ch. 4: implicit Euler / BDF on an index-3\n"
+      "the worked example (4.1) of Bendtsen and Thomsen (1999), ch. 4: implicit Euler / BDF on an "
+      "index-3\n"
       "system; consistent start (0, 1, 0); the notes start from (0.3, 5, -7).";
-  p.source = "NOTES-004.md ch. 4, example (4.1)";
+  p.source = "Bendtsen and Thomsen (1999), ch. 4, example (4.1)";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 3;

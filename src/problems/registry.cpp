@@ -45,7 +45,7 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"pendulum-driven", driven_pendulum},
       {"slider-crank", slider_crank},
       {"truck-index3", truck_index3},
-      // NOTES-004.md ch. 1, 7, 8, 10 (docs/applications.md)
+      // Bendtsen and Thomsen (1999), ch. 1, 7, 8, 10 (docs/applications.md)
       {"singular-perturbation", singular_perturbation},
       {"vanderpol-a", van_der_pol_form_a},
       {"vanderpol-b", van_der_pol_form_b},

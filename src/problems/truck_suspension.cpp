@@ -1,6 +1,6 @@
 // Truck wheel suspension of the DTU lecture notes (004_cf00f948f14222cf.txt, ch. 9.5.1,
-// eqs. (9.5)/(9.6); NOTES-004.md ch. 9): chassis mass m1 on a spring k1 and damper f above the
-// wheel mass m2, which rests on the tyre spring k2 over the road height z:
+// eqs. (9.5)/(9.6); Bendtsen and Thomsen (1999), ch. 9): chassis mass m1 on a spring k1 and damper
+// f above the wheel mass m2, which rests on the tyre spring k2 over the road height z:
 //   m1 y1'' + f (y1' - y2') + k1 (y1 - y2) = 0,
 //   m2 y2'' + f (y2' - y1') + k1 (y2 - y1) + k2 (y2 - z) = 0,
 // in first-order form (9.6) with v = y' and identity mass: y = (y1, y2, v1, v2),

@@ -1,4 +1,5 @@
-// Van der Pol's equation in singular-perturbation form (NOTES-004.md ch. 1, form (c)):
+// Van der Pol's equation in singular-perturbation form (Bendtsen and Thomsen (1999), ch. 1, form
+// (c)):
 //   y1' = y2,  eps y2' = (1 - y1^2) y2 - y1,  eps = 1e-6,  y(0) = (2, 0),  t in [0, 2],
 // written as M y' = f with M = diag(1, eps). Reference y(2) from the IVP Test Set (problem
 // VDPOL, which scales the second equation by 1/eps instead).
@@ -15,7 +16,7 @@ BuiltinProblem van_der_pol() {
   p.description =
       "y1' = y2, eps y2' = (1 - y1^2) y2 - y1, eps = 1e-6, y(0) = (2, 0), t in [0, 2];\n"
       "very stiff relaxation oscillation.";
-  p.source = "IVP Test Set (VDPOL); Hairer-Wanner II, IV.10; NOTES-004.md ch. 1";
+  p.source = "IVP Test Set (VDPOL); Hairer-Wanner II, IV.10; Bendtsen and Thomsen (1999), ch. 1";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 2;

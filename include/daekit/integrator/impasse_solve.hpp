@@ -1,4 +1,4 @@
-// A solve that knows about impasse points (NOTES-004.md ch. 7): the ordinary solve of
+// A solve that knows about impasse points (Bendtsen and Thomsen 1999, ch. 7): the ordinary solve of
 // M y' = f(t, y) (constant singular M) runs with the impasse monitor of nonlinear/impasse.hpp
 // after every accepted step; when |gamma| (dt/ds of the unit tangent of the augmented curve)
 // falls below SingDaeOptions::gamma_tol, or the solve fails (step size, Newton, singular

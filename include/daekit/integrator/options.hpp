@@ -87,9 +87,9 @@ class EventActionFn {
 };
 
 /// A state event: a root of r(t, y, y') located from the dense output (bracketing, then the
-/// Illinois variant of regula falsi, cf. NOTES-004.md ch. 10, Table 10.1). The root function
-/// may take p as an extra last argument; the action may change y and the solve's parameters p
-/// (that is where discrete modes live: the problem object itself is never changed).
+/// Illinois variant of regula falsi, cf. Bendtsen and Thomsen (1999), ch. 10, Table 10.1). The root
+/// function may take p as an extra last argument; the action may change y and the solve's
+/// parameters p (that is where discrete modes live: the problem object itself is never changed).
 struct Event {
   std::string name = "event";
   Callback<double(double t, VecIn y, VecIn yp)> r;  ///< the root (switch) function

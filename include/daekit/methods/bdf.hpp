@@ -1,7 +1,7 @@
 // Variable-order (1..5), variable-step BDF for fully implicit DAEs F(t, y, y') = 0 in the
-// fixed-leading-coefficient form of DASSL / IDA (Brenan-Campbell-Petzold, ch. 5; NOTES-004.md
-// ch. 4), chosen over the Nordsieck form of ch. 10 because its interpolation and error
-// estimates stay accurate under frequent step changes and it is the form IDA users know.
+// fixed-leading-coefficient form of DASSL / IDA (Brenan-Campbell-Petzold, ch. 5; Bendtsen and
+// Thomsen (1999) ch. 4), chosen over the Nordsieck form of ch. 10 because its interpolation and
+// error estimates stay accurate under frequent step changes and it is the form IDA users know.
 //
 // Modified divided differences phi_j (j = 1..k+1) of the back values give the predictor
 //   y^(0) = sum_j phi*_j,  y'^(0) = sum_j gamma_j phi*_j  (phi*_j = beta_j phi_j),
@@ -38,7 +38,7 @@
 // (jay-index2 at rtol = atol = h0 = 3.2e-9: h stuck near 1e-12, max_steps_exceeded). The
 // excluded components' error is not controlled and reaches the others through the constraint
 // forces (a warning says so; knife-edge at rtol 5.6e-9: lambda off by up to 1.5e-3, x by 6e-7).
-// Index-3 problems are refused (BDF codes fail at index 3, NOTES-004.md ch. 4).
+// Index-3 problems are refused (BDF codes fail at index 3, Bendtsen and Thomsen (1999), ch. 4).
 // The Jacobian dF/dy + c_j dF/dy' comes from the shared source (analytic, or differences along
 // (e_j, c_j e_j) with the one increment rule and typical magnitudes |h y'_j|, coloured by the
 // declared sparsity); the linear systems from the shared backends; Newton from the shared

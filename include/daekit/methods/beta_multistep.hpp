@@ -1,6 +1,7 @@
 // Linear multistep methods for index-2 Euler-Lagrange DAEs with beta-blocking
-// (003_93cd61043aac115a.txt, "paper 003"; NOTES-004.md ch. 5 / 004_cf00f948f14222cf.txt
-// ch. 5, "notes"). Registered as "beta-multistep"; the options below choose the scheme.
+// (003_93cd61043aac115a.txt, "paper 003"; Bendtsen and Thomsen (1999), ch. 5 /
+// 004_cf00f948f14222cf.txt ch. 5, "notes"). Registered as "beta-multistep"; the options below
+// choose the scheme.
 //
 // Problem (paper 003 (1.1), notes (5.1)): M x' = f(t, x) - B(t, x)^T lambda, 0 = g(t, x), as a
 // MassMatrixDae with M = diag(M_xx, 0) (to_mass_matrix_form(EulerLagrangeDae), or any mass-matrix

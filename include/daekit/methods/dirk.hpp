@@ -1,6 +1,6 @@
 // Diagonally implicit Runge-Kutta methods (DIRK, SDIRK, ESDIRK with an explicit first stage)
-// for M y' = f(t, y), with an embedded error estimate (NOTES-004.md 2.4.3-2.4.4; Hairer-Wanner
-// II, IV.6 and VI.1; Kvaerno, BIT 44 (2004)). Registered as "dirk".
+// for M y' = f(t, y), with an embedded error estimate (Bendtsen and Thomsen (1999) 2.4.3-2.4.4;
+// Hairer-Wanner II, IV.6 and VI.1; Kvaerno, BIT 44 (2004)). Registered as "dirk".
 //
 // Stages in the form multiplied by M (no M^{-1} needed, so singular M -- index-1 DAEs -- works),
 // Z_i = Y_i - y_n, F_j = f(t_n + c_j h, y_n + Z_j):

@@ -1,7 +1,8 @@
 // Explicit Runge-Kutta methods for ODEs M y' = f(t, y) with a diagonal invertible M, and the
-// state-space form method of NOTES-004.md 2.2.1 for semi-explicit index-1 DAEs written as
-// M y' = f with M = diag(D, 0) (algebraic equations in the zero rows, algebraic variables in
-// the zero columns, the same indices; 0 = g(y, z) with g_z invertible). Registered as "erk".
+// state-space form method of Bendtsen and Thomsen (1999) 2.2.1 for semi-explicit index-1 DAEs
+// written as M y' = f with M = diag(D, 0) (algebraic equations in the zero rows, algebraic
+// variables in the zero columns, the same indices; 0 = g(y, z) with g_z invertible). Registered as
+// "erk".
 //
 // With x = (y, z), differential rows d and algebraic rows a, stages i = 1..s:
 //   Y_i = y_n + h sum_{j<i} a_ij K_j,   K_j = D^{-1} f_d(t_n + c_j h, Y_j, Z_j),

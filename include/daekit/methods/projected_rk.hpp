@@ -7,8 +7,8 @@
 // Update:  y_{n+1} = y_n + (b^T A^{-1} (x) I) Z.  On differential components this is the
 // quadrature y_n + h sum b_i f_i; on algebraic components (multipliers) it is the update
 // lambda_{n+1} = R(inf) lambda_n + b^T A^{-1} Lambda of (2.5), R(inf) = 1 - b^T A^{-1} 1: for
-// index 1 the epsilon-embedding method (2.6)/(2.7) of NOTES-004.md 2.2.2 with the z update
-// (2.7d). AlgebraicUpdate::StateSpace instead solves 0 = g(y_{n+1}, z_{n+1}) (2.7e) for the
+// index 1 the epsilon-embedding method (2.6)/(2.7) of Bendtsen and Thomsen (1999) 2.2.2 with the z
+// update (2.7d). AlgebraicUpdate::StateSpace instead solves 0 = g(y_{n+1}, z_{n+1}) (2.7e) for the
 // algebraic components (zero rows and columns of M, index 1): the state-space form method of
 // 2.2.1, of classical order in y and z also for tableaus that are not stiffly accurate.
 // Tableaus with an explicit first stage (a_1j = 0, c_1 = 0: Lobatto IIIA) are taken with

@@ -1,4 +1,5 @@
-// Impasse points of quasi-linear DAEs (NOTES-004.md ch. 7, after Rabier-Rheinboldt [PR94]):
+// Impasse points of quasi-linear DAEs (Bendtsen and Thomsen (1999), ch. 7, after Rabier-Rheinboldt
+// [PR94]):
 //
 //   A1(x) x' = g1(x)   (r rows, rank A1 = r),      0 = g2(x)   (n - r rows),        (7.4)
 //
@@ -17,8 +18,8 @@
 // normalisation is the bordered system (7.12) with the SVD vectors (7.13)-(7.15) of
 // (B_c, -h_c) at the chart centre, v = z2 v1 - z1 v2, gamma = z2 w1 - z1 w2 (7.16)-(7.17); the
 // printed (7.12) is singular for r = 1, so the border rows are (u1^T, omega1, 0) and
-// (u2^T, omega2, 0) (NOTES-004.md [FIX]). We scale (D phi v, gamma) to unit length, so s is
-// the arc length of the curve in (x, t).
+// (u2^T, omega2, 0) (Bendtsen and Thomsen (1999) [FIX]). We scale (D phi v, gamma) to unit length,
+// so s is the arc length of the curve in (x, t).
 //
 // Algorithm SingDAE (Fig. 7.2): per step, centre the chart at the current point x_c, factor
 // Dg2(x_c)^T = [Q1 Q2] [R; 0] (7.24), U_c = Q2; the chart phi(y) = x_c + U_c y - Q1 z with z

@@ -1,5 +1,5 @@
-// Consistent initial values for F(t, y, y') = 0 (NOTES-004.md ch. 4 and 10; SUNDIALS IDA's
-// IDACalcIC modes):
+// Consistent initial values for F(t, y, y') = 0 (Bendtsen and Thomsen (1999), ch. 4 and 10;
+// SUNDIALS IDA's IDACalcIC modes):
 //   (a) DifferentialGiven: keep the differential components of y, compute the algebraic
 //       components of y and the derivatives y' of the differential components
 //       (IDA_YA_YDP_INIT); algebraic components' y' do not enter F and are left as given,

@@ -1,6 +1,6 @@
-// ODEs with invariants (NOTES-004.md ch. 8): y' = f(t, y) whose solutions keep c(t, y) = 0
-// (k invariants, e.g. c = phi(y) - phi(y0) for first integrals phi), and the three ways of the
-// notes to keep c = 0 numerically, each giving a problem any solver can take:
+// ODEs with invariants (Bendtsen and Thomsen 1999, ch. 8): y' = f(t, y) whose solutions keep c(t,
+// y) = 0 (k invariants, e.g. c = phi(y) - phi(y0) for first integrals phi), and the three ways of
+// the notes to keep c = 0 numerically, each giving a problem any solver can take:
 //
 //   DAE reformulation (§8.2.2):  y' = f(t, y) - D(y) z,  0 = c(t, y)          (n + k unknowns)
 //       with C = dc/dy and D chosen so that C D is boundedly invertible (default D = C^T, the

@@ -1,8 +1,9 @@
 // Projections onto manifolds given by equations, usable after the steps of any one-step method
 // (through MassMatrixDae::project and Options::projection):
 //
-//   coordinate projection (NOTES-004.md ch. 3, (3.10)):  min ||y - y~||_2  s.t.  c(t, y) = 0,
-//   invariant projection  (ch. 3, (3.13); ch. 8):        min ||y - y~||_2  s.t.  phi(y) = phi(y0),
+//   coordinate projection (Bendtsen and Thomsen (1999), ch. 3, (3.10)):  min ||y - y~||_2  s.t.
+//   c(t, y) = 0, invariant projection  (ch. 3, (3.13); ch. 8):        min ||y - y~||_2  s.t. phi(y)
+//   = phi(y0),
 //
 // solved by the Gauss-Newton-type iteration  y <- y - C^T (C C^T)^{-1} c(y)  with C = dc/dy
 // frozen at y~ (C by the shared finite differences unless given): it converges to the nearest

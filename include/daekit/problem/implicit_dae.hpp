@@ -4,10 +4,10 @@
 //
 // with a tag per component saying whether it is differential (y_i' appears in F) or algebraic,
 // and optionally its index (1, 2, 3) as in MassMatrixDae. Newton-type methods for this form
-// iterate with the matrix dF/dy + c_j dF/dy' (NOTES-004.md ch. 4). The BDF works on this form;
-// a MassMatrixDae M y' = f converts to it by F = M y' - f (to_implicit_form), though the BDF
-// also takes a MassMatrixDae directly and then keeps M's structure.
-// Callbacks may take p as an extra last argument (core/callback.hpp).
+// iterate with the matrix dF/dy + c_j dF/dy' (Bendtsen and Thomsen 1999, ch. 4). The BDF works on
+// this form; a MassMatrixDae M y' = f converts to it by F = M y' - f (to_implicit_form), though the
+// BDF also takes a MassMatrixDae directly and then keeps M's structure. Callbacks may take p as an
+// extra last argument (core/callback.hpp).
 #pragma once
 
 #include <string>

@@ -4,9 +4,9 @@
 //     M(q) v' = f(t, q, v) - G(q)^T lambda,       G = dg/dq,
 //     0 = g(t, q),
 //
-// (000_da456d5bdd91ee80.txt eq. (2.1) with u = q, NOTES-004.md ch. 9). Differentiating the
-// constraint gives the hidden constraints 0 = G(q) v (velocity level) and
-// 0 = G(q) v' + g_qq(q)(v, v) (acceleration level); consistent initial values satisfy all three.
+// (000_da456d5bdd91ee80.txt eq. (2.1) with u = q, Bendtsen and Thomsen (1999), ch. 9).
+// Differentiating the constraint gives the hidden constraints 0 = G(q) v (velocity level) and 0 =
+// G(q) v' + g_qq(q)(v, v) (acceleration level); consistent initial values satisfy all three.
 // Rheonomic (time-dependent) constraints, prescribed motions such as a driven crank or a moving
 // suspension point (rheonomic = true), add the explicit time derivatives (004 ch. 3.2.1 carried
 // out with t in g):
@@ -61,8 +61,8 @@ struct MechanicalSystem {
   void validate() const;
 };
 
-/// The formulations daekit builds from one MechanicalSystem (NOTES-004.md ch. 3 and 9,
-/// Hairer-Wanner II, VII.1):
+/// The formulations daekit builds from one MechanicalSystem (Bendtsen and Thomsen (1999), ch. 3 and
+/// 9, Hairer-Wanner II, VII.1):
 ///   Index3: 0 = g(q)                           tags q 1, v 2, (w 3), lambda 3
 ///   Index2: 0 = G(q) v                         tags q 1, v 1, (w 2), lambda 2   (g drifts)
 ///   Index1: 0 = G(q) v' + g_qq(q)(v, v)        all tags 1                      (g, G v drift)

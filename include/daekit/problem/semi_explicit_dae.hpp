@@ -3,8 +3,8 @@
 //     y' = f(t, y, z),      0 = g(t, y, z)          (index 1 when g_z is invertible),
 //     y' = f(t, y, z),      0 = g(t, y)             (index 2 when g_y f_z is invertible),
 //
-// see NOTES-004.md ch. 1. to_mass_matrix_form (nonlinear/formulations.hpp) stacks x = (y, z)
-// into M x' = F(t, x) with M = diag(I, 0), tagging z with `algebraic_index` so that
+// see Bendtsen and Thomsen (1999), ch. 1. to_mass_matrix_form (nonlinear/formulations.hpp) stacks x
+// = (y, z) into M x' = F(t, x) with M = diag(I, 0), tagging z with `algebraic_index` so that
 // RADAU5-type methods scale it right. Callbacks may take p as an extra last argument.
 #pragma once
 

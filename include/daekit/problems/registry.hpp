@@ -132,7 +132,7 @@ BuiltinProblem van_der_pol();           ///< eps y2' = (1 - y1^2) y2 - y1, eps =
 BuiltinProblem robertson();             ///< ROBER, IVP Test Set, t in [0, 1e11]
 BuiltinProblem andrews();               ///< Andrews' squeezer, index 3, 27 variables
 BuiltinProblem transistor_amplifier();  ///< IVP Test Set, index 1, 8 variables
-BuiltinProblem truck_suspension();      ///< NOTES-004.md ch. 9 (9.5)/(9.6)
+BuiltinProblem truck_suspension();      ///< Bendtsen and Thomsen (1999), ch. 9 (9.5)/(9.6)
 BuiltinProblem akzo_nobel();            ///< chemical Akzo Nobel, IVP Test Set, index 1, n = 6
 BuiltinProblem robertson_dae();         ///< ROBER with y3 = 1 - y1 - y2 as algebraic equation
 BuiltinProblem pi_valve();              ///< clamped PI temperature control, ch. 10 (10.13) style
@@ -155,7 +155,7 @@ BuiltinProblem food_web(int m);
 // Index-2 Euler-Lagrange problems (problem/euler_lagrange_dae.hpp) for the beta-blocked
 // multistep methods (src/problems/euler_lagrange_problems.cpp, truck_multibody.cpp).
 /// Manufactured: x' = omega(x) (-x2, x1) + phi(x) x - G^T lambda, g = |x|^2 - 1,
-/// omega = 1 + x2/2, phi = 1 + x1 (NOTES-000-003.md, paper 003): exact solution known.
+/// omega = 1 + x2/2, phi = 1 + x1 (manufactured for paper 003): exact solution known.
 EulerLagrangeDae manufactured_euler_lagrange();
 /// Its exact solution (x1, x2, lambda)(t) = (cos th, sin th, (1 + cos th)/2),
 /// th' = 1 + sin(th)/2, th(0) = 0.
@@ -205,7 +205,7 @@ BuiltinProblem slider_crank();
 Vector slider_crank_exact(double t);
 /// The planar truck (truck_multibody_system) in its index-3 form, "truck-index3".
 BuiltinProblem truck_index3();
-// The applications of NOTES-004.md ch. 1, 7, 8 and 10 (docs/applications.md).
+// The applications of Bendtsen and Thomsen (1999), ch. 1, 7, 8 and 10 (docs/applications.md).
 /// §1.2.1: y' = -z, eps z' = -z - cos x, z0 = g(0, y0)/eps with g = y - sin x, eps = 1e-6.
 BuiltinProblem singular_perturbation();
 /// Its closed-form solution (y, z)(x).

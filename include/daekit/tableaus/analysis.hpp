@@ -1,5 +1,5 @@
-// Analysis of a Runge-Kutta tableau (A, b, c): the properties NOTES-004.md ch. 2 and 6 use to
-// choose a method for a DAE.
+// Analysis of a Runge-Kutta tableau (A, b, c): the properties Bendtsen and Thomsen (1999), ch. 2
+// and 6 use to choose a method for a DAE.
 //
 // Order (Butcher; Hairer-Norsett-Wanner I, II.2): the method has order p iff
 //     b^T Phi(t) = 1 / gamma(t)   for every rooted tree t with |t| <= p,

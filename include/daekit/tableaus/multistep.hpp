@@ -1,5 +1,5 @@
-// Linear multistep formulas and the tools to analyse them (NOTES-004.md ch. 4 and 5;
-// 003_93cd61043aac115a.txt, "paper 003" below).
+// Linear multistep formulas and the tools to analyse them (Bendtsen and Thomsen (1999), ch. 4 and
+// 5; 003_93cd61043aac115a.txt, "paper 003" below).
 //
 // Operators (paper 003, Section 1): with the backward difference nabla = 1 - E^{-1} a k-step
 // formula is written with difference operators acting on the newest value,

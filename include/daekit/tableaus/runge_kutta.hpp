@@ -1,6 +1,6 @@
 // Butcher tableaus of the implicit Runge-Kutta families used by daekit, computed (not typed in)
 // from their defining conditions, and the simplifying conditions used to check them
-// (NOTES-004.md ch. 2, Butcher's theorem):
+// (Bendtsen and Thomsen (1999), ch. 2, Butcher's theorem):
 //   B(p):  sum_i b_i c_i^{k-1} = 1/k,                          k = 1..p
 //   C(q):  sum_j a_ij c_j^{k-1} = c_i^k / k,                   k = 1..q, all i
 //   D(r):  sum_i b_i c_i^{k-1} a_ij = b_j (1 - c_j^k) / k,     k = 1..r, all j
@@ -54,7 +54,7 @@ RungeKuttaTableau radau_ia(int s);      ///< order 2s-1, stage order s-1
 RungeKuttaTableau gauss(int s);         ///< order 2s, stage order s
 RungeKuttaTableau lobatto_iiia(int s);  ///< order 2s-2, stage order s (s >= 2)
 /// Lobatto IIIC: Lobatto nodes and weights, a_i1 = b_1 and C(s-1) (Hairer-Wanner II, IV.5;
-/// NOTES-000-003.md on paper 002): order 2s-2, stage order s-1, stiffly accurate (s >= 2).
+/// the reading notes on paper 002): order 2s-2, stage order s-1, stiffly accurate (s >= 2).
 RungeKuttaTableau lobatto_iiic(int s);
 
 // Published diagonally implicit and explicit tableaus (src/tableaus/published.cpp, each with
