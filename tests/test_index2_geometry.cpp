@@ -3,11 +3,13 @@
 // sphere limit-cycle DAE of problems/index2.hpp:
 //   Theorem 2.1 ii)  the invariant manifold M_{0,h} attracts with contraction |R(inf)| + O(h^(q+1))
 //                    per step; after one step for stiffly accurate and half-explicit methods;
+//   Theorem 2.1 iii) the in-phase property: a perturbed start keeps the phase of its partner;
 //   Theorem 2.1 iv)  lambda_n - psi0(u_n) = O(h^q) [O(h^r)] uniformly in time;
 //   Section 3        the embedding (3.1) with B = I: g(u_n) = R(-h)^n g(u_0);
 //   (4.10)           the stabilised index-1 reformulation: g(u(t)) = e^{-beta t} g(u_0);
 //   Theorem 2.2 /    near the hyperbolic periodic orbit the numerical attractor is a closed
-//   Corollary 2.3    curve within O(h^q) [O(h^r)] of the orbit, in g = 0.
+//   Corollary 2.3    curve within O(h^q) [O(h^r)] of the orbit, in g = 0 (on the circle of the
+//                    sphere problem and on a Van der Pol cycle lifted to the sphere).
 // Every test prints what it measures.
 #include <gtest/gtest.h>
 
@@ -118,6 +120,46 @@ TEST(Index2Geometry, AttractivityOfTheInvariantManifold) {
     }
     std::printf("  max |u^a - u^b| = %.1e\n", du);
     EXPECT_LT(du, projected ? 1e-3 : 1e-8) << s.name;
+  }
+}
+
+// Theorem 2.1 iii), the in-phase property: a start (u0, lambda0) off M_{0,h} has a partner
+// (u~0, lambda~0) on it whose evolution it approaches like chi_h^i: |u_i - u~_i| <= c chi^i
+// |lambda0 - psi0(u0)|, the same for lambda. For the projected and half-explicit maps the
+// stages are determined by u_n alone, so the partner is (u0, ...) itself: measured over 40 steps
+// (h = 0.05, t in [0, 2]) with lambda0 perturbed by 0.1 and 0.01, the u_i agree to the Newton
+// tolerance (c = 0 in u) and the lambda_i differ by at most 1.011 chi^i delta (down to
+// 1e-9, below which the Newton tolerance's level enters), chi = |R(inf)|
+// (0.5 for the theta-method; 0 for Radau IIA(3) and the half-explicit methods: in phase after
+// one step).
+TEST(Index2Geometry, InPhaseProperty) {
+  const double h = 0.05;
+  const Vector a = start({1.0, 0.2, 0.3}, false);
+  for (const Scheme& s : schemes()) {
+    const double chi = s.name.find("theta") != std::string::npos ? 0.5 : 0.0;
+    const Result ra = run_scheme(s, false, a, h, 40 * h);
+    for (double delta : {0.1, 0.01}) {
+      Vector b = a;
+      b[3] += delta;
+      const Result rb = run_scheme(s, false, b, h, 40 * h);
+      ASSERT_EQ(ra.y_steps.size(), rb.y_steps.size());
+      double du = 0.0, c = 0.0;  // max |u_i^b - u_i^a|, max |lambda_i^b - lambda_i^a| / chi^i
+      for (size_t i = 0; i < ra.y_steps.size(); ++i) {
+        du = std::max(du, (rb.y_steps[i].head(3) - ra.y_steps[i].head(3)).cwiseAbs().maxCoeff());
+        const double dl = std::abs(rb.y_steps[i][3] - ra.y_steps[i][3]);
+        const double bound = std::pow(chi, static_cast<double>(i)) * delta;
+        if (bound > 1e-9)
+          c = std::max(c, dl / bound);
+        else  // below, the Newton tolerance's level enters (chi = 0: on M_{0,h} after one step)
+          EXPECT_LT(dl, 2e-9) << s.name << " step " << i;
+      }
+      std::printf(
+          "%-36s delta %.0e: max |u^b - u^a| = %.1e, max |dlambda_i| / (chi^i delta) = "
+          "%.6f (chi = %g)\n",
+          s.name.c_str(), delta, du, c, chi);
+      EXPECT_LT(du, 1e-10) << s.name;
+      EXPECT_LT(c, 1.05) << s.name;  // chi_h = |R(inf)| + O(h^(q+1)): measured 1.005, 1.011
+    }
   }
 }
 
@@ -235,5 +277,127 @@ TEST(Index2Geometry, InvariantClosedCurveNearTheLimitCycle) {
     EXPECT_GE(p, s.q - 0.3) << s.name;
     EXPECT_GT(dist[2], 0.0) << s.name;  // not pinned by a symmetry
     EXPECT_LT(max_g, 1e-12) << s.name;
+  }
+}
+
+namespace {
+// A limit cycle that no symmetry makes a circle: Van der Pol (mu = 1) scaled by 1/4 into the
+// (u1, u2) plane and lifted onto the upper unit hemisphere,
+//   u' = F(u) - u lambda,  0 = g(u) = (|u|^2 - 1) / 2,
+//   F(u) = (V1, V2, -(u1 V1 + u2 V2) / u3) + u rho(u),  V = s vdp(u1 / s, u2 / s), s = 1/4,
+// rho = 1 + u1: the first part is tangent to every sphere |u| = const, so lambda = psi0(u) =
+// rho(u) on the unit sphere, and (u1, u2) / s follows Van der Pol exactly: the orbit is the
+// Van der Pol cycle (period 6.663, attracting) lifted to the sphere.
+constexpr double kVdpScale = 0.25;
+SemiExplicitDae vdp_on_sphere() {
+  SemiExplicitDae d;
+  d.name = "Van der Pol cycle on the sphere";
+  d.ny = 3;
+  d.nz = 1;
+  d.algebraic_index = 2;
+  d.f = [](double, VecIn u, VecIn z, VecOut out) {
+    const double s = kVdpScale, x = u[0] / s, y = u[1] / s;
+    const double v1 = s * y, v2 = s * ((1 - x * x) * y - x);
+    const double rho = 1 + u[0];
+    out[0] = v1 + (rho - z[0]) * u[0];
+    out[1] = v2 + (rho - z[0]) * u[1];
+    out[2] = -(u[0] * v1 + u[1] * v2) / u[2] + (rho - z[0]) * u[2];
+  };
+  d.g = [](double, VecIn u, VecIn, VecOut g) { g[0] = 0.5 * (u.squaredNorm() - 1.0); };
+  return d;
+}
+
+// The Van der Pol cycle by radau5 at 1e-12 (one period after the transient), and the distance
+// of a point (x, y) from it: nearest of 20000 samples, refined by golden-section search on the
+// dense output around it.
+struct VdpCycle {
+  Result r;
+  double t0 = 0, period = 0;
+  std::vector<Eigen::Vector2d> samples;
+  VdpCycle() {
+    MassMatrixDae vdp;
+    vdp.n = 2;
+    vdp.f = [](double, VecIn x, VecOut f) {
+      f[0] = x[1];
+      f[1] = (1 - x[0] * x[0]) * x[1] - x[0];
+    };
+    Options o;
+    o.rtol = o.atol = 1e-12;
+    o.store_dense = true;
+    r = solve(vdp, 0.0, 60.0, (Vector(2) << 2.0, 0.0).finished(), "radau5", o);
+    EXPECT_TRUE(r.ok()) << r.message;
+    t0 = 50.0;
+    period = 6.6632868593;
+    for (int k = 0; k < 20000; ++k) {
+      const Vector x = r.sol(t0 + period * k / 20000.0);
+      samples.emplace_back(x[0], x[1]);
+    }
+  }
+  double distance(const Eigen::Vector2d& p) const {
+    int best = 0;
+    for (int k = 1; k < static_cast<int>(samples.size()); ++k)
+      if ((samples[k] - p).squaredNorm() < (samples[best] - p).squaredNorm()) best = k;
+    auto d2 = [&](double t) {
+      const Vector x = r.sol(t);
+      return (Eigen::Vector2d(x[0], x[1]) - p).squaredNorm();
+    };
+    const double dt = period / 20000.0, g = (std::sqrt(5.0) - 1) / 2;
+    double lo = t0 + period * best / 20000.0 - dt, hi = lo + 2 * dt;
+    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), f1 = d2(x1), f2 = d2(x2);
+    for (int it = 0; it < 60; ++it) {
+      if (f1 <= f2) {
+        hi = x2, x2 = x1, f2 = f1, x1 = hi - g * (hi - lo), f1 = d2(x1);
+      } else {
+        lo = x1, x1 = x2, f1 = f2, x2 = lo + g * (hi - lo), f2 = d2(x2);
+      }
+    }
+    return std::sqrt(std::min(f1, f2));
+  }
+};
+}  // namespace
+
+// Theorem 2.2 on an orbit that is not a circle: the Van der Pol cycle on the sphere. After the
+// transient (t in [40, 60]) the iterates lie within C h^q [C h^r] of the orbit (distance of
+// (u1, u2) from the scaled cycle) and on g = 0.
+TEST(Index2Geometry, InvariantCurveNearANonCircularLimitCycle) {
+  const VdpCycle cycle;
+  const MassMatrixDae dae = to_mass_matrix_form(vdp_on_sphere());
+  Vector x0(4);
+  x0 << 0.5 * kVdpScale, 0.0, std::sqrt(1 - 0.25 * kVdpScale * kVdpScale), 0.0;
+  x0[3] = 1 + x0[0];  // lambda0 = rho(u0)
+  for (const Scheme& s : schemes()) {
+    std::vector<double> dist;
+    for (double h : {0.1, 0.05}) {
+      Options o;
+      o.fixed_step = true;
+      o.h0 = h;
+      o.rtol = o.atol = 1e-12;
+      o.check_jacobian = false;
+      if (s.name.find("projected") == 0) o.projection = Projection::Full;
+      const Result r = solve(dae, 0.0, 60.0, x0, s.choice, o);
+      ASSERT_TRUE(r.ok()) << s.name << ": " << r.message;
+      double d = 0.0, max_g = 0.0;
+      for (size_t n = 0; n < r.y_steps.size(); ++n) {
+        if (r.t_steps[n] < 40.0) continue;
+        const Vector& u = r.y_steps[n];
+        d = std::max(d, kVdpScale * cycle.distance({u[0] / kVdpScale, u[1] / kVdpScale}));
+        max_g = std::max(max_g, std::abs(0.5 * (u.head(3).squaredNorm() - 1.0)));
+      }
+      dist.push_back(d);
+      EXPECT_LT(max_g, 1e-12) << s.name;
+    }
+    const double p = rate(dist[0], dist[1]);
+    // measured: the classical order of each scheme (theta 1, Radau IIA(3) 5 = 2s - 1, bh3 3,
+    // hem4 4), above the theorem's h^q [h^r]
+    const double measured = s.name.find("theta") != std::string::npos   ? 1.0
+                            : s.name.find("Radau") != std::string::npos ? 5.0
+                            : s.name.find("bh3") != std::string::npos   ? 3.0
+                                                                        : 4.0;
+    std::printf(
+        "%-36s Van der Pol cycle on the sphere: distance h = 0.1 %.2e, 0.05 %.2e: rate "
+        "%.2f (theorem: >= %d, asserted %g +- 0.3)\n",
+        s.name.c_str(), dist[0], dist[1], p, s.q, measured);
+    EXPECT_GE(p, s.q - 0.3) << s.name;
+    EXPECT_NEAR(p, measured, 0.3) << s.name;
   }
 }

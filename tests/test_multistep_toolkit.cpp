@@ -191,6 +191,34 @@ TEST(MultistepToolkit, MilnesMethod) {
   EXPECT_EQ(stability_angle(milne), 0.0);
 }
 
+// The notes' ch. 10 (DNA's BDF, order <= 4): Milne's estimate of the local error,
+// eps = C_{k+1} / (C_{k+1} - C^P_{k+1}) (y^C - y^P), with the factors 1/3, 2/11, 3/25, 12/137 for
+// k = 1..4 (= beta_k / (beta_k + k + 1)), from the library's BDF coefficients and the
+// extrapolating predictor's error constant. And the estimate itself: on y' = y (exact history,
+// one BDFk step at h = 0.01 with the extrapolated predictor), the factor times y^C - y^P equals
+// the true local error of y^C to within 2 % (its next-order term).
+TEST(MultistepToolkit, MilnesEstimateForTheBdfOfTheNotes) {
+  const double expected[] = {1.0 / 3, 2.0 / 11, 3.0 / 25, 12.0 / 137};
+  for (int k = 1; k <= 4; ++k) {
+    const double factor = bdf_milne_factor(k);
+    const Vector rho = bdf_formula(k).rho;  // newest first, sigma = 1
+    const double h = 0.01;
+    // corrector: rho_0 y_{n+1} + sum_{i>=1} rho_i y(t_{n+1-i}) = h y_{n+1} (y' = y), t_{n+1} = 0
+    double rest = 0;
+    for (int i = 1; i <= k; ++i) rest += rho[i] * std::exp(-i * h);
+    const double yc = -rest / (rho[0] - h);
+    // predictor: y^P = y_{n+1} - nabla^(k+1) y_{n+1} with the exact back values
+    const Vector nabla = backward_difference(k + 1);
+    double yp = 0;
+    for (int i = 1; i <= k + 1; ++i) yp -= nabla[i] * std::exp(-i * h);
+    const double true_error = yc - 1.0, estimate = factor * (yc - yp);
+    std::printf("BDF%d: Milne factor %.6f (notes %.6f), local error %.3e, estimate %.3e\n", k,
+                factor, expected[k - 1], true_error, estimate);
+    EXPECT_NEAR(factor, expected[k - 1], 1e-14) << k;
+    EXPECT_NEAR(estimate / true_error, 1.0, 0.02) << k;
+  }
+}
+
 TEST(MultistepToolkit, RejectsBadArguments) {
   EXPECT_THROW(dcbdf_formula(0), InvalidArgument);
   EXPECT_THROW(dcbdf_formula(7), InvalidArgument);

@@ -243,6 +243,15 @@ bool absolutely_stable(const LinearMultistepFormula& f, std::complex<double> z) 
   return true;
 }
 
+double bdf_milne_factor(int k) {
+  const LinearMultistepFormula f = bdf_formula(k);  // InvalidArgument outside 1..6
+  const double corrector = taylor_coefficient(f.rho, f.sigma, k + 1) / f.rho[0];
+  const Vector predictor = backward_difference(k + 1);
+  const double predictor_constant =
+      taylor_coefficient(predictor, Vector::Zero(predictor.size()), k + 1);
+  return corrector / (corrector - predictor_constant);
+}
+
 namespace {
 // |arg(-z(theta))| of the boundary locus where Re z(theta) < 0, +infinity elsewhere and at the
 // origin (theta = 0, where rho(1) = 0 leaves a round-off z of any sign).

@@ -100,6 +100,13 @@ std::vector<std::complex<double>> boundary_locus(const LinearMultistepFormula& f
 /// absolute stability).
 bool absolutely_stable(const LinearMultistepFormula& f, std::complex<double> z);
 
+/// Milne's device for BDFk with the predictor that extrapolates the polynomial through
+/// y_n, ..., y_{n-k} (y^P_{n+1} = y_{n+1} - nabla^(k+1) y_{n+1}): the corrector's local error is
+/// C / (C - C^P) (y^C - y^P), C the corrector's error constant in y (C_{k+1} / rho_0), C^P the
+/// predictor's (C_{k+1} of nabla^(k+1), = 1). The notes' ch. 10 (DNA): 1/3, 2/11, 3/25, 12/137
+/// for k = 1..4, = beta_k / (beta_k + k + 1).
+double bdf_milne_factor(int k);
+
 /// The angle alpha (radians) of A(alpha)-stability: the largest alpha such that the wedge
 /// |arg(-z)| < alpha lies in the region of absolute stability (the notes' Fig. 4.1; BDF3..6:
 /// 86.03, 73.35, 51.84, 17.84 degrees). Computed as the
