@@ -9,7 +9,8 @@
   ```sh      blocks and inline code: every line or span that starts with `daekit ` or
              `build/apps/daekit ` is a command line, run by test_docs_examples.py.
 
-A block preceded by a line `<!-- not-run: REASON -->` is left out (REASON says why; the test
+Pages under docs/results/ (dated benchmark records) are not searched. A block preceded by a
+line `<!-- not-run: REASON -->` is left out (REASON says why; the test
 counts them and allows none on the user-guide pages). Shared by the CMake build and the tests.
 """
 import glob
@@ -25,10 +26,12 @@ INLINE = re.compile(r"`((?:build/apps/)?daekit [^`]+)`")
 
 
 def pages(root=ROOT):
-    """README.md and every Markdown page of the site (docs/, recursively), sorted."""
+    """README.md and every Markdown page of the site (docs/, recursively), sorted, without the
+    dated records under docs/results/ (their commands are benchmark runs, rerun by hand)."""
     found = [os.path.join(root, "README.md")]
     found += sorted(glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
-    return [p for p in found if os.path.exists(p)]
+    results = os.path.join(root, "docs", "results") + os.sep
+    return [p for p in found if os.path.exists(p) and not p.startswith(results)]
 
 
 def page_id(path, root=ROOT):
@@ -62,8 +65,6 @@ def command_lines(root=ROOT):
             if line.startswith(("daekit ", "build/apps/daekit ")):
                 out.append((path, line))
     for path in pages(root):
-        if os.sep + "results" + os.sep in path:
-            continue  # dated records: their commands are benchmarks, rerun by hand
         text = open(path, encoding="utf-8").read()
         text = FENCE.sub("", text)
         for m in INLINE.finditer(text):
