@@ -30,7 +30,7 @@ Options pump_options(const BuiltinProblem& p, double tol) {
 
 void charge_pump_table() {
   const BuiltinProblem p = make_builtin_problem("charge-pump");
-  std::printf("charge-pump, t in [0, 1.2e-6], one call per tolerance (39 tstops, 3 switches)\n");
+  std::printf("charge-pump, t in [0, 1.2e-6], one call per tolerance (39 tstops, 4 switches)\n");
   std::printf(
       "scd: against the exact y(1.2e-6) (components Y_T1 and I; the Test Set's agrees to "
       "6e-6)\n\n");

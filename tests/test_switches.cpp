@@ -412,3 +412,22 @@ TEST(ChargePump, OneCallAtTolerance1e6) {
     EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), 4.5) << method;
   }
 }
+
+// A restart late in a long interval: Robertson on [0, 1e11] with a tstop at 4.8e10. The
+// starting rules' absolute floors gave a first step of 1e-4 there, below what t resolves
+// (10 eps |t| = 1.06e-4), and the solve ended with step_size_too_small.
+TEST(Tstops, RestartLateInALongInterval) {
+  const BuiltinProblem p = make_builtin_problem("robertson");
+  for (const char* method : {"radau5", "bdf"}) {
+    Options o = switches_tol(1e-6);
+    o.tstops = {1e11 / 21.0 * 10.0};
+    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, o);
+    EXPECT_TRUE(r.ok()) << method << ": " << r.message;
+    EXPECT_EQ(r.stats.nrestart, 1) << method;
+    // as accurate as without the tstop (Robertson at atol 1e-6: 1 to 3 digits by method)
+    const Result plain = solve(p.dae, p.t0, p.t_end, p.y0, method, switches_tol(1e-6));
+    EXPECT_GE(scd(r.y, p.reference->y, p.scd_components),
+              scd(plain.y, p.reference->y, p.scd_components) - 0.5)
+        << method;
+  }
+}

@@ -182,6 +182,13 @@ double StepController::after_restart(Method& method, const ErrorWeights& weights
   // At a discontinuity (Options::tstops) the step before was cut to land there: the estimate
   // alone, as at a start (the pulse train's 40 corners cost the f-evaluations of 41 separate
   // solves with it, 0.2 % more with the cut step as a bound).
+  // The starting rules' floors are absolute (4 eps max(1, |t|), the estimate's 1e-6 where y'
+  // is small): at a restart late in a long interval (Robertson at t = 4.8e10, a tstop) they gave
+  // 1e-4, below the smallest step t resolves there (10 eps |t|), and the solve ended. Not below
+  // 1000 times that (the integrator's own measure of a step too small to make progress).
+  if (!options_.fixed_step)
+    start =
+        std::max(start, 1e3 * 10.0 * std::numeric_limits<double>::epsilon() * std::abs(method.t()));
   const bool estimate_only =
       at_discontinuity && caps_.starting_step == StartingStep::Estimate && !options_.fixed_step;
   if (estimate_only || start < std::abs(h)) {
