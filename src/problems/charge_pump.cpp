@@ -103,8 +103,14 @@ void pump_charges(VecIn y, const VecIn& p, double& qg, double& qs) {
   }
   const double ugst = d.ugs - d.vte;
   const double ugdt = p[kDrain] > 0 ? d.ugd - d.vte : 0.0;
+  // W = U_GDT + U_GST - U_GDT U_GST / (U_GDT + U_GST): on the branch's region (both >= 0) as
+  // published; outside it, where Newton's iterates and a step overshooting the turn-off go
+  // (U_GST and U_GDT of opposite signs), the denominator is kept at least half of |U_GDT| +
+  // |U_GST| so that the extension has no pole at U_GDT = -U_GST (bdf's Newton diverged there,
+  // right after the drain's switch at the turn-off, at every step size).
   const double sum = ugdt + ugst;
-  const double w = sum + (ugdt != 0.0 && sum != 0.0 ? -ugdt * ugst / sum : 0.0);
+  const double denominator = std::max(sum, 0.5 * (std::abs(ugdt) + std::abs(ugst)));
+  const double w = sum - (denominator > 0.0 ? ugdt * ugst / denominator : 0.0);
   qg = kCox * (2.0 / 3.0 * w + kGamma * std::sqrt(std::max(kPhi - d.ubs, 0.0)));
   qs = -kCox * w / 3.0;
 }
