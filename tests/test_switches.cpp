@@ -435,3 +435,26 @@ TEST(Tstops, RestartLateInALongInterval) {
         << method;
   }
 }
+
+// The attemperator (notes ch. 10) with its valve's clamp as switching functions agrees with the
+// same model written with mode events (an independent formulation of the switch).
+TEST(Switches, AttemperatorAsSwitchesAgreesWithItsEventForm) {
+  const BuiltinProblem events = make_builtin_problem("attemperator");
+  const BuiltinProblem switched = make_builtin_problem("attemperator-switched");
+  ASSERT_EQ(switched.switches.size(), 2u);
+  ASSERT_TRUE(switched.events.empty());
+  for (const char* method : {"radau5", "bdf"}) {
+    Options oe = switches_tol(1e-8), os = switches_tol(1e-8);
+    add_model_options(events, oe);
+    add_model_options(switched, os);
+    const Result re = solve(events.dae, events.t0, events.t_end, events.y0, method, oe);
+    const Result rs = solve(switched.dae, switched.t0, switched.t_end, switched.y0, method, os);
+    ASSERT_TRUE(re.ok() && rs.ok()) << method << ": " << re.message << rs.message;
+    ASSERT_FALSE(rs.events.empty()) << method;
+    EXPECT_EQ(rs.events[0].name, "valve clamped open");
+    EXPECT_NEAR(rs.events[0].t, re.events[0].t, 1e-6 * re.events[0].t) << method;
+    for (int i = 0; i < 5; ++i)
+      EXPECT_NEAR(rs.y[i], re.y[i], 1e-6 * std::max(1.0, std::abs(re.y[i]))) << method << " " << i;
+    EXPECT_GE(rs.stats.nrestart, 1) << method;
+  }
+}

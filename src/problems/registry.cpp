@@ -66,6 +66,7 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"attemperator", attemperator},
       // issue 26: models with switches
       {"charge-pump", charge_pump},
+      {"attemperator-switched", attemperator_switched},
   };
   return t;
 }

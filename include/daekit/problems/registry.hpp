@@ -212,6 +212,9 @@ BuiltinProblem truck_index3();
 /// the MOS device's region boundaries as switching functions (branches in p), the input's
 /// corners as tstops; "charge-pump" (issue 26).
 BuiltinProblem charge_pump();
+/// The attemperator with the clamp of its PI valve as two switching functions instead of mode
+/// events: "attemperator-switched" (issue 26).
+BuiltinProblem attemperator_switched();
 // The applications of NOTES-004.md ch. 1, 7, 8 and 10 (docs/applications.md).
 /// §1.2.1: y' = -z, eps z' = -z - cos x, z0 = g(0, y0)/eps with g = y - sin x, eps = 1e-6.
 BuiltinProblem singular_perturbation();
