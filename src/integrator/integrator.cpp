@@ -734,9 +734,9 @@ struct Integrator::Impl : public DenseSource {
       // a remainder t cannot resolve (with fixed steps, t carries the rounding of all the
       // additions so far: up to n eps |t|)
       double target = tstop_active ? tstop : t_end;
-      const bool to_discontinuity = next_discontinuity < discontinuities.size() &&
-                                    dir * (discontinuities[next_discontinuity] - target) <= 0;
-      if (to_discontinuity) target = discontinuities[next_discontinuity];
+      bool to_discontinuity = false;
+      if (next_discontinuity < discontinuities.size()) [[unlikely]]
+        to_discontinuity = nearer_discontinuity(target);
       const double drift =
           opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
@@ -752,17 +752,15 @@ struct Integrator::Impl : public DenseSource {
                                    std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
                                    last_rejected, h);
       if (h != h_chosen) controller->bounded();
-      if (end == StepEnd::Reached && to_discontinuity) {  // on it within round-off: restart
-        discontinuity = target;
-        ++next_discontinuity;
-        if (!restart_at_discontinuity()) return Stop::Failure;
-        if (tstop_active && target == tstop) {
-          tstop_reached = true;
-          return Stop::OutputTime;
+      if (end == StepEnd::Reached) [[unlikely]] {
+        if (to_discontinuity) {  // on it within round-off: restart there
+          if (!reached_discontinuity(target)) return Stop::Failure;
+          if (tstop_active && target == tstop) {
+            tstop_reached = true;
+            return Stop::OutputTime;
+          }
+          continue;
         }
-        continue;
-      }
-      if (end == StepEnd::Reached) {
         if (!tstop_active) return end_within_roundoff();
         tstop_reached = refresh_pending = true;  // at the stop time within round-off
         return Stop::OutputTime;
@@ -885,10 +883,12 @@ struct Integrator::Impl : public DenseSource {
   Stop try_accept(double t, const StepAttempt& a, bool last, bool to_discontinuity) {
     Stats& s = result.stats;
     const size_t events_before = result.events.size(), outputs_before = result.t_out.size();
-    // this step ends on a discontinuity (Options::tstops), on solve_until's stop time, or both
-    const bool at_discontinuity = last && to_discontinuity;
-    const bool at_tstop =
-        last && tstop_active && (!at_discontinuity || discontinuities[next_discontinuity] == tstop);
+    // this step ends on solve_until's stop time, on a discontinuity (Options::tstops), or both
+    bool at_tstop = last && tstop_active, at_discontinuity = false;
+    if (last && to_discontinuity) [[unlikely]] {
+      at_discontinuity = true;
+      at_tstop = at_tstop && discontinuities[next_discontinuity] == tstop;
+    }
     if (at_tstop || at_discontinuity) last = false;  // (the solve goes on)
     Vector& cand = method->candidate();
     have_correction_next = false;
@@ -999,21 +999,16 @@ struct Integrator::Impl : public DenseSource {
         return handle_event_cut(cut);
       }
     }
-    const double t_new = last               ? t_end
-                         : at_discontinuity ? discontinuities[next_discontinuity]
-                         : at_tstop         ? tstop
-                                            : method->t();
+    double t_new = last ? t_end : at_tstop ? tstop : method->t();
+    if (at_discontinuity) [[unlikely]]
+      t_new = discontinuities[next_discontinuity];
     output.upto(t_new, *this, work, result);
     if (at_tstop) {
       tstop_reached = refresh_pending = true;
       dense_hi = tstop;
     }
-    if (at_discontinuity) {  // the method restarts there before the next step
-      discontinuity = t_new;
-      ++next_discontinuity;
-      restart_pending = true;
-      dense_hi = t_new;
-    }
+    if (at_discontinuity) [[unlikely]]  // the method restarts there before the next step
+      mark_discontinuity_reached(t_new);
     if (opt.store_steps) {
       result.t_steps.push_back(method->t());
       result.y_steps.push_back(method->y());
@@ -1168,6 +1163,30 @@ struct Integrator::Impl : public DenseSource {
     dense_lo = dense_hi = t_user = method->t();
     between = tstop_reached = refresh_pending = false;
     return true;
+  }
+
+  // The next tstop, if it comes before `target` (then the step's target): true.
+  [[gnu::noinline]] bool nearer_discontinuity(double& target) const {
+    const double d = discontinuities[next_discontinuity];
+    if (dir * (d - target) > 0) return false;
+    target = d;
+    return true;
+  }
+
+  // t is within round-off of the tstop d: the method restarts there.
+  [[gnu::noinline]] bool reached_discontinuity(double d) {
+    discontinuity = d;
+    ++next_discontinuity;
+    return restart_at_discontinuity();
+  }
+
+  // A step ended on the tstop d: the restart is made at the start of the next step (so that
+  // the step's dense output answers queries up to d until then).
+  [[gnu::noinline]] void mark_discontinuity_reached(double d) {
+    discontinuity = d;
+    ++next_discontinuity;
+    restart_pending = true;
+    dense_hi = d;
   }
 
   // The step reached a discontinuity (Options::tstops): the method restarts there from the
