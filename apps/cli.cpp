@@ -112,6 +112,10 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     or names, or none (every component in the test); default: the method's
   --nonnegative LIST
                     components that must stay >= 0 (same syntax; default: the problem's)
+  --tstops T1,T2,...
+                    known discontinuity times (inputs with corners) in the interval,
+                    increasing: no step crosses one, the method restarts there (added to the
+                    problem's own)
   --no-jacobian-check
                     do not compare an analytic Jacobian with finite differences at t0
   --global-error    estimate the global error at t_end by a second solve at tolerances / 10
@@ -336,6 +340,20 @@ double parse_double(const std::string& option, const std::string& text) {
                    " (plain decimal notation, e.g. 1e-6)");
 }
 
+/// A comma-separated list of finite numbers (--tstops T1,T2,...).
+std::vector<double> parse_times(const std::string& option, const std::string& text) {
+  std::vector<double> times;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    times.push_back(parse_double(
+        option,
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) return times;
+    start = comma + 1;
+  }
+}
+
 /// A positive count that fits in a long (--max-steps).
 long parse_count(const std::string& option, const std::string& text) {
   size_t i = 0;
@@ -557,7 +575,8 @@ struct Run {
   std::optional<std::string> tableau;      ///< --tableau or --option tableau=NAME
   std::optional<Formulation> formulation;  ///< set: the problem was re-formulated
   Options options;
-  std::string trace_file;  ///< --trace (empty: none)
+  std::string trace_file;           ///< --trace (empty: none)
+  std::vector<double> tstops_used;  ///< the solve's tstops (--tstops and the problem's)
   Result result;
 };
 
@@ -657,7 +676,8 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
   ProgressBar bar(p.name, io.err);
   Options o = run.options;
   o.progress = [&bar](double fraction) { bar.update(fraction); };
-  o.events.insert(o.events.end(), p.events.begin(), p.events.end());  // the model's switches
+  add_model_options(p, o);  // the model's events, switches and tstops
+  run.tstops_used = o.tstops;
   // the drift of the model's first integrals is reported over the steps (the moon flights)
   if (!p.first_integrals.empty()) o.store_steps = true;
   if (trace) o.trace = [trace](const StepTrace& s) { trace->row(s); };
@@ -723,6 +743,9 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added with first integrals (format_version still 1): first_integrals (array of {name,
 //   max_drift, end_drift}: max |I(y_n) - I(y0)| over the stored steps and |I(y) - I(y0)| at t,
 //   for the problem's first integrals, e.g. the moon flights' Jacobi integral; empty if none).
+// Added with Options::tstops and Options::switches (issue 26, format_version still 1): tstops
+//   (array of numbers: the discontinuity times of the solve, --tstops and the problem's own),
+//   stats.nrestart (restarts of the method: tstops, switches, event actions).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 // The solve ended as asked: at t_end, or at a terminal event (the model's designed outcome, as
@@ -820,6 +843,7 @@ std::string to_json(const Run& run) {
   else
     w.null("tableau");
   w.integers("nonnegative", run.options.nonnegative);
+  w.numbers("tstops", run.tstops_used);
   w.boolean("global_error_check", run.options.global_error_check);
   if (r.global_error_component >= 0) {
     w.number("global_error", r.global_error);
@@ -930,6 +954,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
        {"--controller", "gustafsson, classical or pi"},
        {"--exclude-from-error", kComponentsValue},
        {"--nonnegative", kComponentsValue},
+       {"--tstops", "a comma-separated list of times"},
        {"--out", kFileValue},
        {"--trace", kFileValue},
        {"--plot", kFileValue}},
@@ -981,6 +1006,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
         exclude = value;
       } else if (opt == "--nonnegative") {
         nonnegative = value;
+      } else if (opt == "--tstops") {
+        o.tstops = parse_times(opt, value);
       } else if (opt == "--out") {
         out = output_path(opt, value);
       } else if (opt == "--trace") {
@@ -1469,7 +1496,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
     }
     if (h0) oi.h0 = *h0;
     if (t_end) p.t_end = *t_end;
-    oi.events.insert(oi.events.end(), p.events.begin(), p.events.end());
+    add_model_options(p, oi);
     Result r;
     try {
       r = solve(p.dae, p.t0, p.t_end, p.y0, choice, oi);

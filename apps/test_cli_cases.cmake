@@ -167,6 +167,11 @@ elseif(CASE STREQUAL "exclude_from_error")
   # --nonnegative takes the same lists
   expect(0 "\"nonnegative\": \\[0, 1, 2\\]" "" solve robertson --nonnegative y1,y2,y3 --json)
   expect(2 "" "--nonnegative: empty item in the list '0,,1'" solve robertson --nonnegative 0,,1)
+  # --tstops (issue 26): discontinuity times, a restart at each; validated before the run
+  expect(0 "\"nrestart\": 2[^0-9].*\"tstops\": \\[0.5, 1\\]" "" solve vanderpol --tstops 0.5,1 --json)
+  expect(2 "" "Options::tstops must be strictly increasing" solve vanderpol --tstops 1,0.5)
+  expect(2 "" "tstops\\[0\\] = 3 lies outside the interval \\[0, 2\\]" solve vanderpol --tstops 3)
+  expect(2 "" "option --tstops needs a finite number, got 'nan'" solve vanderpol --tstops 0.5,nan)
 
 elseif(CASE STREQUAL "full_report")
   expect(0 "daekit radau5 on vanderpol\n  status +success.*given +used\n  rtol .*linear solver .*statistics\n.*  nfail .*  nevents .*scd +[0-9]"
@@ -407,7 +412,7 @@ elseif(CASE STREQUAL "option_values")
   # swallowed the flag. Every option with a value, with the value missing at the end of the
   # command line and with the next option in its place: exit 2 and a message naming both.
   set(solve_options --method --option --tableau --projection --formulation --rtol --atol --h0 --t-end
-      --max-steps --linear-solver --controller --exclude-from-error --nonnegative --out --trace
+      --max-steps --linear-solver --controller --exclude-from-error --nonnegative --tstops --out --trace
       --plot)
   foreach(option ${solve_options})
     expect(2 "" "option ${option} of 'solve' needs a value \\(" solve vanderpol ${option})

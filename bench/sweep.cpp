@@ -228,7 +228,7 @@ Run solve_one(const BuiltinProblem& p, const std::string& method, int m,
   o.h0 = estimated_h0 ? 0.0 : run.tol;
   if (p.atol_scale.size()) o.atol_vector = run.tol * p.atol_scale;
   if (!ignore_nonnegative) o.nonnegative = p.nonnegative;
-  o.events = p.events;  // the model's switches, as the CLI adds them
+  add_model_options(p, o);  // the model's events, switches and tstops, as the CLI adds them
   o.store_steps = false;
   o.global_error_check = global_error;
   const Vector atol = o.atol_vector.size() ? o.atol_vector : Vector::Constant(p.dae.n, o.atol);

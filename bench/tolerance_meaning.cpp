@@ -289,7 +289,7 @@ int main(int argc, char** argv) {
         o.atol_vector = atol_for(p, rtol);
         o.atol = o.atol_vector.maxCoeff();
         o.h0 = p.h0;
-        o.events = p.events;
+        add_model_options(p, o);
         o.nonnegative = p.nonnegative;
         o.projection = recommended_projection(p, method_info(v.choice.name()));
         Result r;

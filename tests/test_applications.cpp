@@ -21,7 +21,7 @@ Options tolerances(double tol) {
 
 Result solve_problem(const BuiltinProblem& p, const MethodChoice& m, Options o,
                      double t_end = 0.0) {
-  o.events.insert(o.events.end(), p.events.begin(), p.events.end());
+  add_model_options(p, o);
   if (p.h0 > 0 && o.h0 == 0) o.h0 = p.h0;
   if (p.atol_scale.size() != 0) o.atol_vector = o.atol * p.atol_scale;  // as the CLI
   return solve(p.dae, p.t0, t_end > 0 ? t_end : p.t_end, p.y0, m, o);

@@ -32,7 +32,7 @@ Options parameter_test_options(const BuiltinProblem& q) {
   o.h0 = q.h0;
   if (q.atol_scale.size() != 0) o.atol_vector = q.atol * q.atol_scale;
   o.nonnegative = q.nonnegative;
-  o.events = q.events;
+  add_model_options(q, o);
   o.store_steps = false;
   return o;
 }

@@ -187,7 +187,7 @@ TEST(Trust, SelfChecksAreQuietOnTheBuiltInProblems) {
       if (p.atol_scale.size()) o.atol_vector = p.atol * p.atol_scale;
       o.h0 = p.h0;
       o.nonnegative = p.nonnegative;
-      o.events = p.events;
+      add_model_options(p, o);
       o.store_steps = false;
       const Result r = solve(p.dae, p.t0, p.t_end, p.y0, m, o);
       if (!r.ok()) continue;

@@ -12,7 +12,7 @@ See docs/python.md (and the migration table from scipy.integrate.solve_ivp there
 from ._daekit import RecoverableError, __version__
 from ._compiled import (EVENT, RESIDUAL, RHS, SIGNATURES, LibraryFunction, compiled,
                         from_library, numba_signature, signature_of)
-from ._ivp import (BuiltinProblem, DaeResult, DenseSolution, Event, Integrator, banded,
+from ._ivp import (BuiltinProblem, DaeResult, DenseSolution, Event, Integrator, Switch, banded,
                    method_info, methods, problem, problems, scd, solve_dae, solve_ivp,
                    solve_problem)
 from ._mechanical import FORMULATIONS, MechanicalSystem
@@ -22,7 +22,7 @@ from ._plot import plot_result
 __all__ = [
     "RecoverableError", "__version__", "EVENT", "RESIDUAL", "RHS", "SIGNATURES",
     "LibraryFunction", "compiled", "from_library", "numba_signature", "signature_of",
-    "BuiltinProblem", "DaeResult", "DenseSolution", "Event", "Integrator", "banded",
+    "BuiltinProblem", "DaeResult", "DenseSolution", "Event", "Integrator", "Switch", "banded",
     "method_info", "methods", "problem", "problems", "scd", "solve_dae", "solve_ivp",
     "solve_problem", "FORMULATIONS", "MechanicalSystem", "CompiledProblem", "EnsembleResult",
     "solve_many", "plot_result",

@@ -17,7 +17,8 @@ _SCIPY_METHODS = {"Radau": "radau5", "BDF": "bdf"}
 _PASSTHROUGH = ("max_steps", "fixed_step", "nonnegative", "exclude_from_error_test",
                 "check_jacobian", "check_consistency", "consistency_tol", "global_error_check",
                 "safety", "max_increase", "max_decrease", "max_events", "linear_solver",
-                "controller", "projection", "trace", "step_callback", "store_steps")
+                "controller", "projection", "trace", "step_callback", "store_steps", "tstops",
+                "switches", "chatter_limit")
 # scipy's LSODA names: lband/uband (a banded Jacobian), min_step (Options::hmin).
 _SCIPY_OPTIONS = ("min_step", "lband", "uband")
 
@@ -219,6 +220,48 @@ class Event:
         self.max_step = max_step
 
 
+class Switch:
+    """A switching function of the model (Options::switches, include/daekit/integrator/
+    options.hpp): ``Switch(fun, parameter, name=None, max_step=0)``.  ``fun(t, y, p)`` is s;
+    the solve keeps the branch in ``p[parameter]``: +1 while s > 0, -1 while s < 0 (set from
+    the sign of s at t0, +1 where it is 0), fixed inside every step, flipped where s changes
+    sign along the solution (located like an event root; the method restarts there).  The
+    model's functions read ``p[parameter]`` to choose their branch.  A switch whose branches
+    both drive s back to 0 (a sliding mode) ends the solve with status
+    ``"event_accumulation"`` and a message naming it.  In ``switches=[...]`` a plain function
+    stands for ``Switch(fun, parameter=k)``, k its position in the list."""
+
+    def __init__(self, fun, parameter, name=None, max_step=0.0):
+        self.fun = fun
+        self.parameter = parameter
+        self.name = name
+        self.max_step = max_step
+
+
+def _switches(switches, caller):
+    """The switch dicts of the compiled core (checked: callables, integer parameters >= 0)."""
+    if not isinstance(switches, (list, tuple)):
+        switches = [switches]
+    out = []
+    for k, sw in enumerate(switches):
+        if not isinstance(sw, Switch):
+            sw = Switch(sw, k)
+        if not callable(sw.fun) and not is_compiled(sw.fun):
+            raise TypeError("%s: switches[%d] must be a function s(t, y, p) or a daekit.Switch, "
+                            "got %r" % (caller, k, sw.fun))
+        parameter = sw.parameter
+        if isinstance(parameter, (bool, np.bool_)) or not isinstance(parameter, numbers.Integral):
+            raise TypeError("%s: switches[%d].parameter must be an integer (the entry of p that "
+                            "holds the branch), got %r" % (caller, k, parameter))
+        if parameter < 0:
+            raise ValueError("%s: switches[%d].parameter must be >= 0, got %d"
+                             % (caller, k, parameter))
+        name = sw.name or getattr(sw.fun, "__name__", None) or "switch %d" % k
+        out.append(dict(fun=as_callback(sw.fun, EVENT), name=str(name), parameter=int(parameter),
+                        max_step=_number(sw.max_step or 0.0, "switch max_step")))
+    return out
+
+
 def _events(events, yp_events, takes_p=False):
     """The event dicts of the compiled core and their number."""
     if events is None:
@@ -351,6 +394,12 @@ def _options(rtol, atol, t_eval, dense_output, first_step, max_step, events, ext
         if k == "min_step":
             if v is not None:
                 o["min_step"] = _number(v, "min_step")
+        elif k == "tstops":
+            if v is not None:
+                o[k] = real_vector(v, "tstops")
+        elif k == "switches":
+            if v is not None:
+                o[k] = _switches(v, caller)
         elif k in _PASSTHROUGH:
             o[k] = v
         elif k not in ("lband", "uband"):
@@ -549,6 +598,17 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     tableau
         the method's option ``tableau``: a Runge-Kutta tableau of ``daekit tableau`` for
         ``"dirk"``, ``"erk"`` and ``"projected-rk"``, ``"hem4"``/``"bh3"`` for ``"hem"``.
+    tstops
+        known discontinuity times in ``t_span`` (DifferentialEquations.jl's name), increasing
+        (decreasing when integrating backwards): no step crosses one, the method restarts
+        there; ``stats["nrestart"]`` counts the restarts.  NaN, unsorted or outside
+        ``t_span``: ValueError.
+    switches
+        switching functions of the model (``daekit.Switch(fun, parameter)``, or plain
+        functions ``s(t, y, p)`` for ``parameter`` = their position): the solve keeps each
+        switch's branch in ``p[parameter]`` (+1 where s > 0, -1 where s < 0), fixed inside a
+        step and flipped where s changes sign (the method restarts there); ``fun`` reads
+        ``p[parameter]`` to choose its branch.  Needs ``p``.
     ``**options``
         the method's options by name, e.g. ``stages=4`` for ``"spark"``, ``max_order=2`` for
         ``"bdf"``, ``transform_tolerances=False`` for ``"radau5"``: every option of

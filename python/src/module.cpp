@@ -275,8 +275,22 @@ Sparsity make_sparsity(int n, const py::object& s) {
 
 struct MassProblem {
   MassMatrixDae dae;
-  std::vector<Event> events;  ///< the model's own events (built-in problems)
+  std::vector<Event> events;     ///< the model's own events (built-in problems)
+  std::vector<Switch> switches;  ///< the model's own switching functions (built-in problems)
+  std::vector<double> tstops;    ///< the model's own discontinuity times (built-in problems)
 };
+
+/// The model's own events, switches and tstops (built-in problems) added to a solve's options
+/// on [t0, t1] (add_model_options of the problems layer).
+void add_problem_options(const MassProblem& prob, double t0, double t1, Options& o) {
+  BuiltinProblem b;
+  b.t0 = t0;
+  b.t_end = t1;
+  b.events = prob.events;
+  b.switches = prob.switches;
+  b.tstops = prob.tstops;
+  add_model_options(b, o);
+}
 
 struct ImplicitProblem {
   ImplicitDae dae;
@@ -502,6 +516,20 @@ void raise_if_interrupted(const std::shared_ptr<SignalCheck::State>& state,
   if (state && state->caught) state->caught.raise(partial);
 }
 
+/// A switching function from {fun, name, parameter, max_step} (python/daekit/_ivp.py).
+Switch make_switch(const py::dict& d, const CallbackSpec& spec) {
+  py::dict e;
+  e["fun"] = d["fun"];
+  e["name"] = d["name"];
+  const Event ev = make_event(e, spec);
+  Switch sw;
+  sw.name = ev.name;
+  sw.parameter = get<int>(d, "parameter").value_or(-1);
+  sw.max_step = get<double>(d, "max_step").value_or(0.0);
+  sw.s = [r = ev.r](double t, VecIn y, VecIn p) { return r(t, y, y, p); };
+  return sw;
+}
+
 Options make_options(const py::dict& d, const CallbackSpec& spec) {
   Options o;
   if (auto v = get<double>(d, "rtol")) o.rtol = *v;
@@ -537,6 +565,7 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   if (auto v = get<double>(d, "max_increase")) o.max_increase = *v;
   if (auto v = get<double>(d, "max_decrease")) o.max_decrease = *v;
   if (auto v = get<int>(d, "max_events")) o.max_events = *v;
+  if (auto v = get<int>(d, "chatter_limit")) o.chatter_limit = *v;
   if (auto v = get<std::string>(d, "linear_solver")) o.linear_solver = parse_linear_solver(*v);
   if (auto v = get<std::string>(d, "controller")) o.controller = parse_controller(*v);
   if (auto v = get<std::string>(d, "projection")) {
@@ -552,6 +581,13 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   if (d.contains("events") && !d["events"].is_none())
     for (const py::handle& e : d["events"])
       o.events.push_back(make_event(e.cast<py::dict>(), spec));
+  if (d.contains("tstops") && !d["tstops"].is_none()) {
+    const Vector ts = to_vector(d["tstops"], "tstops");
+    o.tstops.assign(ts.data(), ts.data() + ts.size());
+  }
+  if (d.contains("switches") && !d["switches"].is_none())
+    for (const py::handle& e : d["switches"])
+      o.switches.push_back(make_switch(e.cast<py::dict>(), spec));
   if (d.contains("trace") && !d["trace"].is_none()) {
     auto fn = std::make_shared<PyRef>(d["trace"]);
     o.trace = [fn](const StepTrace& s) {
@@ -669,7 +705,7 @@ ResultPtr solve_mass(const MassProblem& prob, double t0, double t1, const py::ob
                      const std::string& method, const OptionValues& method_options,
                      const py::dict& options, const py::tuple& args, bool pass_p) {
   Options o = make_options(options, {args, pass_p});
-  o.events.insert(o.events.end(), prob.events.begin(), prob.events.end());
+  add_problem_options(prob, t0, t1, o);
   const Vector y = to_vector(y0, "y0");
   const MethodChoice choice = make_method(method, method_options);
   auto r = std::make_shared<Result>();
@@ -704,7 +740,7 @@ class PyIntegrator {
                const std::string& method, const OptionValues& method_options,
                const py::dict& options, const py::tuple& args, bool pass_p) {
     Options o = make_options(options, {args, pass_p});
-    o.events.insert(o.events.end(), prob.events.begin(), prob.events.end());
+    add_problem_options(prob, t0, t1, o);
     const Vector y = to_vector(y0, "y0");
     const MethodChoice choice = make_method(method, method_options);
     signals_ = signal_state(o);
@@ -830,14 +866,16 @@ Result solve_run(const std::shared_ptr<MassProblem>& prob,
                  const Options& o) {
   Options oi = o;
   if (builtin) {
-    const BuiltinProblem b = with_parameters(builtin->problem, p);
-    oi.events.insert(oi.events.end(), b.events.begin(), b.events.end());
+    BuiltinProblem b = with_parameters(builtin->problem, p);
+    b.t0 = t0;
+    b.t_end = t1;
+    add_model_options(b, oi);
     const Vector y0 = Y0.size() ? Vector(Y0.row(Y0.rows() == 1 ? 0 : i).transpose()) : b.y0;
     return solve(b.dae, t0, t1, y0, choice, oi);
   }
   MassMatrixDae dae = prob->dae;
   dae.p = p;
-  oi.events.insert(oi.events.end(), prob->events.begin(), prob->events.end());
+  add_problem_options(*prob, t0, t1, oi);
   return solve(dae, t0, t1, Y0.row(Y0.rows() == 1 ? 0 : i).transpose(), choice, oi);
 }
 
@@ -1302,6 +1340,8 @@ PYBIND11_MODULE(_daekit, m) {
                                auto p = std::make_shared<MassProblem>();
                                p->dae = b.problem.dae;
                                p->events = b.problem.events;
+                               p->switches = b.problem.switches;
+                               p->tstops = b.problem.tstops;
                                return p;
                              })
       .def("with_parameters",

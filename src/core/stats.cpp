@@ -21,6 +21,8 @@ const std::vector<StatsField>& stats_fields() {
       {"nevents", "located events", &Stats::nevents},
       {"norder_up", "order increases (variable-order Runge-Kutta: radau)", &Stats::norder_up},
       {"norder_down", "order decreases (variable-order Runge-Kutta: radau)", &Stats::norder_down},
+      {"nrestart", "restarts of the method (tstops, switches, event actions, model changes)",
+       &Stats::nrestart},
   };
   return fields;
 }

@@ -165,12 +165,33 @@ double StepController::first_step(Method& method, const ErrorWeights& weights, d
 }
 
 double StepController::after_restart(Method& method, const ErrorWeights& weights, double h,
-                                     double t_end, double hmax) {
+                                     double t_end, double hmax, bool at_discontinuity) {
   reset();
   const double dir = h < 0 ? -1.0 : 1.0;
-  const double start =
+  double start =
       options_.fixed_step ? std::abs(h) : std::abs(starting_rule(method, weights, t_end));
-  if (start < std::abs(h)) {
+  // At a discontinuity (Options::tstops), where the solution is continuous: DASSL's start,
+  // 0.5 / |y'| in the weights, is tiny where y' is large against atol (1e-16 on the charge pump,
+  // whose charges have atol 1e-18), and the BDF climbs back from it at order 1 by doublings, a
+  // new iteration matrix each (24 steps, 10.75 Jacobians per restart on vanderpol with 20
+  // tstops): it restarts from at least kRestartFraction of the step before (14 steps, 6.1
+  // Jacobians; docs/results/switches.md). Not after events: a state that jumped (the bouncing
+  // ball's velocity) needs DASSL's start, whose accuracy locates the next event.
+  if (at_discontinuity && caps_.starting_step == StartingStep::Dassl && !options_.fixed_step)
+    start = std::max(start, kRestartFraction * std::abs(h));
+  // At a discontinuity (Options::tstops) the step before was cut to land there: the estimate
+  // alone, as at a start (the pulse train's 40 corners cost the f-evaluations of 41 separate
+  // solves with it, 0.2 % more with the cut step as a bound).
+  // The starting rules' floors are absolute (4 eps max(1, |t|), the estimate's 1e-6 where y'
+  // is small): at a restart late in a long interval (Robertson at t = 4.8e10, a tstop) they gave
+  // 1e-4, below the smallest step t resolves there (10 eps |t|), and the solve ended. Not below
+  // 1000 times that (the integrator's own measure of a step too small to make progress).
+  if (!options_.fixed_step)
+    start =
+        std::max(start, 1e3 * 10.0 * std::numeric_limits<double>::epsilon() * std::abs(method.t()));
+  const bool estimate_only =
+      at_discontinuity && caps_.starting_step == StartingStep::Estimate && !options_.fixed_step;
+  if (estimate_only || start < std::abs(h)) {
     h = dir * start;
     choice_ = StepChoice::Estimated;
   } else {

@@ -163,9 +163,12 @@ class StepController {
   double first_step(Method& method, const ErrorWeights& weights, double t_end, double dir,
                     double hmax);
   /// After the method restarted at its current point (an event action, a model change): the
-  /// smaller of |h| and the starting rule there, at most hmax (constant steps: h).
+  /// smaller of |h| and the starting rule there (at a discontinuity, Options::tstops, where h
+  /// was cut: the estimate alone, DASSL's not below kRestartFraction |h|), at most hmax
+  /// (constant steps: h).
+  static constexpr double kRestartFraction = 0.01;
   double after_restart(Method& method, const ErrorWeights& weights, double h, double t_end,
-                       double hmax);
+                       double hmax, bool at_discontinuity = false);
   /// An accepted step of size h with attempt `a`, right after Method::accept() (before events
   /// and output): the method's order logic runs and the proposal is formed.
   void accepted(Method& method, double h, const StepAttempt& a);

@@ -25,6 +25,7 @@
 // Internal header (not installed).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,7 @@ class AccumulationMonitor {
 class EventLocator {
  public:
   static constexpr int kMaxInteriorSamples = 8;
+  static constexpr double kTiny = std::numeric_limits<double>::denorm_min();
   EventLocator(const std::vector<Event>& events, int n, CallGuard& guard, Stats& stats);
   bool empty() const { return events_.empty(); }
   /// Root values at the start (t0, y0, yp0); false on a callback failure.
@@ -107,6 +109,12 @@ class EventLocator {
                    const ErrorWeights* weights = nullptr);
   /// Root values after a restart at (t, y, yp).
   bool reset(double t, const Vector& y, const Vector& yp, const Vector& p);
+  /// Event i starts on the side `sign` of its root where its value is exactly 0 there (a
+  /// switch restarted at its root, Options::switches): the next sign change away from the
+  /// branch is a crossing (a value of 0 on its own is on neither side).
+  void orient(size_t i, double sign) {
+    if (prev_[i] == 0.0) prev_[i] = sign > 0 ? kTiny : -kTiny;
+  }
 
  private:
   bool root(size_t i, double t, const Vector& y, const Vector& yp, const Vector& p, double& value);

@@ -147,8 +147,25 @@ struct Integrator::Impl : public DenseSource {
   bool refresh_pending = false;  // an exact stop: the model may change before the next step
   double tstop = 0;
   double t_final = 0;  // t() and y() of a finished solve (the root of a terminal event)
+  // Options::tstops inside (t0, t_end), in the direction of integration: the next one not
+  // reached is discontinuities[next_discontinuity]; a step that ended on one leaves the restart
+  // there pending until the next step (the step's dense output stays queryable until then).
+  std::vector<double> discontinuities;
+  size_t next_discontinuity = 0;
+  bool restart_pending = false;
+  double discontinuity = 0;  // the one reached (restart_pending)
+  // Options::switches as events (after the user's events, from index user_events on) and
+  // their chattering watch (Switch): the switch that restarted last, the accepted steps at
+  // that restart, how many of its restarts in a row flipped back in the first step, since when.
+  size_t user_events = 0;
+  int last_switch = -1;
+  long naccept_at_switch = 0;
+  int chatter_run = 0;
+  double chatter_since = 0;
   Vector y_final;
   bool taken = false;  // take_result() was called
+  // A QuasiLinearDae solved in its y' = w form: the first `shown` components are y (0: all).
+  int shown = 0;
 
   // ---------------------------------------------------------------------------------------
   void dense(double t, VecOut out) const override {
@@ -284,6 +301,19 @@ struct Integrator::Impl : public DenseSource {
                                 "): max_increase = " + fmt(opt.max_increase) + " not used");
     }
 
+    set_discontinuities();
+    user_events = opt.events.size();
+    for (const Switch& sw : opt.switches) opt.events.push_back(switch_event(sw));
+    if (!opt.switches.empty()) {
+      const Vector& p = method->parameters();
+      for (size_t k = 0; k < opt.switches.size(); ++k)
+        if (opt.switches[k].parameter >= p.size())
+          throw InvalidArgument("Options::switches[" + std::to_string(k) + "] ('" +
+                                opt.switches[k].name + "') keeps its branch in p[" +
+                                std::to_string(opt.switches[k].parameter) + "], but problem '" +
+                                problem_name + "' has " + std::to_string(p.size()) +
+                                " parameters (give the problem a p with an entry per switch)");
+    }
     const double span = std::abs(t_end - t0);
     hmax = opt.hmax > 0 ? std::min(opt.hmax, span) : span;
     hmax = std::min(hmax, event_step_bound(opt.events));
@@ -291,6 +321,75 @@ struct Integrator::Impl : public DenseSource {
     result.t = t0;
     result.y = y0;
     start(y0);
+  }
+
+  // Options::tstops: finite (validate()), inside [t0, t_end], strictly monotone in the
+  // direction of integration; those at t0 or t_end are dropped.
+  void set_discontinuities() {
+    for (size_t i = 0; i < opt.tstops.size(); ++i) {
+      const double d = opt.tstops[i];
+      if (dir * (d - t0) < 0 || dir * (d - t_end) > 0)
+        throw InvalidArgument("Options::tstops[" + std::to_string(i) + "] = " + fmt(d) +
+                              " lies outside the interval [" + fmt(std::min(t0, t_end)) + ", " +
+                              fmt(std::max(t0, t_end)) + "]");
+      if (i > 0 && !(dir * (d - opt.tstops[i - 1]) > 0))
+        throw InvalidArgument("Options::tstops must be strictly " +
+                              std::string(dir > 0 ? "increasing" : "decreasing (t_end < t0)") +
+                              ": tstops[" + std::to_string(i - 1) +
+                              "] = " + fmt(opt.tstops[i - 1]) + ", tstops[" + std::to_string(i) +
+                              "] = " + fmt(d));
+      if (d != t0 && d != t_end) discontinuities.push_back(d);
+    }
+  }
+
+  // The end of the smooth piece ahead: the next tstop, or t_end. The starting-step rules
+  // measure the span and probe f within it (not across a corner: on a pulse train the probe at
+  // t_end instead of the next corner made radau5's first step 1.5 times too large, rejected).
+  double smooth_end() const {
+    return next_discontinuity < discontinuities.size() ? discontinuities[next_discontinuity]
+                                                       : t_end;
+  }
+
+  // A switching function that is exactly 0 at the start or a restart lies on the side of its
+  // branch (a restart at a root the locator found exactly).
+  void orient_switches() {
+    const Vector& p = method->parameters();
+    for (size_t k = 0; k < opt.switches.size(); ++k)
+      events->orient(user_events + k, p[opt.switches[k].parameter]);
+  }
+
+  // A switch as an event of the locator: its root is s, its action flips the branch in p to the
+  // sign s has at the located time (on the far side of the root) and restarts the method.
+  static Event switch_event(const Switch& sw) {
+    Event e;
+    e.name = sw.name;
+    e.max_step = sw.max_step;
+    e.r = [s = sw.s](double t, VecIn y, VecIn, VecIn p) { return s(t, y, p); };
+    e.action = [s = sw.s, k = sw.parameter](double t, Vector& y, Vector& p) {
+      const double value = s(t, y, p);
+      p[k] = value > 0.0 ? 1.0 : value < 0.0 ? -1.0 : -p[k];
+      return EventAction::Restart;
+    };
+    return e;
+  }
+
+  // The branches at the start: p[parameter] = +1 where s(t0, y0) >= 0, else -1. False (the
+  // solve finished) if a switching function failed.
+  bool set_initial_branches(const Vector& y0) {
+    Vector& p = method->parameters();
+    for (const Switch& sw : opt.switches) {
+      double value = 0.0;
+      if (!guard(sw.name.c_str(), t0, [&] { value = sw.s(t0, y0, p); }) || !std::isfinite(value)) {
+        if (!guard.fatal())
+          guard.wrong_size(sw.name.c_str(), t0,
+                           std::isfinite(value) ? "the switching function failed at t0"
+                                                : "the switching function returned NaN or Inf");
+        finish_callback_error();
+        return false;
+      }
+      p[sw.parameter] = value >= 0.0 ? 1.0 : -1.0;
+    }
+    return true;
   }
 
   // A method's facts of design go to the notes (full_report()), what to act on to the warnings.
@@ -331,6 +430,7 @@ struct Integrator::Impl : public DenseSource {
   }
 
   void start(const Vector& y0) {
+    if (!opt.switches.empty() && !set_initial_branches(y0)) return;
     // consistency of the initial values
     if (opt.check_consistency) {
       // default: 10 atol (the given one): an algebraic residual above it would dominate the
@@ -368,7 +468,7 @@ struct Integrator::Impl : public DenseSource {
                       "at the initial values: " + guard.failure().describe());
       return finish(Status::InvalidInput, message);
     }
-    h = controller->first_step(*method, weights, t_end, dir, hmax);
+    h = controller->first_step(*method, weights, smooth_end(), dir, hmax);
     if (guard.fatal()) return finish_callback_error();
     guard.clear_recoverable();  // a failed probe of the starting-step estimate
     result.step_control = controller->describe();
@@ -384,6 +484,7 @@ struct Integrator::Impl : public DenseSource {
       events = std::make_unique<EventLocator>(opt.events, n, guard, result.stats);
       method->derivative(work);
       if (!events->initialize(t0, y0, work, method->parameters())) return finish_callback_error();
+      orient_switches();
     }
     started = true;
   }
@@ -424,6 +525,27 @@ struct Integrator::Impl : public DenseSource {
     result.h_next = h;
     result.cpu_seconds = cpu_seconds();
     finished = true;
+    if (shown > 0) keep_components(shown);
+  }
+
+  // The Result of a reformulated problem: only its first m components (QuasiLinearDae: y).
+  void keep_components(int m) {
+    const auto head = [m](StateSequence& seq) {
+      StateSequence kept;
+      kept.reserve(m, seq.size());
+      for (long i = 0; i < seq.size(); ++i) kept.push_back(seq[i].head(m));
+      seq = std::move(kept);
+    };
+    result.y = Vector(result.y.head(m));
+    result.yp = Vector(result.yp.head(m));
+    head(result.y_steps);
+    head(result.y_out);
+    for (EventRecord& e : result.events) e.y = Vector(e.y.head(m));
+    for (DenseSegment& seg : result.segments) {
+      seg.coeffs = Matrix(seg.coeffs.topRows(m));
+      if (seg.correction.size()) seg.correction = Vector(seg.correction.head(m));
+    }
+    y_final = result.y;
   }
   // A solution that left its constraint manifold (an index-1 or index-0 formulation without
   // projection, notes ch. 3 and 8) can be far off while every step passed its error test. The
@@ -557,7 +679,11 @@ struct Integrator::Impl : public DenseSource {
   Stop step() {
     if (finished) return ended();
     tstop_reached = between = false;
-    if (refresh_pending && !refresh_method()) return Stop::Failure;
+    if (restart_pending) {
+      if (!restart_at_discontinuity()) return Stop::Failure;
+    } else if (refresh_pending && !refresh_method()) {
+      return Stop::Failure;
+    }
     try {
       return step_guarded();
     } catch (const std::exception& e) {  // a bug or out of memory: still a status, not a crash
@@ -607,7 +733,10 @@ struct Integrator::Impl : public DenseSource {
       // last step: lands on t_end, or on the stop time of solve_until(t, true), and never leaves
       // a remainder t cannot resolve (with fixed steps, t carries the rounding of all the
       // additions so far: up to n eps |t|)
-      const double target = tstop_active ? tstop : t_end;
+      double target = tstop_active ? tstop : t_end;
+      bool to_discontinuity = false;
+      if (next_discontinuity < discontinuities.size()) [[unlikely]]
+        to_discontinuity = nearer_discontinuity(target);
       const double drift =
           opt.fixed_step ? 4.0 * kEps * (s.naccept + 1) * std::max(std::abs(t), std::abs(target))
                          : 0.0;
@@ -623,7 +752,15 @@ struct Integrator::Impl : public DenseSource {
                                    std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
                                    last_rejected, h);
       if (h != h_chosen) controller->bounded();
-      if (end == StepEnd::Reached) {
+      if (end == StepEnd::Reached) [[unlikely]] {
+        if (to_discontinuity) {  // on it within round-off: restart there
+          if (!reached_discontinuity(target)) return Stop::Failure;
+          if (tstop_active && target == tstop) {
+            tstop_reached = true;
+            return Stop::OutputTime;
+          }
+          continue;
+        }
         if (!tstop_active) return end_within_roundoff();
         tstop_reached = refresh_pending = true;  // at the stop time within round-off
         return Stop::OutputTime;
@@ -657,7 +794,7 @@ struct Integrator::Impl : public DenseSource {
         return fail(Status::CallbackError, guard.failure().describe());
       }
       if (a.outcome == AttemptOutcome::Converged && (a.err < 1.0 || opt.fixed_step)) {
-        const Stop stop = try_accept(t, a, last);
+        const Stop stop = try_accept(t, a, last, to_discontinuity);
         if (stop != Stop::InternalStep || !retry_pending) return stop;
         retry_pending = false;
         continue;
@@ -743,11 +880,16 @@ struct Integrator::Impl : public DenseSource {
   }
 
   // The attempt passed the error test: project, accept, events, output, callbacks.
-  Stop try_accept(double t, const StepAttempt& a, bool last) {
+  Stop try_accept(double t, const StepAttempt& a, bool last, bool to_discontinuity) {
     Stats& s = result.stats;
     const size_t events_before = result.events.size(), outputs_before = result.t_out.size();
-    const bool at_tstop = last && tstop_active;  // this step ends at solve_until's stop time
-    if (at_tstop) last = false;                  // (the solve goes on)
+    // this step ends on solve_until's stop time, on a discontinuity (Options::tstops), or both
+    bool at_tstop = last && tstop_active, at_discontinuity = false;
+    if (last && to_discontinuity) [[unlikely]] {
+      at_discontinuity = true;
+      at_tstop = at_tstop && discontinuities[next_discontinuity] == tstop;
+    }
+    if (at_tstop || at_discontinuity) last = false;  // (the solve goes on)
     Vector& cand = method->candidate();
     have_correction_next = false;
     if (projection != Projection::None) {
@@ -857,12 +999,16 @@ struct Integrator::Impl : public DenseSource {
         return handle_event_cut(cut);
       }
     }
-    const double t_new = last ? t_end : at_tstop ? tstop : method->t();
+    double t_new = last ? t_end : at_tstop ? tstop : method->t();
+    if (at_discontinuity) [[unlikely]]
+      t_new = discontinuities[next_discontinuity];
     output.upto(t_new, *this, work, result);
     if (at_tstop) {
       tstop_reached = refresh_pending = true;
       dense_hi = tstop;
     }
+    if (at_discontinuity) [[unlikely]]  // the method restarts there before the next step
+      mark_discontinuity_reached(t_new);
     if (opt.store_steps) {
       result.t_steps.push_back(method->t());
       result.y_steps.push_back(method->y());
@@ -896,7 +1042,53 @@ struct Integrator::Impl : public DenseSource {
   }
   bool have_correction_next = false;
 
+  // A switch (Options::switches) restarts at cut.t: true if it chatters (Switch), i.e. it
+  // flipped back in the first step after each of its last chatter_limit restarts.
+  bool switch_chatters(const EventCut& cut) {
+    const int index = result.events.back().index;
+    if (index < static_cast<int>(user_events)) {
+      last_switch = -1;
+      return false;
+    }
+    const long naccept = result.stats.naccept;
+    if (index == last_switch && naccept - naccept_at_switch <= 1) {
+      ++chatter_run;
+    } else {
+      chatter_run = 1;
+      chatter_since = cut.t;
+    }
+    last_switch = index;
+    naccept_at_switch = naccept;
+    return chatter_run >= opt.chatter_limit;
+  }
+
+  std::string chatter_message(const EventCut& cut) const {
+    const Switch& sw = opt.switches[static_cast<size_t>(last_switch) - user_events];
+    return "switch '" + sw.name + "' chatters at t = " + format_number(cut.t, 10) +
+           ": it flipped " + "back in the first step after each of its last " +
+           std::to_string(chatter_run) +
+           " switches (since t = " + format_number(chatter_since, 10) +
+           "): both of its branches drive s towards 0, a sliding mode (Filippov 1988) that "
+           "neither branch of the model follows; stopped there (the last flip not applied). "
+           "Model the sliding motion (the branch value as an unknown of an algebraic equation "
+           "s = 0 while it slides) or give the switch hysteresis";
+  }
+
   Stop handle_event_cut(const EventCut& cut) {
+    if (cut.kind == EventCut::Restart && !opt.switches.empty() && switch_chatters(cut)) {
+      EventCut at = cut;
+      at.kind = EventCut::Stop;
+      at.y_after = cut.y_before;
+      const std::string message = chatter_message(cut);
+      double& branch =
+          method->parameters()[opt.switches[static_cast<size_t>(last_switch) - user_events]
+                                   .parameter];
+      branch = -branch;  // the flip not applied: the branch the solution arrived on
+      if (handle_event_cut(at) == Stop::Failure) return Stop::Failure;
+      result.status = Status::EventAccumulation;
+      result.message = message;
+      return Stop::Failure;
+    }
     output.upto(cut.t, *this, work, result);
     dense_hi = cut.t;  // the rest of the step is not the solution
     if (opt.store_steps) {
@@ -944,7 +1136,9 @@ struct Integrator::Impl : public DenseSource {
 
   // After method->restart() (an event action, a model change): the weights, the controller's
   // history, the event roots and the dense output start afresh at the new point.
-  bool after_restart() {
+  bool after_restart(bool at_discontinuity = false) {
+    ++result.stats.nrestart;
+    restart_pending = false;
     have_correction = false;
     weights.update(method->y());
     if (events) {
@@ -953,13 +1147,14 @@ struct Integrator::Impl : public DenseSource {
         fail(Status::CallbackError, guard.failure().describe());
         return false;
       }
+      orient_switches();
     }
-    if (opt.store_steps) {
+    if (opt.store_steps && (!at_discontinuity || method->y() != result.y_steps.back())) {
       result.t_steps.push_back(method->t());
       result.y_steps.push_back(method->y());
     }
     if (!record_residual(method->t(), method->y())) return false;
-    h = controller->after_restart(*method, weights, h, t_end, hmax);
+    h = controller->after_restart(*method, weights, h, smooth_end(), hmax, at_discontinuity);
     if (guard.fatal()) {
       fail(Status::CallbackError, guard.failure().describe());
       return false;
@@ -968,6 +1163,48 @@ struct Integrator::Impl : public DenseSource {
     dense_lo = dense_hi = t_user = method->t();
     between = tstop_reached = refresh_pending = false;
     return true;
+  }
+
+  // The next tstop, if it comes before `target` (then the step's target): true.
+  [[gnu::noinline]] bool nearer_discontinuity(double& target) const {
+    const double d = discontinuities[next_discontinuity];
+    if (dir * (d - target) > 0) return false;
+    target = d;
+    return true;
+  }
+
+  // t is within round-off of the tstop d: the method restarts there.
+  [[gnu::noinline]] bool reached_discontinuity(double d) {
+    discontinuity = d;
+    ++next_discontinuity;
+    return restart_at_discontinuity();
+  }
+
+  // A step ended on the tstop d: the restart is made at the start of the next step (so that
+  // the step's dense output answers queries up to d until then).
+  [[gnu::noinline]] void mark_discontinuity_reached(double d) {
+    discontinuity = d;
+    ++next_discontinuity;
+    restart_pending = true;
+    dense_hi = d;
+  }
+
+  // The step reached a discontinuity (Options::tstops): the method restarts there from the
+  // state it reached (as after an event action that restarts, the algebraic components made
+  // consistent where the method can).
+  bool restart_at_discontinuity() {
+    restart_pending = false;
+    std::string message;
+    work2 = method->y();  // (restart() may write the method's state)
+    if (!method->restart(discontinuity, work2, message)) {
+      if (guard.fatal())
+        fail(Status::CallbackError, guard.failure().describe());
+      else
+        fail(Status::RestartFailed, "restart at the discontinuity t = " + fmt(discontinuity) +
+                                        " (Options::tstops) failed: " + message);
+      return false;
+    }
+    return after_restart(true);
   }
 
   // After an exact stop the user may have changed the model (an input read by f) without
@@ -991,6 +1228,7 @@ struct Integrator::Impl : public DenseSource {
         fail(Status::CallbackError, guard.failure().describe());
         return false;
       }
+      orient_switches();
     }
     return true;
   }
@@ -998,7 +1236,7 @@ struct Integrator::Impl : public DenseSource {
   // The model changed at the point reached (Integrator::model_changed, set_parameters,
   // reinit): restart the method there from y.
   bool restart_here(const Vector& y, const char* what) {
-    const double t = tstop_reached ? tstop : method->t();
+    const double t = restart_pending ? discontinuity : tstop_reached ? tstop : method->t();
     std::string message;
     if (!method->restart(t, y, message)) {
       if (guard.fatal())
@@ -1024,7 +1262,12 @@ struct Integrator::Impl : public DenseSource {
                             "changing the model there");
   }
 
-  double t_now() const { return finished ? t_final : tstop_reached ? tstop : method->t(); }
+  double t_now() const {
+    return finished          ? t_final
+           : restart_pending ? discontinuity
+           : tstop_reached   ? tstop
+                             : method->t();
+  }
   const Vector& y_now() const { return finished ? y_final : method->y(); }
 
   Stop ended() const {
@@ -1076,6 +1319,42 @@ Integrator::Integrator(const ImplicitIndex2Dae& dae, double t0, double t_end, co
   MethodInput in;
   in.index2_form = &dae;
   impl_->begin(dae.name, in, method, x0, t0, t_end, options);
+}
+
+Integrator::Integrator(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
+                       const MethodChoice& method, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  const Impl::Call call(*impl_);
+  dae.validate();
+  if (y0.size() != dae.n)
+    throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
+                          dae.name + "' has n = " + std::to_string(dae.n));
+  if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
+  const MethodRegistration& reg = method_registration(method.name());
+  const Vector x0 = initial_values(dae, t0, y0);  // (y0, y0'_D)
+  const std::vector<int> D = dae.differential_components();
+  MethodInput in;
+  if (reg.info.capabilities.implicit_form) {  // F = M(t, y) y' - f: n unknowns
+    const ImplicitDae implicit = to_implicit_form(dae);
+    Vector yp0 = Vector::Zero(dae.n);
+    for (size_t k = 0; k < D.size(); ++k) yp0[D[k]] = x0[dae.n + static_cast<long>(k)];
+    in.implicit_form = &implicit;
+    in.yp0 = &yp0;
+    impl_->begin(dae.name, in, method, y0, t0, t_end, options);
+    return;
+  }
+  const MassMatrixDae mass_form = to_mass_matrix_form(dae);
+  Options o = options;
+  if (o.atol_vector.size() == dae.n) {  // y_D' gets the atol of y_D
+    Vector atol(dae.n + static_cast<long>(D.size()));
+    atol.head(dae.n) = o.atol_vector;
+    for (size_t k = 0; k < D.size(); ++k) atol[dae.n + static_cast<long>(k)] = o.atol_vector[D[k]];
+    o.atol_vector = atol;
+  }
+  impl_->shown = dae.n;
+  in.mass_form = &mass_form;
+  mass_form.validate();
+  impl_->begin(mass_form.name, in, method, x0, t0, t_end, o);
 }
 
 Integrator::~Integrator() = default;

@@ -110,6 +110,24 @@ void Options::validate(int n) const {
           num(events[i].max_step));
   }
   if (max_events < 1) bad("max_events must be >= 1");
+  for (size_t i = 0; i < tstops.size(); ++i)
+    if (!std::isfinite(tstops[i]))
+      bad("tstops[" + std::to_string(i) + "] is " + num(tstops[i]) +
+          " (tstops must be finite times)");
+  for (size_t i = 0; i < switches.size(); ++i) {
+    const std::string which = "switches[" + std::to_string(i) + "]";
+    if (!switches[i].s) bad(which + " has no switching function s");
+    if (switches[i].parameter < 0)
+      bad(which + ".parameter must name the entry of p that holds the branch, got " +
+          std::to_string(switches[i].parameter));
+    for (size_t j = 0; j < i; ++j)
+      if (switches[j].parameter == switches[i].parameter)
+        bad(which + " and switches[" + std::to_string(j) + "] both use p[" +
+            std::to_string(switches[i].parameter) + "] for their branch");
+    if (!(switches[i].max_step >= 0.0) || !std::isfinite(switches[i].max_step))
+      bad(which + ".max_step must be >= 0 (0 = no bound), got " + num(switches[i].max_step));
+  }
+  if (chatter_limit < 2) bad("chatter_limit must be >= 2, got " + std::to_string(chatter_limit));
   for (double t : output_times)
     if (!std::isfinite(t)) bad("output_times contains a non-finite value");
 }

@@ -184,6 +184,23 @@ Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, 
   return r;
 }
 
+Result solve(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
+             const MethodChoice& method, const Options& options) {
+  Integrator it(dae, t0, t_end, y0, method, options);
+  Result r = run(it, t_end);
+  const auto index_of = [&](int i) { return dae.index.empty() ? 1 : dae.index[i]; };
+  assess_global_error(options, r, index_of, [&](const Options& c) {
+    Integrator check(dae, t0, t_end, y0, method, c);
+    return run(check, t_end);
+  });
+  return r;
+}
+
+Result solve(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
+             const Options& options) {
+  return solve(dae, t0, t_end, y0, MethodChoice("radau5"), options);
+}
+
 Result solve(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, x0, method, options);

@@ -298,4 +298,46 @@ BuiltinProblem attemperator() {
   return p;
 }
 
+// The attemperator with its clamp written as two switching functions (issue 26) instead of
+// the mode events: s_open = (m_p + m_I) - 1 (branch p[0]: +1 while the demanded opening is above
+// 1, the valve clamped open) and s_shut = -(m_p + m_I) (p[1]: +1 while it is below 0, clamped
+// shut); z_c = 1, 0 or m_p + m_I by the branches. The same model as "attemperator", with the
+// integrator keeping the branches (located, restarted there) instead of the model's event
+// actions: the tests compare the two.
+BuiltinProblem attemperator_switched() {
+  using namespace attemp;
+  BuiltinProblem p = attemperator();
+  p.name = "attemperator-switched";
+  p.title = "steam attemperation, the valve's clamp as two switching functions (issue 26)";
+  p.description =
+      "the attemperator of notes ch. 10 (10.13a-f) with the clamp of the PI output to [0, 1]\n"
+      "written as switching functions (Options::switches, branches in p) instead of mode\n"
+      "events; inlet steam 560 -> 600 C at t = 0 saturates the valve.";
+  MassMatrixDae& d = p.dae;
+  d.name = p.name;
+  d.p = Vector::Constant(2, -1.0);  // neither clamp at the start (the integrator sets them)
+  p.parameter_names = {"branch: clamped open", "branch: clamped shut"};
+  d.f = [](double, VecIn y, VecOut f, VecIn p) {
+    const double h_o = enthalpy(y[To]);
+    f[To] =
+        (kMdotSteam * (enthalpy(kTin) - h_o) + y[Mdot] * (kHw - h_o) - kKA * (y[To] - y[Twall])) /
+        (kSteamMass * kCp);
+    f[Twall] = kKA * (y[To] - y[Twall]) / kWallCapacity;
+    f[MI] = kKi * (y[To] - kTsp);
+    f[Zc] = y[Zc] - (p[0] > 0 ? 1.0 : p[1] > 0 ? 0.0 : demanded(y));
+    f[Mdot] = y[Mdot] - valve_flow(y[Zc]);
+  };
+  p.events.clear();
+  Switch open;
+  open.name = "valve clamped open";
+  open.parameter = 0;
+  open.s = [](double, VecIn y) { return demanded(y) - 1.0; };
+  Switch shut;
+  shut.name = "valve clamped shut";
+  shut.parameter = 1;
+  shut.s = [](double, VecIn y) { return -demanded(y); };
+  p.switches = {open, shut};
+  return p;
+}
+
 }  // namespace daekit

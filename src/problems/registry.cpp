@@ -1,5 +1,6 @@
 #include "daekit/problems/registry.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -63,10 +64,28 @@ const std::vector<std::pair<std::string, std::function<BuiltinProblem()>>>& tabl
       {"air-pipe", [] { return air_pipe(10); }},
       {"air-pipe-1000", [] { return air_pipe(1000); }},
       {"attemperator", attemperator},
+      // issue 26: models with switches
+      {"charge-pump", charge_pump},
+      {"attemperator-switched", attemperator_switched},
   };
   return t;
 }
 }  // namespace
+
+void add_model_options(const BuiltinProblem& p, Options& o) {
+  o.events.insert(o.events.end(), p.events.begin(), p.events.end());
+  o.switches.insert(o.switches.end(), p.switches.begin(), p.switches.end());
+  if (p.tstops.empty()) return;
+  const bool finite =
+      std::all_of(o.tstops.begin(), o.tstops.end(), [](double t) { return std::isfinite(t); });
+  if (!finite) return;  // (the solve refuses them, naming the entry)
+  const double lo = std::min(p.t0, p.t_end), hi = std::max(p.t0, p.t_end);
+  for (double t : p.tstops)
+    if (lo <= t && t <= hi) o.tstops.push_back(t);
+  std::sort(o.tstops.begin(), o.tstops.end());
+  o.tstops.erase(std::unique(o.tstops.begin(), o.tstops.end()), o.tstops.end());
+  if (p.t_end < p.t0) std::reverse(o.tstops.begin(), o.tstops.end());
+}
 
 std::string method_not_applicable(const MethodInfo& m, const BuiltinProblem& p) {
   const MethodCapabilities& c = m.capabilities;

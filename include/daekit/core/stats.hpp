@@ -26,6 +26,9 @@ struct Stats {
   long nevents = 0;       ///< located events
   long norder_up = 0;     ///< order increases of variable-order one-step methods (radau)
   long norder_down = 0;   ///< order decreases of variable-order one-step methods (radau)
+  /// Restarts of the method after its start: at Options::tstops, at switches of
+  /// Options::switches, after event actions that restart and after model changes.
+  long nrestart = 0;
 };
 
 /// One counter of Stats: its JSON key, its meaning and a pointer to it.

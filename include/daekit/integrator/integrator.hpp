@@ -37,6 +37,7 @@
 #include "daekit/problem/implicit_dae.hpp"
 #include "daekit/problem/implicit_index2_dae.hpp"
 #include "daekit/problem/mass_matrix_dae.hpp"
+#include "daekit/problem/quasi_linear_dae.hpp"
 
 namespace daekit {
 
@@ -60,6 +61,18 @@ class Integrator {
   /// unless another method is chosen); the state is x = (y, z).
   Integrator(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
              const MethodChoice& method = "spark", const Options& options = {});
+  /// M(t, y) y' = f(t, y) on [t0, t_end] from consistent y0 (radau5 unless another method is
+  /// chosen), through one of the exact reformulations of problem/quasi_linear_dae.hpp: methods
+  /// that take F(t, y, y') = 0 (bdf) solve to_implicit_form, F = M(t, y) y' - f, of size n (no
+  /// unknowns added; y0' from initial_values()); the others solve to_mass_matrix_form, whose
+  /// state x = (y, y_D') has n + d components (y_D' the derivatives of the d differential
+  /// components, from initial_values()). Options are those of the n components of y
+  /// (atol_vector of size n: each y_D' gets the atol of its component); while stepping, y()
+  /// and the callbacks (events, step callback, trace) see the state of the reformulation, whose
+  /// first n components are y; the finished Result holds y only (the y_D' dropped from y, yp,
+  /// the stored steps, outputs, events and dense segments).
+  Integrator(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
+             const MethodChoice& method = "radau5", const Options& options = {});
   ~Integrator();
   Integrator(Integrator&&) noexcept;
   Integrator& operator=(Integrator&&) noexcept;

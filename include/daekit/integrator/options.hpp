@@ -113,6 +113,34 @@ struct EventRecord {
   Vector y;             ///< state before the action
 };
 
+/// A switching function (issue 26): a model whose right-hand side has branches (a relay, a
+/// valve at its stop, a device below or above its threshold) declares for each switch a
+/// function s(t, y) (or s(t, y, p)) and the entry of p that holds its branch,
+///   p[parameter] = +1 while s > 0,   p[parameter] = -1 while s < 0,
+/// which the model's callbacks read to choose the branch (f(t, y, p) = f_+(t, y) where
+/// p[parameter] > 0, f_-(t, y) where it is < 0). The integrator, not the model, decides the
+/// branch: it sets p[parameter] from the sign of s(t0, y0) at the start (+1 where s = 0) and
+/// keeps it fixed inside every step, so that each step sees one smooth model (Newton's
+/// iteration and the error estimate assume one); a sign change of s along the solution is
+/// located like a root of an event function (the step is cut there), the branch is flipped and
+/// the method restarts on the new branch (fresh order and step history, algebraic components
+/// made consistent). This is the discontinuity handling of Hairer-Wanner I, II.6 ("Numerical
+/// treatment of discontinuities") and of the zero-crossing functions Modelica tools generate
+/// for every `if` of a model. Accumulating switches of one function (Zeno behaviour) end the
+/// solve with Status::EventAccumulation like events; so does a chattering switch, whose branches
+/// both drive s back towards 0 (a sliding mode in Filippov's sense, where the solution stays on
+/// s = 0 with a convex combination of the two branches that neither branch is): the switch
+/// flips back in the first step after each of `chatter_limit` restarts in a row, and the solve
+/// stops at the first of them, naming the switch, instead of crawling on (or succeeding with
+/// a wrong answer, as a method stepping across the relay without a switch may).
+struct Switch {
+  std::string name = "switch";
+  Callback<double(double t, VecIn y)> s;  ///< the switching function
+  int parameter = -1;                     ///< the entry of p that holds the branch (+1 / -1)
+  /// Largest step while this switch is watched (0: no bound); as Event::max_step.
+  double max_step = 0.0;
+};
+
 /// Step-size controller for methods without their own step logic (Hairer-Wanner II, IV.8;
 /// Gustafsson 1994; Soderlind's PI form), see integrator/controller.hpp.
 enum class Controller { Gustafsson, Classical, PI };
@@ -211,6 +239,23 @@ struct Options {
   /// still resolved, before the solution steps past the limit.
   std::vector<Event> events;
   int max_events = 100000;  ///< stop with Status::MaxStepsExceeded beyond this many events
+
+  /// Known discontinuity times (DifferentialEquations.jl's tstops; SUNDIALS' tstop, set anew
+  /// after each one): times in (t0, t_end), in the direction of integration, where the model is
+  /// not smooth (the corners of a piecewise-linear input, a switched source). No step crosses
+  /// one: the step before it ends on it (the last-step rule of t_end), and the method restarts
+  /// there (fresh order and step history, a new starting step, the algebraic components made
+  /// consistent where the method can), as after an event that restarts; Stats::nrestart
+  /// counts the restarts. Times equal to t0 or t_end are ignored. NaN/Inf, times outside
+  /// [t0, t_end] and times not strictly increasing (decreasing when t_end < t0) are refused
+  /// (InvalidArgument) before integrating.
+  std::vector<double> tstops;
+  /// Switching functions of the model (see Switch): each selects a branch through an entry of
+  /// the problem's parameters p.
+  std::vector<Switch> switches;
+  /// A switch that flips back in the first step after this many restarts in a row chatters
+  /// (Switch): the solve stops with Status::EventAccumulation naming it. At least 2.
+  int chatter_limit = 4;
 
   /// Called after every accepted step; return false to stop (Status::UserStop).
   std::function<bool(const StepInfo&)> step_callback;

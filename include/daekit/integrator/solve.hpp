@@ -4,6 +4,7 @@
 //   Result r = solve(dae, t0, t_end, y0, "radau5", options);
 //   Result r = solve(dae, t0, t_end, y0, Radau5Options{...}, options);
 //   Result r = solve(implicit_dae, t0, t_end, y0, yp0, "bdf", options);
+//   Result r = solve(quasi_linear_dae, t0, t_end, y0, "radau5", options);  // M(t, y) y' = f
 //   Result r = solve(index2_dae, t0, t_end, x0, SparkOptions{...}, options);
 //
 // Throws InvalidArgument for invalid input (sizes, options, a method that does not take the
@@ -31,6 +32,12 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
 /// F(t, y, y') = 0 with consistent y0, yp0 (see nonlinear/initialization.hpp): bdf by default.
 Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
              const MethodChoice& method, const Options& options = {});
+/// M(t, y) y' = f(t, y) with consistent y0 (see the Integrator's constructor for the form each
+/// method solves): radau5 by default; Result::y is y (n components).
+Result solve(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
+             const MethodChoice& method, const Options& options = {});
+Result solve(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
+             const Options& options = {});
 /// (a(t, y))' = f(t, y, z), 0 = g(t, y) from consistent x0 = (y0, z0) (paper 002): spark by
 /// default; Result::y is x = (y, z).
 Result solve(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,

@@ -50,6 +50,11 @@ struct BuiltinProblem {
   /// problems) or from an independent reference computation; empty otherwise.
   std::function<Vector(double t)> exact;
   std::vector<Event> events;  ///< state events that belong to the model (switches, clamps)
+  /// Switching functions of the model (Options::switches; their branches live in dae.p).
+  std::vector<Switch> switches;
+  /// Known discontinuity times of the model on [t0, t_end] (Options::tstops): the corners of
+  /// its piecewise inputs.
+  std::vector<double> tstops;
   /// The post-step projection (Options::projection) the problem is solved with by methods that
   /// can project, where its default run drifts off the constraints by more than the tolerance
   /// without one (pendulum-driven: |G v| = 4e-4 at rtol = 1e-7, velocities up to 10): see
@@ -82,6 +87,12 @@ struct BuiltinProblem {
   };
   std::vector<FirstIntegral> first_integrals;
 };
+
+/// Adds what belongs to the model to the options of a solve of it: its events and switches
+/// (after those in `o`) and its tstops inside [p.t0, p.t_end] (merged with those in `o`, in
+/// the direction of integration, duplicates once). The CLI, the Python module, the sweep and
+/// the tests solve built-in problems with it.
+void add_model_options(const BuiltinProblem& p, Options& o);
 
 /// Names of all built-in problems, in a stable order.
 std::vector<std::string> builtin_problem_names();
@@ -205,6 +216,13 @@ BuiltinProblem slider_crank();
 Vector slider_crank_exact(double t);
 /// The planar truck (truck_multibody_system) in its index-3 form, "truck-index3".
 BuiltinProblem truck_index3();
+/// The charge pump of the IVP Test Set (PUMP; Guenther, Denk & Feldmann 1995): index 2, n = 9,
+/// the MOS device's region boundaries as switching functions (branches in p), the input's
+/// corners as tstops; "charge-pump" (issue 26).
+BuiltinProblem charge_pump();
+/// The attemperator with the clamp of its PI valve as two switching functions instead of mode
+/// events: "attemperator-switched" (issue 26).
+BuiltinProblem attemperator_switched();
 // The applications of Bendtsen and Thomsen (1999), ch. 1, 7, 8 and 10 (docs/applications.md).
 /// §1.2.1: y' = -z, eps z' = -z - cos x, z0 = g(0, y0)/eps with g = y - sin x, eps = 1e-6.
 BuiltinProblem singular_perturbation();
