@@ -1,0 +1,64 @@
+"""Forward sensitivities from Python: solve_ivp(..., p=p0, sensitivities=True) returns
+res.sensitivities of shape (n, len(p), len(t)) (docs/sensitivities.md)."""
+
+import numpy as np
+import pytest
+
+import daekit
+
+
+def _relax(t, y, p):
+    # y' = -a y + b, y(0) = 1: dy/da and dy/db in closed form
+    return [-p[0] * y[0] + p[1]]
+
+
+def _exact(t, a, b):
+    e = np.exp(-a * t)
+    c = b / a
+    return np.array([-b / a**2 + b / a**2 * e - (1 - c) * t * e, (1 - e) / a])
+
+
+def test_shape_and_values_at_t_eval():
+    t = np.array([0.0, 0.5, 1.0, 3.0])
+    res = daekit.solve_ivp(_relax, (0, 3), [1.0], p=[2.0, 3.0], t_eval=t, rtol=1e-10,
+                           atol=1e-12, sensitivities=True)
+    assert res.success, res.message
+    assert res.sensitivities.shape == (1, 2, len(t))
+    for j, tj in enumerate(t):
+        np.testing.assert_allclose(res.sensitivities[0, :, j], _exact(tj, 2.0, 3.0), atol=1e-8)
+
+
+def test_at_the_steps_without_t_eval():
+    res = daekit.solve_ivp(_relax, (0, 2), [1.0], p=[2.0, 3.0], rtol=1e-9, atol=1e-12,
+                           sensitivities=True, method="radau")
+    assert res.sensitivities.shape == (1, 2, len(res.t))
+    np.testing.assert_allclose(res.sensitivities[0, :, -1], _exact(2.0, 2.0, 3.0), atol=1e-7)
+
+
+def test_index1_dae_with_mass_matrix():
+    # y' = -a y, 0 = z - b y: dz/db = y, dz/da = b dy/da
+    def f(t, y, p):
+        return [-p[0] * y[0], y[1] - p[1] * y[0]]
+
+    res = daekit.solve_ivp(f, (0, 1), [1.0, 2.0], p=[1.0, 2.0], mass=[1.0, 0.0],
+                           t_eval=[0.0, 1.0], rtol=1e-10, atol=1e-12, sensitivities=True)
+    assert res.success, res.message
+    S = res.sensitivities
+    e = np.exp(-1.0)
+    np.testing.assert_allclose(S[:, :, 0], [[0, 0], [0, 1.0]], atol=1e-9)  # consistent S0
+    np.testing.assert_allclose(S[:, :, 1], [[-e, 0], [-2 * e, e]], atol=1e-8)
+
+
+def test_refused_by_methods_without_them():
+    with pytest.raises(ValueError, match="does not compute sensitivities"):
+        daekit.solve_ivp(_relax, (0, 1), [1.0], p=[2.0, 3.0], method="bdf", sensitivities=True)
+
+
+def test_refused_without_parameters():
+    with pytest.raises(ValueError, match="no parameters"):
+        daekit.solve_ivp(lambda t, y: [-y[0]], (0, 1), [1.0], sensitivities=True)
+
+
+def test_no_field_without_the_request():
+    res = daekit.solve_ivp(_relax, (0, 1), [1.0], p=[2.0, 3.0])
+    assert "sensitivities" not in res
