@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct SensitivityCase {
   double t_end;
   std::vector<int> components;  // compared (empty: all); index-3 ones are less accurate by design
 };
+
+// gtest's name of a case (instead of its bytes)
+void PrintTo(const SensitivityCase& c, std::ostream* os) { *os << c.problem << " to " << c.t_end; }
 
 namespace {
 

@@ -62,3 +62,32 @@ def test_refused_without_parameters():
 def test_no_field_without_the_request():
     res = daekit.solve_ivp(_relax, (0, 1), [1.0], p=[2.0, 3.0])
     assert "sensitivities" not in res
+
+
+def test_cli_json_field(cli):
+    import json
+    import subprocess
+    tol = ["--t-end", "0.01", "--rtol", "1e-9", "--atol", "1e-9"]
+    proc = subprocess.run([cli, "solve", "transistor", "--sensitivities", "--json"] + tol,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    S = np.array(d["sensitivities"])
+    assert S.shape == (8, 1)  # n rows of np = 1 (the supply voltage Ub = 6)
+    # against central differences of two whole solves (daekit sweep at Ub -+ 0.006)
+    sweep = subprocess.run([cli, "sweep", "transistor", "--values", "5.994,6.006", "--t-end",
+                            "0.01", "--rtol", "1e-11", "--atol", "1e-11"],
+                           capture_output=True, text=True)
+    lo, hi = (np.array(json.loads(line)["y"]) for line in sweep.stdout.splitlines())
+    fd = (hi - lo) / 0.012
+    assert np.abs(S[:, 0] - fd).max() < 1e-5 * np.abs(fd).max()
+    plain = json.loads(subprocess.run([cli, "solve", "transistor", "--json"] + tol,
+                                      capture_output=True, text=True).stdout)
+    assert "sensitivities" not in plain
+    assert plain["y"] == d["y"]  # the state's steps are the same with them
+    bad = subprocess.run([cli, "solve", "vanderpol", "--sensitivities"], capture_output=True,
+                         text=True)
+    assert bad.returncode != 0 and "no parameters" in bad.stderr
+    bad = subprocess.run([cli, "solve", "andrews", "--method", "bdf", "--sensitivities"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "needs --method radau5 or radau" in bad.stderr

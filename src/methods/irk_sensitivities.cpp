@@ -12,6 +12,7 @@ namespace daekit {
 namespace {
 constexpr int kMaxSensitivityIterations = 25;
 constexpr double kSlowContraction = 0.9;
+constexpr int kMaxBlocks = 8;  // stages of the engine (IrkEngine's kMaxStages)
 }  // namespace
 
 IrkSensitivities::IrkSensitivities(MassMatrixSystem& sys, IrkEngine& engine, int max_stages,
@@ -96,7 +97,7 @@ void IrkSensitivities::residual(int kcol) {
   const int s = k.s;
   const MassMatrixDae::SecondOrder& so = sys_.dae().second_order;
   for (int i = 0; i < s; ++i) {
-    tmp_ = S_.col(kcol) + Zs_.col(kcol * max_stages_ + i);
+    tmp_.noalias() = S_.col(kcol) + Zs_.col(kcol * max_stages_ + i);
     J_[static_cast<size_t>(i)].multiply(tmp_, G_.col(i));
     G_.col(i) += P_.col(i * np_ + kcol);
     for (int r = 0; r < so.m1; ++r) G_(r, i) = tmp_[r + so.m2];
@@ -111,51 +112,82 @@ double IrkSensitivities::iterate_column(int kcol, double h, double tol) {
   const int s = k.s, nr = b.real_blocks(), npairs = b.complex_blocks();
   const long n = n_;
   const MassOperator& M = sys_.mass();
-  auto Zk = Zs_.middleCols(kcol * max_stages_, s);
-  auto Wk = Ws_.middleCols(kcol * max_stages_, s);
-  // W = (T^{-1} (x) I) sigma
-  for (int c = 0; c < s; ++c) {
-    Wk.col(c).setZero();
-    for (int j = 0; j < s; ++j) Wk.col(c) += b.T_inverse(c, j) * Zk.col(j);
+  const bool structured = M.kind() == MassOperator::Kind::Structured;
+  const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
+  double* z = Zs_.data() + static_cast<long>(kcol) * max_stages_ * n;
+  double* w = Ws_.data() + static_cast<long>(kcol) * max_stages_ * n;
+  const double* ws = weights_.data() + static_cast<long>(kcol) * n;
+  double* rr = R_.data();
+  const double* g = G_.data();
+  double lambda[kMaxBlocks];  // gamma_r / h, then alpha_p / h, beta_p / h per pair
+  for (int r = 0; r < nr; ++r) lambda[r] = b.gamma[r] / h;
+  for (int p = 0; p < npairs; ++p) {
+    lambda[nr + 2 * p] = b.alpha[p] / h;
+    lambda[nr + 2 * p + 1] = b.beta[p] / h;
   }
-  double previous = 0.0, theta = 0.0;
+  // W = (T^{-1} (x) I) sigma, row by row
+  for (long i = 0; i < n; ++i)
+    for (int c = 0; c < s; ++c) {
+      double acc = 0.0;
+      for (int j = 0; j < s; ++j) acc += b.T_inverse(c, j) * z[j * n + i];
+      w[c * n + i] = acc;
+    }
+  double previous = 0.0;
   for (int it = 0; it < kMaxSensitivityIterations; ++it) {
     ++iterations_;
     residual(kcol);
-    for (int c = 0; c < s; ++c) M.apply(Wk.col(c), MW_.col(c));
-    // R = (T^{-1} (x) I) G - (Lambda/h (x) M) W, block by block, then the solves
-    for (int c = 0; c < s; ++c) {
-      R_.col(c).setZero();
-      for (int j = 0; j < s; ++j) R_.col(c) += b.T_inverse(c, j) * G_.col(j);
+    const double* mw = w;  // M W: W itself for identity and diagonal M (scaled below)
+    if (structured) {
+      for (int c = 0; c < s; ++c) M.apply(Eigen::Map<const Vector>(w + c * n, n), MW_.col(c));
+      mw = MW_.data();
     }
-    for (int r = 0; r < nr; ++r) {
-      R_.col(r) -= (b.gamma[r] / h) * MW_.col(r);
-      engine_.real_solver(r).solve_in_place(R_.col(r));
+    // R = (T^{-1} (x) I) G - (Lambda/h (x) M) W, row by row, into the solves' right-hand sides
+    for (long i = 0; i < n; ++i) {
+      const double m = diag ? diag[i] : 1.0;
+      double r[kMaxBlocks];
+      for (int c = 0; c < s; ++c) {
+        double acc = 0.0;
+        for (int j = 0; j < s; ++j) acc += b.T_inverse(c, j) * g[j * n + i];
+        r[c] = acc;
+      }
+      for (int c = 0; c < nr; ++c) rr[c * n + i] = r[c] - lambda[c] * m * mw[c * n + i];
+      for (int p = 0; p < npairs; ++p) {
+        const int a = nr + 2 * p;
+        const double w0 = m * mw[a * n + i], w1 = m * mw[(a + 1) * n + i];
+        const double al = lambda[a], be = lambda[a + 1];
+        cpairs_[static_cast<size_t>(p)][i] =
+            std::complex<double>(r[a] - (al * w0 - be * w1), r[a + 1] - (be * w0 + al * w1));
+      }
     }
-    for (int p = 0; p < npairs; ++p) {
-      const int a = nr + 2 * p;
-      const double al = b.alpha[p] / h, be = b.beta[p] / h;
-      Eigen::VectorXcd& x = cpairs_[static_cast<size_t>(p)];
-      for (long i = 0; i < n; ++i)
-        x[i] = std::complex<double>(R_(i, a) - (al * MW_(i, a) - be * MW_(i, a + 1)),
-                                    R_(i, a + 1) - (be * MW_(i, a) + al * MW_(i, a + 1)));
-      engine_.complex_solver(p).solve_in_place(x);
-      R_.col(a) = x.real();
-      R_.col(a + 1) = x.imag();
-    }
+    for (int r = 0; r < nr; ++r) engine_.real_solver(r).solve_in_place(R_.col(r));
+    for (int p = 0; p < npairs; ++p)
+      engine_.complex_solver(p).solve_in_place(cpairs_[static_cast<size_t>(p)]);
     ++sys_.stats().nsol;
+    // the increment's norm, W += increment, sigma = (T (x) I) W, row by row
     double sum = 0.0;
-    for (int c = 0; c < s; ++c)
-      sum += (R_.col(c).array() / weights_.col(kcol).array()).square().sum();
+    for (long i = 0; i < n; ++i) {
+      double d[kMaxBlocks];
+      for (int c = 0; c < nr; ++c) d[c] = rr[c * n + i];
+      for (int p = 0; p < npairs; ++p) {
+        const std::complex<double> x = cpairs_[static_cast<size_t>(p)][i];
+        d[nr + 2 * p] = x.real();
+        d[nr + 2 * p + 1] = x.imag();
+      }
+      for (int c = 0; c < s; ++c) {
+        const double v = d[c] / ws[i];
+        sum += v * v;
+        w[c * n + i] += d[c];
+      }
+      for (int c = 0; c < s; ++c) {
+        double acc = 0.0;
+        for (int j = 0; j < s; ++j) acc += b.T(c, j) * w[j * n + i];
+        z[c * n + i] = acc;
+      }
+    }
     const double norm = std::sqrt(sum / (static_cast<double>(s) * n));
     if (!std::isfinite(norm)) return -1.0;
-    Wk += R_.leftCols(s);
-    for (int c = 0; c < s; ++c) {
-      Zk.col(c).setZero();
-      for (int j = 0; j < s; ++j) Zk.col(c) += b.T(c, j) * Wk.col(j);
-    }
     if (it > 0) {
-      theta = previous > 0.0 ? norm / previous : 0.0;
+      const double theta = previous > 0.0 ? norm / previous : 0.0;
       if (theta > kSlowContraction) return -1.0;
       if (theta / (1.0 - theta) * norm <= tol) return norm;
     } else if (norm <= 1e-3 * tol) {
