@@ -121,8 +121,9 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     newton_iterations,newton_rate,error,detail
   --plot FILE       plot the problem's plot components over t into a PNG (needs gnuplot)
   --sensitivities   also compute dy/dp with respect to the problem's parameters (radau5,
-                    radau; problems with parameters: `daekit list`); with --json the
-                    field sensitivities, the n x np matrix dy(t)/dp as a list of n rows
+                    radau, bdf; problems with parameters: robertson, akzo, transistor, andrews,
+                    pendulum, ...); with --json the field sensitivities, the n x np
+                    matrix dy(t)/dp as a list of n rows
   --json            print one JSON object on stdout instead of the report
   --full-report     the full report (settings given and used, every counter, warnings)
 Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2). A
@@ -1074,7 +1075,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
     if (p.dae.p.size() == 0)
       throw UsageError("--sensitivities: problem '" + name +
                        "' has no parameters (problems with parameters: robertson, akzo, "
-                       "transistor, andrews, pendulum, ...; `daekit list`)");
+                       "transistor, andrews, pendulum, ...)");
     o.initial_sensitivities = initial_sensitivities(p);
   }
   try {

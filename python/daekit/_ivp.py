@@ -551,7 +551,7 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
         ``p``) returning the new state (or None): the solve re-initialises and continues.
     sensitivities
         ``True``: also compute the forward sensitivities dy/dp with respect to ``p``
-        (methods ``"radau5"`` and ``"radau"``; docs/sensitivities.md): the result's
+        (methods ``"radau5"``, ``"radau"`` and ``"bdf"``; docs/sensitivities.md): the result's
         ``sensitivities`` has shape (n, len(p), len(t)), ``sensitivities[i, k, j]`` =
         dy_i/dp_k at ``t[j]``.  ``initial_sensitivities`` (n, len(p)): dy0/dp where y0
         depends on p (default zero; the algebraic part is made consistent);

@@ -310,7 +310,9 @@ struct Integrator::Impl : public DenseSource {
       throw InvalidArgument(refused + "method '" + info.name +
                             "' does not compute sensitivities; methods that do: " + able);
     }
-    np = input.mass_form ? static_cast<int>(input.mass_form->p.size()) : 0;
+    np = input.mass_form       ? static_cast<int>(input.mass_form->p.size())
+         : input.implicit_form ? static_cast<int>(input.implicit_form->p.size())
+                               : 0;
     if (np == 0)
       throw InvalidArgument(refused + "the problem has no parameters p to differentiate by");
     if (opt.projection != Projection::None)

@@ -196,7 +196,8 @@ struct Options {
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
 
   // Forward sensitivities S = dy/dp with respect to the problem's parameters p
-  // (docs/sensitivities.md): methods with MethodCapabilities::sensitivities (radau5, radau);
+  // (docs/sensitivities.md): methods with MethodCapabilities::sensitivities (radau5, radau,
+  // bdf);
   // a request to another method, to a problem without p, with a projection or with events is
   // refused (InvalidArgument). Result::sensitivities (at t), s_out (output times), s_steps.
   bool sensitivities = false;
