@@ -485,9 +485,13 @@ class Bdf final : public Method {
         return;
       }
       if (sens_request_.error_control)
-        worst_error = std::max(worst_error, ck_ * sensitivity_norm(eS_.col(kc), kc));
+        worst_error = std::max(worst_error, sensitivity_norm(eS_.col(kc), kc));
     }
-    if (sens_request_.error_control) a.err = std::max(a.err, worst_error);
+    if (sens_request_.error_control) {
+      // the test's error (ck |e|) and the estimate the step size follows (sigma_k |e|, est_)
+      a.err = std::max(a.err, ck_ * worst_error);
+      est_ = std::max(est_, sigma_[kp1 - 1] * worst_error);
+    }
   }
 
   // DASSL block 6 for S's differences (the state's update of phi_ in accept()).
