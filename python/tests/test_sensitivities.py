@@ -91,3 +91,15 @@ def test_cli_json_field(cli):
     bad = subprocess.run([cli, "solve", "andrews", "--method", "dirk", "--sensitivities"],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "does not compute sensitivities" in bad.stderr
+
+
+def test_cli_report_lists_them(cli):
+    import subprocess
+    out = subprocess.run([cli, "solve", "transistor", "--t-end", "0.01", "--sensitivities"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "dy/dp at t        (Ub)" in out.stdout
+    assert "U8:" in out.stdout
+    plain = subprocess.run([cli, "solve", "transistor", "--t-end", "0.01"], capture_output=True,
+                           text=True)
+    assert "dy/dp" not in plain.stdout
