@@ -15,8 +15,10 @@
 #include <cstdio>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "daekit/daekit.hpp"
 
 using namespace daekit;
@@ -423,4 +425,31 @@ TEST(Sensitivities, ErrorControlOfSensitivitiesWithTheBdf) {
       "[sensitivities] bdf, y' = -a y + sin(b t) at 1e-4: %ld steps, error of S %.2e without "
       "error control; %ld steps, %.2e with\n",
       off.stats.naccept, err_off, on.stats.naccept, err_on);
+}
+
+// The step loop stays allocation-free with sensitivities (index 1 with differenced df/dp and an
+// analytic Jacobian; index 3 with the second-order elimination of Andrews' squeezer).
+TEST(Sensitivities, StepLoopAllocatesNothing) {
+  if (daekit_testing::heap_allocations() < 0)
+    GTEST_SKIP() << "allocation counting unavailable in this build (sanitizers)";
+  for (const auto& [name, method] : std::vector<std::pair<std::string, std::string>>{
+           {"akzo", "radau5"}, {"akzo", "radau"}, {"akzo", "bdf"}, {"andrews", "radau5"}}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    Options o = sensitivity_case_options(p, 1e-7);
+    o.sensitivities = true;
+    o.sensitivity_error_control = true;
+    o.initial_sensitivities = initial_sensitivities(p);
+    long first = -1, last = -1, steps = 0;
+    o.step_callback = [&](const StepInfo&) {
+      if (first < 0) first = daekit_testing::heap_allocations();
+      last = daekit_testing::heap_allocations();
+      ++steps;
+      return true;
+    };
+    const Result r = solve(p.dae, p.t0, name == "andrews" ? 0.01 : 20.0, p.y0, method, o);
+    ASSERT_TRUE(r.ok()) << name << " " << method << ": " << r.message;
+    EXPECT_GT(steps, 10);
+    EXPECT_EQ(last - first, 0) << name << " " << method << ": " << (last - first)
+                               << " allocations in " << steps << " steps";
+  }
 }

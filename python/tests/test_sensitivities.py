@@ -103,3 +103,15 @@ def test_cli_report_lists_them(cli):
     plain = subprocess.run([cli, "solve", "transistor", "--t-end", "0.01"], capture_output=True,
                            text=True)
     assert "dy/dp" not in plain.stdout
+
+
+def test_solve_dae_with_the_bdf():
+    # y' + a y = 0, 0 = z - b y (F(t, y, y', p) = 0): dy/da = -t e^-at, dz/da = b dy/da, dz/db = y
+    def F(t, y, yp, p):
+        return [yp[0] + p[0] * y[0], y[1] - p[1] * y[0]]
+
+    r = daekit.solve_dae(F, (0, 1), [1.0, 2.0], [-1.0, 0.0], p=[1.0, 2.0], algebraic=[1],
+                         rtol=1e-9, atol=1e-11, t_eval=[1.0], sensitivities=True)
+    assert r.success, r.message
+    e = np.exp(-1.0)
+    np.testing.assert_allclose(r.sensitivities[:, :, -1], [[-e, 0], [-2 * e, e]], rtol=1e-6)
