@@ -125,6 +125,10 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
   --trace FILE      write every attempted step as CSV: t,h,outcome,order,
                     newton_iterations,newton_rate,error,detail
   --plot FILE       plot the problem's plot components over t into a PNG (needs gnuplot)
+  --sensitivities   also compute dy/dp with respect to the problem's parameters (radau5,
+                    radau, bdf; problems with parameters: robertson, akzo, transistor, andrews,
+                    pendulum, ...); with --json the field sensitivities, the n x np
+                    matrix dy(t)/dp as a list of n rows
   --json            print one JSON object on stdout instead of the report
   --full-report     the full report (settings given and used, every counter, warnings)
 Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2). A
@@ -746,6 +750,9 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added with Options::tstops and Options::switches (issue 26, format_version still 1): tstops
 //   (array of numbers: the discontinuity times of the solve, --tstops and the problem's own),
 //   stats.nrestart (restarts of the method: tstops, switches, event actions).
+// Added with the sensitivities (format_version still 1): sensitivities (only with
+//   --sensitivities: the n x np matrix dy(t)/dp at the time reached, as an array of n rows of
+//   np numbers; rows in the order of y, columns in the order of the problem's parameters).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 // The solve ended as asked: at t_end, or at a terminal event (the model's designed outcome, as
@@ -853,6 +860,14 @@ std::string to_json(const Run& run) {
     w.null("global_error_component");
   }
   write_method_options(w, r);
+  if (run.options.sensitivities) {
+    w.begin_array("sensitivities");
+    for (Eigen::Index i = 0; i < r.sensitivities.rows(); ++i) {
+      const Vector row = r.sensitivities.row(i).transpose();
+      w.numbers("", std::vector<double>(row.data(), row.data() + row.size()));
+    }
+    w.end_array();
+  }
   w.end_object();
   return w.str() + "\n";
 }
@@ -958,7 +973,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
        {"--out", kFileValue},
        {"--trace", kFileValue},
        {"--plot", kFileValue}},
-      {"--fixed-step", "--no-jacobian-check", "--global-error", "--json", "--full-report"});
+      {"--fixed-step", "--no-jacobian-check", "--global-error", "--json", "--full-report",
+       "--sensitivities"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));
@@ -1024,6 +1040,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
         json = true;
       } else if (opt == "--full-report") {
         full_report = true;
+      } else if (opt == "--sensitivities") {
+        o.sensitivities = true;
       }
     } catch (const InvalidArgument& e) {
       throw UsageError(std::string(e.what()));
@@ -1094,6 +1112,20 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   if (!projection) o.projection = recommended_projection(p, info);
   if (exclude) o.exclude_from_error_test = parse_components("--exclude-from-error", *exclude, p);
   o.store_steps = !out.empty() || !plot.empty();
+  if (o.sensitivities) {
+    if (!info.capabilities.sensitivities) {
+      std::vector<std::string> with;
+      for (const MethodInfo& m : registered_methods())
+        if (m.capabilities.sensitivities) with.push_back(m.name);
+      throw UsageError("--sensitivities needs --method " + join(with, " or ") + " (method '" +
+                       run.method + "' does not compute sensitivities)");
+    }
+    if (p.dae.p.size() == 0)
+      throw UsageError("--sensitivities: problem '" + name +
+                       "' has no parameters (problems with parameters: robertson, akzo, "
+                       "transistor, andrews, pendulum, ...)");
+    o.initial_sensitivities = initial_sensitivities(p);
+  }
   try {
     o.validate(p.dae.n);
   } catch (const InvalidArgument& e) {

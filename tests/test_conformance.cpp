@@ -577,3 +577,53 @@ TEST_P(Conformance, StartsWithTheDeclaredStartingStep) {
   EXPECT_LE(r.stats.nsteps, r_tiny.stats.nsteps * 21 / 20 + 1) << setup_.method;
   EXPECT_NEAR(r.y[0], 0.5 * (std::cos(5.0) + std::sin(5.0)) + 1.5 * std::exp(-5.0), 1e-4);
 }
+
+// Forward sensitivities (MethodCapabilities::sensitivities): a method that declares them
+// computes dy/dp of y' = -y + p (y(0) = 0: dy/dp = 1 - e^-t, the first component of every
+// conformance form with u = p) and keeps its step loop allocation-free with them; every other
+// method refuses the request with InvalidArgument naming the methods that compute them.
+TEST_P(Conformance, SensitivitiesAcceptedOrRefusedAsDeclared) {
+  auto in = std::make_shared<Input>();
+  Options o = setup_.options(1e-8);
+  o.sensitivities = true;
+  o.store_steps = false;
+  long first = -1, last = -1;
+  o.step_callback = [&](const StepInfo&) {
+    if (first < 0) first = daekit_testing::heap_allocations();
+    last = daekit_testing::heap_allocations();
+    return true;
+  };
+  const Form form = setup_.form;
+  MassMatrixDae dae = mass_problem(form == Form::Implicit ? Form::Ode : form, in);
+  dae.p = Vector::Constant(1, 0.5);
+  const auto f = dae.f;
+  dae.f = [f, in](double t, VecIn y, VecOut out, VecIn p) {
+    in->level = p[0];
+    f(t, y, out, p);
+  };
+  ImplicitDae implicit = implicit_problem(in);
+  implicit.p = dae.p;
+  auto run = [&] {
+    if (form != Form::Implicit) return solve(dae, 0.0, 2.0, state(form, 0.0), setup_.method, o);
+    Vector yp0 = Vector::Constant(1, 0.5);
+    in->level = 0.5;
+    return solve(implicit, 0.0, 2.0, state(form, 0.0), yp0, setup_.method, o);
+  };
+  if (!setup_.caps.sensitivities) {
+    try {
+      run();
+      FAIL() << setup_.method << " does not declare sensitivities but accepted the request";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("does not compute sensitivities"), std::string::npos)
+          << e.what();
+    }
+    return;
+  }
+  ASSERT_NE(form, Form::Implicit) << "sensitivities of F(t, y, y') = 0: add the check here";
+  const Result r = run();
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_EQ(r.n_parameters, 1);
+  EXPECT_NEAR(r.sensitivities(0, 0), 1.0 - std::exp(-2.0), 1e-6) << setup_.method;
+  if (daekit_testing::heap_allocations() >= 0)
+    EXPECT_EQ(last - first, 0) << setup_.method << ": allocations with sensitivities";
+}

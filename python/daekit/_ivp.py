@@ -18,7 +18,8 @@ _PASSTHROUGH = ("max_steps", "fixed_step", "nonnegative", "exclude_from_error_te
                 "check_jacobian", "check_consistency", "consistency_tol", "global_error_check",
                 "safety", "max_increase", "max_decrease", "max_events", "linear_solver",
                 "controller", "projection", "trace", "step_callback", "store_steps", "tstops",
-                "switches", "chatter_limit")
+                "switches", "chatter_limit", "sensitivities",
+                "sensitivity_error_control", "initial_sensitivities")
 # scipy's LSODA names: lband/uband (a banded Jacobian), min_step (Options::hmin).
 _SCIPY_OPTIONS = ("min_step", "lband", "uband")
 
@@ -105,6 +106,8 @@ def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_give
         events=r.events, max_residual=r.max_residual, result=r,
         global_error=r.global_error, method_options=r.method_options,
         component_names=component_names)
+    if r.n_parameters > 0:
+        res["sensitivities"] = r.s_out if t_eval_given else r.s_steps
     if n_user_events is not None:
         t_events = [[] for _ in range(n_user_events)]
         y_events = [[] for _ in range(n_user_events)]
@@ -595,6 +598,13 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     events
         as scipy's, plus an optional attribute ``action(t, y)`` (or ``(t, y, p)`` with
         ``p``) returning the new state (or None): the solve re-initialises and continues.
+    sensitivities
+        ``True``: also compute the forward sensitivities dy/dp with respect to ``p``
+        (methods ``"radau5"``, ``"radau"`` and ``"bdf"``; docs/sensitivities.md): the result's
+        ``sensitivities`` has shape (n, len(p), len(t)), ``sensitivities[i, k, j]`` =
+        dy_i/dp_k at ``t[j]``.  ``initial_sensitivities`` (n, len(p)): dy0/dp where y0
+        depends on p (default zero; the algebraic part is made consistent);
+        ``sensitivity_error_control=True`` includes them in the error test (IDAS's errconS).
     tableau
         the method's option ``tableau``: a Runge-Kutta tableau of ``daekit tableau`` for
         ``"dirk"``, ``"erk"`` and ``"projected-rk"``, ``"hem4"``/``"bh3"`` for ``"hem"``.

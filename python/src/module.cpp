@@ -67,6 +67,20 @@ Matrix to_matrix(const py::handle& h, const std::string& what) {
 
 py::array_t<double> vector_array(const Vector& v) { return to_array(v.data(), v.size()); }
 
+/// A sequence of n x np matrices (Result::s_out, s_steps: each flattened column by column) as
+/// a C-ordered numpy array of shape (n, np, N).
+py::array_t<double> sensitivity_array(const StateSequence& seq, Eigen::Index n, int np) {
+  const py::ssize_t count = seq.size();
+  py::array_t<double> a({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(np), count});
+  auto r = a.mutable_unchecked<3>();
+  for (py::ssize_t j = 0; j < count; ++j) {
+    const auto column = seq[j];
+    for (Eigen::Index k = 0; k < np; ++k)
+      for (Eigen::Index i = 0; i < n; ++i) r(i, k, j) = column[k * n + i];
+  }
+  return a;
+}
+
 /// An n x N matrix (column-major) as a C-ordered numpy array of shape (n, N).
 py::array_t<double> matrix_array(const Eigen::Ref<const Matrix>& m) {
   py::array_t<double> a({static_cast<py::ssize_t>(m.rows()), static_cast<py::ssize_t>(m.cols())});
@@ -560,6 +574,10 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   if (auto v = get<bool>(d, "check_jacobian")) o.check_jacobian = *v;
   if (auto v = get<bool>(d, "check_consistency")) o.check_consistency = *v;
   if (auto v = get<bool>(d, "global_error_check")) o.global_error_check = *v;
+  if (auto v = get<bool>(d, "sensitivities")) o.sensitivities = *v;
+  if (auto v = get<bool>(d, "sensitivity_error_control")) o.sensitivity_error_control = *v;
+  if (d.contains("initial_sensitivities") && !d["initial_sensitivities"].is_none())
+    o.initial_sensitivities = to_matrix(d["initial_sensitivities"], "initial_sensitivities");
   if (auto v = get<double>(d, "consistency_tol")) o.consistency_tol = *v;
   if (auto v = get<double>(d, "safety")) o.safety = *v;
   if (auto v = get<double>(d, "max_increase")) o.max_increase = *v;
@@ -1181,6 +1199,16 @@ PYBIND11_MODULE(_daekit, m) {
                                return r.y_out.empty() ? matrix_array(Matrix(r.y.size(), 0))
                                                       : matrix_array(r.y_out.matrix());
                              })
+      .def_readonly("n_parameters", &Result::n_parameters)
+      .def_property_readonly("sensitivities",
+                             [](const Result& r) { return matrix_array(r.sensitivities); })
+      .def_property_readonly(
+          "s_steps",
+          [](const Result& r) { return sensitivity_array(r.s_steps, r.y.size(), r.n_parameters); })
+      .def_property_readonly(
+          "s_out",
+          [](const Result& r) { return sensitivity_array(r.s_out, r.y.size(), r.n_parameters); })
+      .def_readonly("sensitivity_iterations", &Result::sensitivity_iterations)
       .def_property_readonly("events",
                              [](const Result& r) {
                                py::list l;

@@ -101,6 +101,10 @@ struct Integrator::Impl : public DenseSource {
   int n = 0;
   double t0 = 0, t_end = 0, dir = 1, hmax = 0, h = 0, h_min_floor = 0;
   OutputSampler output;
+  // forward sensitivities (Options::sensitivities)
+  SensitivityRequest sens_request;
+  int np = 0;  // their number of parameters (0: none)
+  Matrix s_work;
   // CPU time of this solve: the calling thread's CPU time summed over the calls into it
   // (construction, step(), solve_until()). std::clock() counts every thread of the process, so
   // concurrent solves on other threads would be added to each one's Result::cpu_seconds.
@@ -237,7 +241,9 @@ struct Integrator::Impl : public DenseSource {
     dir = t_end > t0 ? 1.0 : -1.0;
     output.setup(opt.output_times, t0, t_end);
 
-    method = reg.make(input);
+    MethodInput made = input;
+    if (opt.sensitivities) made.sensitivities = sensitivity_request(reg.info, input, y0);
+    method = reg.make(made);
     controller = std::make_unique<StepController>(opt, caps, method->step_limits());
     projection = opt.projection;
     if (projection == Projection::None) projection = method->requested_projection();
@@ -392,6 +398,65 @@ struct Integrator::Impl : public DenseSource {
     return true;
   }
 
+  // The request of Options::sensitivities, refused (InvalidArgument) where it cannot be met.
+  const SensitivityRequest* sensitivity_request(const MethodInfo& info, const MethodInput& input,
+                                                const Vector& y0) {
+    const std::string refused = "Options::sensitivities: ";
+    if (!info.capabilities.sensitivities) {
+      std::string able;
+      for (const MethodInfo& m : registered_methods())
+        if (m.capabilities.sensitivities) able += (able.empty() ? "" : ", ") + m.name;
+      throw InvalidArgument(refused + "method '" + info.name +
+                            "' does not compute sensitivities; methods that do: " + able);
+    }
+    np = input.mass_form       ? static_cast<int>(input.mass_form->p.size())
+         : input.implicit_form ? static_cast<int>(input.implicit_form->p.size())
+                               : 0;
+    if (np == 0)
+      throw InvalidArgument(refused + "the problem has no parameters p to differentiate by");
+    if (opt.projection != Projection::None)
+      throw InvalidArgument(refused + "not available with a projection (Options::projection)");
+    if (!opt.events.empty())
+      throw InvalidArgument(refused +
+                            "not available with events (sensitivities of event times are not "
+                            "implemented)");
+    if (!opt.switches.empty())
+      throw InvalidArgument(refused +
+                            "not available with switching functions (sensitivities of switching "
+                            "times are not implemented)");
+    const Matrix& S0 = opt.initial_sensitivities;
+    if (S0.size() != 0 && (S0.rows() != y0.size() || S0.cols() != np))
+      throw InvalidArgument(refused + "initial_sensitivities must be n x np = " +
+                            std::to_string(y0.size()) + " x " + std::to_string(np) + ", got " +
+                            std::to_string(S0.rows()) + " x " + std::to_string(S0.cols()));
+    if (S0.size() != 0 && !S0.allFinite())
+      throw InvalidArgument(refused + "initial_sensitivities contains NaN or Inf");
+    sens_request.error_control = opt.sensitivity_error_control;
+    sens_request.initial = S0.size() != 0 ? &opt.initial_sensitivities : nullptr;
+    s_work.setZero(y0.size(), np);
+    result.n_parameters = np;
+    return &sens_request;
+  }
+
+  // S at the output times sampled since the last call: from the interpolant, or (`current`) the
+  // method's S at its point.
+  void sample_sensitivities(bool current) {
+    if (np == 0) return;
+    while (result.s_out.size() < static_cast<long>(result.t_out.size())) {
+      const double t = result.t_out[static_cast<size_t>(result.s_out.size())];
+      if (current)
+        s_work = *method->sensitivities();
+      else
+        method->dense_sensitivities(t, s_work);
+      result.s_out.push_back(Eigen::Map<const Vector>(s_work.data(), s_work.size()));
+    }
+  }
+  void store_step_sensitivities() {
+    if (np == 0) return;
+    const Matrix& S = *method->sensitivities();
+    result.s_steps.push_back(Eigen::Map<const Vector>(S.data(), S.size()));
+  }
+
   // A method's facts of design go to the notes (full_report()), what to act on to the warnings.
   void take_caveats(Caveats c) {
     for (std::string& s : c.notes) result.notes.push_back(std::move(s));
@@ -468,15 +533,20 @@ struct Integrator::Impl : public DenseSource {
                       "at the initial values: " + guard.failure().describe());
       return finish(Status::InvalidInput, message);
     }
+    if (np > 0)
+      if (std::string w = method->sensitivity_warning(); !w.empty())
+        result.warnings.push_back(std::move(w));
     h = controller->first_step(*method, weights, smooth_end(), dir, hmax);
     if (guard.fatal()) return finish_callback_error();
     guard.clear_recoverable();  // a failed probe of the starting-step estimate
     result.step_control = controller->describe();
     dense_lo = dense_hi = t_user = t0;
     output.at_start(y0, result);
+    sample_sensitivities(true);
     if (opt.store_steps) {
       result.t_steps.push_back(t0);
       result.y_steps.push_back(y0);
+      store_step_sensitivities();
     }
     result.has_constraints = method->has_monitor();
     if (!record_residual(t0, y0)) return;  // (uses has_constraints)
@@ -518,6 +588,10 @@ struct Integrator::Impl : public DenseSource {
       result.yp.resize(n);
       method->derivative(result.yp);
       result.order = method->order();
+      if (np > 0) {
+        result.sensitivities = *method->sensitivities();
+        result.sensitivity_iterations = method->sensitivity_iterations();
+      }
     }
     t_final = result.t;
     y_final = result.y;
@@ -719,6 +793,7 @@ struct Integrator::Impl : public DenseSource {
       void dense_derivative(double, VecOut out) const override { m.derivative(out); }
     };
     output.upto(t_end, StateAtT(*method), work, result);
+    sample_sensitivities(true);
     finish(Status::Success, "");
     result.t = t_end;
     return Stop::End;
@@ -1003,6 +1078,7 @@ struct Integrator::Impl : public DenseSource {
     if (at_discontinuity) [[unlikely]]
       t_new = discontinuities[next_discontinuity];
     output.upto(t_new, *this, work, result);
+    sample_sensitivities(false);
     if (at_tstop) {
       tstop_reached = refresh_pending = true;
       dense_hi = tstop;
@@ -1012,6 +1088,7 @@ struct Integrator::Impl : public DenseSource {
     if (opt.store_steps) {
       result.t_steps.push_back(method->t());
       result.y_steps.push_back(method->y());
+      store_step_sensitivities();
     }
     if (opt.store_dense) {
       result.segments.push_back(method->segment());
@@ -1090,10 +1167,15 @@ struct Integrator::Impl : public DenseSource {
       return Stop::Failure;
     }
     output.upto(cut.t, *this, work, result);
+    sample_sensitivities(false);
     dense_hi = cut.t;  // the rest of the step is not the solution
     if (opt.store_steps) {
       result.t_steps.push_back(cut.t);
       result.y_steps.push_back(cut.y_before);
+      if (np > 0) {
+        method->dense_sensitivities(cut.t, s_work);
+        result.s_steps.push_back(Eigen::Map<const Vector>(s_work.data(), s_work.size()));
+      }
     }
     if (opt.store_dense) {
       result.segments.push_back(method->segment());
@@ -1152,6 +1234,7 @@ struct Integrator::Impl : public DenseSource {
     if (opt.store_steps && (!at_discontinuity || method->y() != result.y_steps.back())) {
       result.t_steps.push_back(method->t());
       result.y_steps.push_back(method->y());
+      store_step_sensitivities();
     }
     if (!record_residual(method->t(), method->y())) return false;
     h = controller->after_restart(*method, weights, h, smooth_end(), hmax, at_discontinuity);

@@ -91,6 +91,7 @@ class Bdf final : public Method {
     newton_ = NewtonAttempt(ns, *in.guard, *in.stats);
     newton_.set_failure_factor(0.25);        // DASSL: h / 4 after a failure
     newton_.watch_jacobian(&matrix_valid_);  // DASSL: a new iteration matrix after any failure
+    if (in.sensitivities) setup_sensitivities(*in.sensitivities);
   }
 
   const char* name() const override { return "bdf"; }
@@ -153,11 +154,13 @@ class Bdf final : public Method {
     if (MassMatrixSystem* m = sys_->mass_form()) {
       if (!initial_derivative(*m, t0, y0, yp0_)) return false;
     }
-    return start_at(t0, y0, message);
+    if (!start_at(t0, y0, message)) return false;
+    return np_ == 0 || start_sensitivities(t0, y0, message);
   }
 
   StepAttempt attempt(double h) override {
     StepAttempt a = corrected_step(h);
+    if (np_ > 0 && a.outcome == AttemptOutcome::Converged) sensitivity_corrector(a);
     if (a.outcome != AttemptOutcome::Converged) phase_ = 1;  // DASSL: phase 1 after any failure
     return a;
   }
@@ -183,6 +186,7 @@ class Bdf final : public Method {
     if (k < maxord_) phi_.col(k + 1) = e_;
     phi_.col(k) += e_;
     for (int j = k - 1; j >= 0; --j) phi_.col(j) += phi_.col(j + 1);
+    if (np_ > 0) accept_sensitivities(k);
     if (filter_ != FilterMode::Off) {  // the same recurrence for A_j (not column 0, y)
       if (k < maxord_) {
         aphi_.col(k + 1) = ae_;
@@ -316,7 +320,191 @@ class Bdf final : public Method {
     return bdf_option_table().values(opt_);
   }
 
+  const Matrix* sensitivities() const override { return np_ > 0 ? &S_ : nullptr; }
+  // S on the interpolant of y (dense()): the same Newton form on S's differences
+  void dense_sensitivities(double t, MatOut out) const override {
+    if (np_ == 0) return;
+    if (kold_ == 0) {
+      out = S_;
+      return;
+    }
+    const double temp1 = t - t_;
+    out = s_block(Sphi_, 0);
+    double c = 1.0, gamma = temp1 / psi_[0];
+    for (int j = 1; j <= kold_; ++j) {
+      c *= gamma;
+      gamma = (temp1 + psi_[j - 1]) / psi_[j];
+      out += c * s_block(Sphi_, j);
+    }
+  }
+  long sensitivity_iterations() const override { return sens_iterations_; }
+  std::string sensitivity_warning() const override { return sens_warning_; }
+
  private:
+  // ---- forward sensitivities (IDAS's staggered corrector on DASSL's formulas) ----
+  // S = dy/dp keeps its own modified divided differences Sphi_ (block j: n x np), predicted
+  // and updated by the state's coefficients; after the state's corrector has converged, the
+  // sensitivity corrector solves F_y S + F_y' S' + F_p = 0 with S' = S'^(0) + cj (S - S^(0))
+  // by the state's iteration (its factorised matrix F_y + cj_old F_y', DASSL's rescaling for
+  // cj != cj_old), the residual's products F_y S + F_y' S' by central differences of F along
+  // (S, S') (eps^(2/3) relative: the linear iteration converges below the tolerance) and F_p
+  // from parameter_jacobian() (the problem's parameter_sparsity). Weights as IDAS's:
+  // rtol |S_ik| + atol_i / |p_k|. Error control (errconS): ck |e_S| joins the step's error.
+  static constexpr int kMaxSensitivityIterations = 10;
+  Eigen::Block<Matrix, -1, -1, true> s_block(Matrix& m, int j) {
+    return m.middleCols(j * np_, np_);
+  }
+  Eigen::Block<const Matrix, -1, -1, true> s_block(const Matrix& m, int j) const {
+    return m.middleCols(j * np_, np_);
+  }
+
+  void setup_sensitivities(const SensitivityRequest& request) {
+    if (opt_.exact_history)
+      throw InvalidArgument("bdf: sensitivities are not available with BdfOptions::exact_history");
+    sens_request_ = request;
+    np_ = static_cast<int>(sys_->p().size());
+    Sphi_.setZero(n_, (kMaxOrder + 2) * np_);
+    Sphi_star_.setZero(n_, (kMaxOrder + 2) * np_);
+    for (Matrix* m : {&S_, &Sp_, &S_new_, &Sp_new_, &eS_, &Fp_, &wS_}) m->setZero(n_, np_);
+    for (Vector* v : {&sF0_, &sFa_, &sFb_, &sy_, &syp_, &sdelta_}) v->setZero(n_);
+    pbar_.resize(np_);
+    for (int k = 0; k < np_; ++k) pbar_[k] = sys_->p()[k] != 0.0 ? std::abs(sys_->p()[k]) : 1.0;
+  }
+
+  // S at t0: as given (zero by default); for M y' = f its algebraic part made consistent
+  // (consistent_initial_sensitivities); for F(t, y, y') = 0 as given (consistent S0 is the
+  // user's, as IDAS's yS0 without IDACalcIC). S' = 0.
+  bool start_sensitivities(double t0, const Vector& y0, std::string& message) {
+    if (sens_request_.initial)
+      S_ = *sens_request_.initial;
+    else
+      S_.setZero();
+    Sp_.setZero();
+    if (MassMatrixSystem* m = sys_->mass_form()) {
+      if (!m->f(t0, y0, sF0_)) return false;
+      if (!consistent_initial_sensitivities(*m, t0, y0, sF0_, S_, message, sens_warning_)) {
+        message = "initial sensitivities: " + message;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // F_y S + F_y' S' + F_p for column k of (S_new_, Sp_new_) at the step's end, into sdelta_.
+  bool sensitivity_residual(int k, double tn) {
+    const double sn = S_new_.col(k).cwiseAbs().maxCoeff();
+    const double spn = std::abs(h_) * Sp_new_.col(k).cwiseAbs().maxCoeff();
+    if (sn == 0.0 && spn == 0.0) {
+      sdelta_ = Fp_.col(k);
+      return true;
+    }
+    const double size =
+        std::max({1.0, y_new_.cwiseAbs().maxCoeff(), std::abs(h_) * yp_new_.cwiseAbs().maxCoeff()});
+    const double eps = std::cbrt(kEps) * size / std::max(sn, spn);
+    sy_ = y_new_ + eps * S_new_.col(k);
+    syp_ = yp_new_ + eps * Sp_new_.col(k);
+    if (!sys_->F(tn, sy_, syp_, sFa_)) return false;
+    sy_ = y_new_ - eps * S_new_.col(k);
+    syp_ = yp_new_ - eps * Sp_new_.col(k);
+    if (!sys_->F(tn, sy_, syp_, sFb_)) return false;
+    sdelta_ = (sFa_ - sFb_) / (2.0 * eps) + Fp_.col(k);
+    return true;
+  }
+
+  // RMS of column k of v in the sensitivities' weights (components out of the error test
+  // scaled by min(1, |h|), as newton_norm()).
+  double sensitivity_norm(const Eigen::Ref<const Vector>& v, int k) const {
+    const double s = std::min(1.0, std::abs(h_));
+    double sum = 0.0;
+    for (int i = 0; i < n_; ++i) {
+      const double r = (weights_->in_test(i) ? v[i] : s * v[i]) / wS_(i, k);
+      sum += r * r;
+    }
+    return std::sqrt(sum / static_cast<double>(n_));
+  }
+
+  // The staggered sensitivity corrector of the converged step; `a` becomes a failure if it
+  // does not converge or F fails, and takes S's error with error control.
+  void sensitivity_corrector(StepAttempt& a) {
+    const int k = k_, kp1 = k + 1;
+    const double tn = t_ + h_;
+    for (int j = 0; j <= kp1; ++j)
+      s_block(Sphi_star_, j) = (j < kp1 ? beta_[j] : 1.0) * s_block(Sphi_, j);
+    S_new_ = s_block(Sphi_star_, 0);
+    Sp_new_.setZero();
+    for (int j = 1; j <= k; ++j) {
+      S_new_ += s_block(Sphi_star_, j);
+      Sp_new_ += gamma_[j] * s_block(Sphi_star_, j);
+    }
+    eS_.setZero();
+    if (!sys_->F(tn, y_new_, yp_new_, sF0_) ||
+        !sys_->parameter_jacobian(tn, y_new_, yp_new_, sF0_, Fp_)) {
+      a = newton_.failure(
+          sys_->guard().fatal() ? AttemptOutcome::CallbackError : AttemptOutcome::NonFinite,
+          "F or dF/dp failed (sensitivities)");
+      return;
+    }
+    const Vector& atol = weights_->atol();
+    for (int kc = 0; kc < np_; ++kc)
+      for (int i = 0; i < n_; ++i)
+        wS_(i, kc) = weights_->rtol() * std::abs(S_new_(i, kc)) + atol[i] / pbar_[kc];
+    const double scale = 2.0 / (1.0 + cj_ / cjold_);
+    const double tol = opt_.newton_tolerance;
+    double worst_error = 0.0;
+    for (int kc = 0; kc < np_; ++kc) {
+      double previous = 0.0;
+      bool converged = false;
+      for (int it = 0; it < kMaxSensitivityIterations && !converged; ++it) {
+        ++sens_iterations_;
+        if (!sensitivity_residual(kc, tn)) {
+          a = newton_.failure(
+              sys_->guard().fatal() ? AttemptOutcome::CallbackError : AttemptOutcome::NonFinite,
+              "F failed (sensitivities)");
+          return;
+        }
+        lu_->solve_in_place(sdelta_);
+        ++stats_.nsol;
+        if (cj_ != cjold_) sdelta_ *= scale;
+        S_new_.col(kc) -= sdelta_;
+        eS_.col(kc) -= sdelta_;
+        Sp_new_.col(kc) -= cj_ * sdelta_;
+        const double norm = sensitivity_norm(sdelta_, kc);
+        if (!std::isfinite(norm)) break;
+        if (it > 0) {
+          const double rate = previous > 0.0 ? norm / previous : 0.0;
+          if (rate > 0.9) break;
+          converged = rate / (1.0 - rate) * norm <= tol;
+        } else {
+          converged = norm <= 1e-3 * tol;
+        }
+        previous = norm;
+      }
+      if (!converged) {
+        matrix_valid_ = false;  // DASSL: a new iteration matrix after a failure
+        a = newton_.failure(AttemptOutcome::NewtonFailed,
+                            "the sensitivities' corrector did not converge");
+        return;
+      }
+      if (sens_request_.error_control)
+        worst_error = std::max(worst_error, sensitivity_norm(eS_.col(kc), kc));
+    }
+    if (sens_request_.error_control) {
+      // the test's error (ck |e|) and the estimate the step size follows (sigma_k |e|, est_)
+      a.err = std::max(a.err, ck_ * worst_error);
+      est_ = std::max(est_, sigma_[kp1 - 1] * worst_error);
+    }
+  }
+
+  // DASSL block 6 for S's differences (the state's update of phi_ in accept()).
+  void accept_sensitivities(int k) {
+    Sphi_.leftCols((k + 2) * np_) = Sphi_star_.leftCols((k + 2) * np_);
+    if (k < maxord_) s_block(Sphi_, k + 1) = eS_;
+    s_block(Sphi_, k) += eS_;
+    for (int j = k - 1; j >= 0; --j) s_block(Sphi_, j) += s_block(Sphi_, j + 1);
+    S_.swap(S_new_);
+    Sp_.swap(Sp_new_);
+  }
+
   bool start_at(double t0, const Vector& y0, std::string& message) {
     if (opt_.filter_algebraic_error && !setup_algebraic_filter(t0, y0)) {
       message = "dF/dy' at t0: " + sys_->guard().failure().describe();
@@ -402,6 +590,11 @@ class Bdf final : public Method {
     phi_.col(0) = y_;
     phi_.col(1) = h * yp0_;
     psi_[0] = h;
+    if (np_ > 0) {  // S and h S' (S' = 0 at a start: the corrector makes S, the predictor errs)
+      Sphi_.setZero();
+      s_block(Sphi_, 0) = S_;
+      s_block(Sphi_, 1) = h * Sp_;
+    }
   }
 
   // DASSL block 1: psi, alpha, beta, gamma, sigma for order k and step h (into *_new arrays).
@@ -1003,6 +1196,14 @@ class Bdf final : public Method {
   Vector probe_f_;  // f at the point of derivative_at()
   std::unique_ptr<RealLinearSolver> lu_;
   StructuredMatrix<double>* E_ = nullptr;
+  // forward sensitivities (np_ = 0: none)
+  SensitivityRequest sens_request_;
+  int np_ = 0;
+  long sens_iterations_ = 0;
+  std::string sens_warning_;
+  Vector pbar_;
+  Matrix Sphi_, Sphi_star_, S_, Sp_, S_new_, Sp_new_, eS_, Fp_, wS_;
+  Vector sF0_, sFa_, sFb_, sy_, syp_, sdelta_;
 };
 
 }  // namespace
@@ -1054,6 +1255,7 @@ MethodRegistration bdf_method() {
   // doubling initial phase no longer ramps the order up from a small step, and after event
   // restarts and on oscillators the BDF loses accuracy: docs/benchmarks.md)
   c.starting_step = StartingStep::Dassl;
+  c.sensitivities = true;
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const BdfOptions o = method_options<BdfOptions>(in, "bdf");
     o.validate();

@@ -47,6 +47,8 @@ struct MethodInput {
   bool fixed_step = false;
   CallGuard* guard = nullptr;
   Stats* stats = nullptr;
+  /// Forward sensitivities to compute (null: none); only for MethodCapabilities::sensitivities.
+  const SensitivityRequest* sensitivities = nullptr;
 };
 
 using MethodFactory = std::unique_ptr<Method> (*)(const MethodInput&);

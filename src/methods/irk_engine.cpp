@@ -507,26 +507,38 @@ void IrkEngine::dense(const Vector& y, double h, IrkDense& out) {
     return;
   }
   end_value(y, ynew_);
-  const Vector& y_new = ynew_;
+  interpolate(k, y, ynew_, Z_.data(), out);
+}
+
+void IrkEngine::interpolate(const IrkConstants& k, const Vector& y, const Vector& y_new,
+                            const double* Z, IrkDense& out) {
+  const int m = static_cast<int>(k.nodes.size()) - 1;
+  out.m = m;
+  if (out.source != &k) {  // capacity reserved by the owner: no allocation
+    out.nodes = k.nodes;
+    out.source = &k;
+  }
+  const long n = y.size();
+  auto z_col = [&](int i) { return Eigen::Map<const Vector>(Z + i * n, n); };
   // divided differences of the increments Y - y_n (those of the values without the
   // cancellation y + Z_i - (y + Z_j) of a small step), y_n added to the constant term
   for (int j = 0; j <= m; ++j) {
     const int src = k.node_source[static_cast<size_t>(j)];
     if (src == -1 && k.stiffly_accurate)
-      out.coeffs.col(j) = Z_.col(k.s - 1);
+      out.coeffs.col(j) = z_col(k.s - 1);
     else if (src == -1)
       out.coeffs.col(j) = y_new - y;
     else if (src == -2)
       out.coeffs.col(j).setZero();
     else
-      out.coeffs.col(j) = Z_.col(src);
+      out.coeffs.col(j) = z_col(src);
   }
   // the divided-difference table row by row (m <= s + 1 nodes)
   double den[kMaxStages + 2][kMaxStages + 2];
   for (int l = 1; l <= m; ++l)
     for (int j = m; j >= l; --j)
       den[l][j] = k.node_c[static_cast<size_t>(j)] - k.node_c[static_cast<size_t>(j - l)];
-  const long n = n_, ld = out.coeffs.rows();
+  const long ld = out.coeffs.rows();
   double* c = out.coeffs.data();
   for (long i = 0; i < n; ++i) {
     double v[kMaxStages + 2];

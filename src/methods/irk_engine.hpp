@@ -115,6 +115,16 @@ class IrkEngine {
   void dense(const Vector& y, double h, IrkDense& out);
 
   const Matrix& Z() const { return Z_; }
+  /// The factorised real (gamma_r/h M - J) and complex ((alpha_p + i beta_p)/h M - J) matrices
+  /// of the last factor() (the sensitivities' stage equations share them).
+  const RealLinearSolver& real_solver(int r) const { return *real_[static_cast<size_t>(r)]; }
+  const ComplexLinearSolver& complex_solver(int p) const {
+    return *complex_[static_cast<size_t>(p)];
+  }
+  /// The interpolant through (t_n, y), the stages y + Z_i (Z: n x s, column-major, leading
+  /// dimension n) and (t_{n+1}, y_new) in the Newton form of dense() (the general path).
+  static void interpolate(const IrkConstants& k, const Vector& y, const Vector& y_new,
+                          const double* Z, IrkDense& out);
   /// The backend of the real iteration matrices ("dense LU", "banded LU", "KLU").
   const char* solver_name() const { return real_.empty() ? "" : real_[0]->name(); }
   /// Why the last solves gave no answer (the iterative backend), or nullptr.

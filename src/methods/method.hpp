@@ -152,6 +152,14 @@ struct StepAttempt {
   const char* detail = "";    ///< what went wrong (static text: no allocation in the loop)
 };
 
+/// Forward sensitivities asked of a method with MethodCapabilities::sensitivities
+/// (Options::sensitivities; MethodInput::sensitivities): S = dy/dp with respect to the problem's
+/// p, from `initial` (n x np: its differential part; null: zero) made consistent.
+struct SensitivityRequest {
+  bool error_control = false;       ///< Options::sensitivity_error_control (IDAS's errconS)
+  const Matrix* initial = nullptr;  ///< Options::initial_sensitivities, or null
+};
+
 class Method {
  public:
   virtual ~Method() = default;
@@ -259,6 +267,18 @@ class Method {
   }
   /// Copy of the last step's interpolant (allocates: only used when the user stores it).
   virtual DenseSegment segment() const = 0;
+  /// S = dy/dp (n x np) at t() when the solve computes sensitivities (MethodInput::
+  /// sensitivities), else null.
+  virtual const Matrix* sensitivities() const { return nullptr; }
+  /// S on the last accepted step's interpolant (the same continuous extension as dense()).
+  virtual void dense_sensitivities(double t, MatOut out) const {
+    (void)t;
+    if (const Matrix* S = sensitivities()) out = *S;
+  }
+  /// A warning about the sensitivities from start() (Result::warnings), or empty.
+  virtual std::string sensitivity_warning() const { return {}; }
+  /// Iterations of the sensitivities' stage equations so far (0 without sensitivities).
+  virtual long sensitivity_iterations() const { return 0; }
   /// The parameters the method's callbacks see (the solve's copy; event actions change it).
   virtual Vector& parameters() = 0;
   /// Constraint monitor / projector of the problem, where the form has them.

@@ -13,6 +13,7 @@
 #include "daekit/methods/radau5.hpp"
 #include "methods/factory.hpp"
 #include "methods/irk_engine.hpp"
+#include "methods/irk_sensitivities.hpp"
 #include "methods/mass_matrix_method.hpp"
 #include "methods/newton_attempt.hpp"
 #include "nonlinear/consistency.hpp"
@@ -178,6 +179,11 @@ class Radau final : public MassMatrixMethod {
     newton_.watch_jacobian(&jac_valid_, &jac_fresh_);
     reuse_ = ReusePolicy::radau5(opt_.jacobian_reuse_theta, opt_.lu_reuse_low, opt_.lu_reuse_high);
     set_stages(opt_.start_stages);
+    if (in.sensitivities) {
+      sens_request_ = *in.sensitivities;
+      sens_ = std::make_unique<IrkSensitivities>(sys_, engine_, opt_.max_stages,
+                                                 sens_request_.error_control);
+    }
   }
 
   const char* name() const override { return radau5_ ? "radau5" : "radau"; }
@@ -236,7 +242,8 @@ class Radau final : public MassMatrixMethod {
     return c;
   }
 
-  bool start(double t0, const Vector& y0, const ErrorWeights& weights, std::string&) override {
+  bool start(double t0, const Vector& y0, const ErrorWeights& weights,
+             std::string& message) override {
     weights_ = &weights;
     given_rtol_ = opt_.transform_tolerances
                       ? std::pow(weights.rtol() / 0.1, 1.0 / tolerance_exponent(3))
@@ -248,7 +255,7 @@ class Radau final : public MassMatrixMethod {
     if (!sys_.f(t_, y_, f0_)) return false;
     set_stages(opt_.start_stages);
     reset_state();
-    return true;
+    return !sens_ || sens_->start(t_, y_, f0_, sens_request_.initial, message);
   }
 
   StepAttempt attempt(double h) override {
@@ -305,6 +312,7 @@ class Radau final : public MassMatrixMethod {
       unexpected_ = true;
       return newton_.failure(AttemptOutcome::NonFinite, "error not finite");
     }
+    if (sens_ && !sensitivity_step(h, res)) return res;
     engine_.end_value(y_, y_new_);
     if (res.err >= 1.0) {
       need_jac_ = !jac_fresh_;  // RADAU: a fresh Jacobian after a rejection
@@ -341,6 +349,7 @@ class Radau final : public MassMatrixMethod {
     // the interpolant from the values as computed (the integrator adds a projection's change);
     // the end value before post-step hooks is y + Z_s
     engine_.dense(y_, h_, dense_);
+    if (sens_) sens_->accept(y_, h_);
     t_ += h_;
     h_last_ = h_;
     h_hold_ = h_;
@@ -404,8 +413,20 @@ class Radau final : public MassMatrixMethod {
     }
     h_last_ = 0.0;
     reset_state();
+    if (sens_) {  // S continues (its algebraic part made consistent at the new point)
+      const Matrix S = sens_->S();
+      return sens_->start(t_, y_, f0_, &S, message);
+    }
     return true;
   }
+
+  const Matrix* sensitivities() const override { return sens_ ? &sens_->S() : nullptr; }
+  void dense_sensitivities(double t, MatOut out) const override {
+    if (!sens_) return;
+    sens_->dense(h_last_ != 0.0 ? (t - t_) / h_last_ : 0.0, out);
+  }
+  long sensitivity_iterations() const override { return sens_iterations_; }
+  std::string sensitivity_warning() const override { return sens_ ? sens_->warning() : ""; }
 
   bool refresh(std::string& message) override {
     // f(t, y) enters the error estimate and is the base of the difference Jacobian
@@ -547,6 +568,31 @@ class Radau final : public MassMatrixMethod {
     return true;
   }
 
+  // The sensitivities' stage equations after the state's converged iteration
+  // (irk_sensitivities.hpp); with their error control the step's error is the larger of the
+  // state's and theirs. False (res set to the failure) if they failed.
+  bool sensitivity_step(double h, StepAttempt& res) {
+    const IrkSensitivities::Outcome o =
+        sens_->solve_step(t_, y_, h, scal_, weights_->w(), weights_->rtol(), weights_->atol(),
+                          newton_.settings().tolerance, !first_ && !start_from_zero_);
+    sens_iterations_ += sens_->last_iterations();
+    if (o == IrkSensitivities::Outcome::FunctionFailed) {
+      res = sys_.guard().fatal()
+                ? newton_.failure(AttemptOutcome::CallbackError, "callback failed")
+                : newton_.failure(AttemptOutcome::NonFinite,
+                                  "f, df/dy or df/dp failed at a stage (sensitivities)");
+      return false;
+    }
+    if (o == IrkSensitivities::Outcome::NotConverged) {
+      need_jac_ = !jac_fresh_;
+      res = newton_.failure(AttemptOutcome::NewtonFailed,
+                            "the sensitivities' stage iteration did not converge");
+      return false;
+    }
+    if (sens_->error_control()) res.err = std::max(res.err, sens_->error_estimate(h));
+    return true;
+  }
+
   bool compute_jacobian() {
     jac_valid_ = jac_fresh_ = sys_.jacobian(t_, y_, f0_, J_);
     need_jac_ = false;
@@ -610,6 +656,10 @@ class Radau final : public MassMatrixMethod {
   Vector y_, f0_, y_new_, f_new_, scal_;
   StructuredMatrix<double> J_;
   IrkDense dense_;
+  // forward sensitivities (MethodInput::sensitivities), else null
+  SensitivityRequest sens_request_;
+  std::unique_ptr<IrkSensitivities> sens_;
+  long sens_iterations_ = 0;
 };
 
 }  // namespace
@@ -627,6 +677,7 @@ MethodRegistration radau_method() {
   c.variable_order = true;
   c.dense_output_order = 7;
   c.projection = true;
+  c.sensitivities = true;
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const RadauOptions o = method_options<RadauOptions>(in, "radau");
     o.validate();
@@ -647,6 +698,7 @@ MethodRegistration radau5_method() {
   c.order = 5;
   c.dense_output_order = 3;
   c.projection = true;
+  c.sensitivities = true;
   r.make = [](const MethodInput& in) -> std::unique_ptr<Method> {
     const Radau5Options o = method_options<Radau5Options>(in, "radau5");
     o.validate();

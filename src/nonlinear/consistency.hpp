@@ -17,6 +17,28 @@ InitResult initialize(MassMatrixSystem& sys, double t0, const Vector& y0,
                       const InitOptions& options);
 /// y'(t0) of M y' = f (see initial_derivative in initialization.hpp); false if a callback failed.
 bool initial_derivative(MassMatrixSystem& sys, double t0, const Vector& y0, Vector& yp);
+/// Consistent initial sensitivities S0 = dy0/dp (n x np) of M y' = f(t, y, p) at a consistent
+/// (t0, y0): keeps M S0 as given (the differential part; zero unless the user gave S0) and makes
+/// the sensitivities of the algebraic equations hold.
+///   Index 1: the linearised algebraic equations L^T (f_y S + f_p) = 0 for S = S0 + N C (N, L
+///   orthonormal bases of ker M and ker M^T): (L^T f_y N) C = -L^T (f_y S0 + f_p), one dense
+///   solve per parameter (f_y from the Jacobian source, f_p from parameter_jacobian()).
+///   Index 2 and 3 (components tagged 2 or 3 and zero rows in M): the algebraic variables of
+///   the state's consistent values are fixed by the hidden constraints (the derivatives of the
+///   constraints along the motion, initialize()); their sensitivities are the central
+///   differences of that initialization in p_k (increment cbrt(eps) max(|p_k|, 1), tolerance at
+///   the round-off level), the differential part kept (constraints that depend on p change
+///   y_D with p: S0's differential part must then be given).
+///   Where that initialization fails (its differenced hidden constraints too noisy, e.g.
+///   Andrews' squeezer), the algebraic part is kept as given, and `warning` says so unless the
+///   given S satisfies the linearised algebraic equations f_A,y S + f_A,p = 0 (the Radau
+///   methods' later S do not depend on it: the algebraic components of y_n cancel from their
+///   stage equations).
+/// False with a message if a callback failed fatally or the index-1 algebraic part is
+/// singular. Allocates: once, before the step loop.
+bool consistent_initial_sensitivities(MassMatrixSystem& sys, double t0, const Vector& y0,
+                                      const Vector& f0, Matrix& S, std::string& message,
+                                      std::string& warning);
 /// Re-initialisation after an event: solves the algebraic part of M y' = f at fixed
 /// differential part (Newton on the algebraic equations for the algebraic variables when M has
 /// as many zero rows as zero columns, else Newton on L^T f along ker M). Nothing to do for a

@@ -1025,4 +1025,111 @@ JacobianCheck check_jacobian(const ImplicitDae& dae, double t, const Vector& y, 
   return check_jacobian(sys, t, y, yp, dae.n);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Consistent initial sensitivities (consistency.hpp)
+
+namespace {
+
+// Index 1: S += N C with (L^T J N) C = -L^T (J S + Jp), column by column.
+bool linearised_algebraic_sensitivities(MassMatrixSystem& sys, double t0, const Vector& y0,
+                                        const Vector& f0, Matrix& S, std::string& message) {
+  Matrix N, L;
+  if (kernels(sys.mass().to_dense(), N, L) == 0) return true;  // M nonsingular: nothing to do
+  Matrix J;
+  if (!dense_jacobian(sys, t0, y0, f0, J)) {
+    message = "the Jacobian failed at t0: " + guard_message(sys.guard());
+    return false;
+  }
+  Matrix Jp(sys.n(), sys.p().size());
+  if (!sys.parameter_jacobian(t0, y0, f0, Jp)) {
+    message = "df/dp failed at t0: " + guard_message(sys.guard());
+    return false;
+  }
+  const Matrix A = L.transpose() * J * N;
+  const Eigen::FullPivLU<Matrix> lu(A);
+  if (!lu.isInvertible()) {
+    message =
+        "the algebraic equations' Jacobian L^T (df/dy) N is singular at t0: the initial "
+        "sensitivities of the algebraic variables are not determined (not index 1?)";
+    return false;
+  }
+  const Matrix rhs = -(L.transpose() * (J * S + Jp));
+  S += N * lu.solve(rhs);
+  return true;
+}
+
+// Index 2 and 3: central differences in p of the state's consistent initialization.
+bool differenced_algebraic_sensitivities(MassMatrixSystem& sys, double t0, const Vector& y0,
+                                         Matrix& S, std::string& message) {
+  Matrix Sz = S;
+  const InitOptions tight;  // iterates to the round-off level of the differenced constraints
+  const std::vector<int> z = sys.mass().zero_columns();
+  Vector& p = sys.p();
+  for (Eigen::Index k = 0; k < p.size(); ++k) {
+    const double pk = p[k];
+    const double delta =
+        std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(std::abs(pk), 1.0);
+    p[k] = pk + delta;
+    const InitResult plus = initialize(sys, t0, y0, tight);
+    p[k] = pk - delta;
+    const InitResult minus = initialize(sys, t0, y0, tight);
+    p[k] = pk;
+    if (!plus.ok || !minus.ok) {
+      message = "the consistent initialization failed for p[" + std::to_string(k) + "] +- " +
+                fmt(delta) + ": " + (plus.ok ? minus.message : plus.message);
+      return false;
+    }
+    for (int i : z) Sz(i, k) = (plus.y[i] - minus.y[i]) / (2.0 * delta);
+  }
+  S = Sz;
+  return true;
+}
+
+// True if S satisfies the linearised algebraic equations (zero rows A of M), f_A,y S + f_A,p = 0,
+// to 1e-6 of the size of their terms, max_j |J_ij| max_j |S_jk| + |f_p,ik| (S given by the user,
+// itself perhaps from differences: checked where the differences cannot make it).
+bool satisfies_linearised_algebraic_equations(MassMatrixSystem& sys, double t0, const Vector& y0,
+                                              const Vector& f0, const Matrix& S) {
+  Matrix J, Jp(sys.n(), sys.p().size());
+  if (!dense_jacobian(sys, t0, y0, f0, J) || !sys.parameter_jacobian(t0, y0, f0, Jp)) return false;
+  for (int i : sys.mass().zero_rows()) {
+    const Eigen::RowVectorXd r = J.row(i) * S + Jp.row(i);
+    const Eigen::RowVectorXd scale =
+        J.row(i).cwiseAbs().maxCoeff() * S.cwiseAbs().colwise().maxCoeff() + Jp.row(i).cwiseAbs();
+    for (Eigen::Index k = 0; k < r.size(); ++k)
+      if (std::abs(r[k]) > 1e-6 * scale[k] + 1e-300) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool consistent_initial_sensitivities(MassMatrixSystem& sys, double t0, const Vector& y0,
+                                      const Vector& f0, Matrix& S, std::string& message,
+                                      std::string& warning) {
+  if (sys.p().size() == 0) return true;
+  if (sys.dae().max_index() >= 2 && !sys.mass().zero_rows().empty()) {
+    std::string why;
+    if (!differenced_algebraic_sensitivities(sys, t0, y0, S, why)) {
+      if (sys.guard().fatal()) {
+        message = why;
+        return false;
+      }
+      sys.guard().clear_recoverable();
+      if (S.cwiseAbs().maxCoeff() > 0.0 &&
+          satisfies_linearised_algebraic_equations(sys, t0, y0, f0, S))
+        return true;
+      sys.guard().clear_recoverable();
+      warning =
+          "the initial sensitivities of the algebraic variables (index 2/3) were not made "
+          "consistent (" +
+          why +
+          "): they are as given (Options::initial_sensitivities) in the output at t0; the "
+          "Radau methods' later values do not depend on them";
+    }
+    return true;
+  }
+  return linearised_algebraic_sensitivities(sys, t0, y0, f0, S, message);
+}
+
 }  // namespace daekit

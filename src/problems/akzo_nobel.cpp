@@ -6,6 +6,7 @@
 //   r1 = k1 y1^4 sqrt(y2), r2 = k2 y3 y4, r3 = k2/K y1 y5, r4 = k3 y1 y4^2, r5 = k4 y6^2 sqrt(y2),
 //   Fin = klA (pCO2/H - y2);  k1 = 18.7, k2 = 0.58, k3 = 0.09, k4 = 0.42, K = 34.4, klA = 3.3,
 //   Ks = 115.83, pCO2 = 0.9, H = 737;  y0 = (0.444, 0.00123, 0, 0.007, 0, Ks y1(0) y4(0)).
+// Parameters p = (k1, k2, k3, k4, Ks) (sensitivities, fits); y6(0) = Ks y1(0) y4(0) follows Ks.
 // Reference y(180): the test set's (PSIDE, rtol = atol = 1e-19, Cray C90 double precision).
 #include <cmath>
 
@@ -14,8 +15,11 @@
 namespace daekit {
 
 namespace {
-constexpr double k1 = 18.7, k2 = 0.58, k3 = 0.09, k4 = 0.42;
-constexpr double K = 34.4, klA = 3.3, Ks = 115.83, pCO2 = 0.9, H = 737.0;
+constexpr double default_k1 = 18.7, default_k2 = 0.58, default_k3 = 0.09, default_k4 = 0.42;
+constexpr double K = 34.4, klA = 3.3, default_Ks = 115.83, pCO2 = 0.9, H = 737.0;
+// p = (k1, k2, k3, k4, Ks), or the defaults when a callback is called without p.
+constexpr double kAkzoDefaults[5] = {default_k1, default_k2, default_k3, default_k4, default_Ks};
+double akzo_parameter(VecIn p, int i) { return p.size() > i ? p[i] : kAkzoDefaults[i]; }
 }  // namespace
 
 BuiltinProblem akzo_nobel() {
@@ -34,7 +38,12 @@ BuiltinProblem akzo_nobel() {
   d.mass(5, 5) = 0.0;
   d.index = {1, 1, 1, 1, 1, 1};
   d.component_names = {"y1", "y2", "y3", "y4", "y5", "y6"};
-  d.f = [](double, VecIn y, VecOut f) {
+  d.p = Vector(5);
+  d.p << default_k1, default_k2, default_k3, default_k4, default_Ks;
+  p.parameter_names = {"k1", "k2", "k3", "k4", "Ks"};
+  d.f = [](double, VecIn y, VecOut f, VecIn p) {
+    const double k1 = akzo_parameter(p, 0), k2 = akzo_parameter(p, 1), k3 = akzo_parameter(p, 2),
+                 k4 = akzo_parameter(p, 3), Ks = akzo_parameter(p, 4);
     // y2 < 0 is outside the model (the test set returns an error flag): NaN makes the solver
     // reject the step.
     const double s2 = std::sqrt(y[1]);
@@ -51,7 +60,9 @@ BuiltinProblem akzo_nobel() {
     f[4] = r2 - r3 + r5;
     f[5] = Ks * y[0] * y[3] - y[5];
   };
-  d.jacobian = [](double, VecIn y, MatOut J) {
+  d.jacobian = [](double, VecIn y, MatOut J, VecIn p) {
+    const double k1 = akzo_parameter(p, 0), k2 = akzo_parameter(p, 1), k3 = akzo_parameter(p, 2),
+                 k4 = akzo_parameter(p, 3), Ks = akzo_parameter(p, 4);
     const double s2 = std::sqrt(y[1]);
     // partial derivatives of the rates: dr_i/dy_j
     const double r1_1 = 4.0 * k1 * y[0] * y[0] * y[0] * s2;
@@ -91,7 +102,8 @@ BuiltinProblem akzo_nobel() {
   p.t0 = 0;
   p.t_end = 180;
   p.y0 = Vector(6);
-  p.y0 << 0.444, 0.00123, 0.0, 0.007, 0.0, Ks * 0.444 * 0.007;
+  p.y0 << 0.444, 0.00123, 0.0, 0.007, 0.0, default_Ks * 0.444 * 0.007;
+  p.apply_parameters = [](BuiltinProblem& q) { q.y0[5] = q.dae.p[4] * q.y0[0] * q.y0[3]; };
   p.rtol = p.atol = 1e-7;
   p.h0 = 1e-10;  // the initial step of the test set's runs of this problem
   ReferenceSolution ref;

@@ -5,7 +5,8 @@
 //   d1 = |u|^2 - 1,  d2 = 2 u.v,  d3 = 2 |v|^2 + 2 u.v'  (the paper prints d3 with an
 // inconsistent factor 2 on lambda; this is the time derivative of d2 with v' from the equations).
 // Index-2 form: the constraint replaced by 0 = u.v; index-1 form: by the acceleration constraint
-// 0 = |v|^2 - 2 lambda |u|^2 - u2 (Bendtsen and Thomsen (1999), ch. 3, (3.5)-(3.6)).
+// 0 = |v|^2 - 2 lambda |u|^2 - u2 (Bendtsen and Thomsen (1999), ch. 3, (3.5)-(3.6)). Parameter p = (g), the
+// gravity (1 by default; sensitivities): v2' = -g - 2 u2 lambda (index 1: ... - g u2).
 #include <algorithm>
 #include <cmath>
 
@@ -25,6 +26,9 @@ ConstraintResiduals pendulum_monitor(VecIn y) {
   return r;
 }
 
+// The gravity p[0] (1 when a callback is called without p).
+double gravity(VecIn p) { return p.size() > 0 ? p[0] : 1.0; }
+
 // Common part: index tags, mass matrix, monitor and the differential equations; `level`
 // chooses the constraint (3: position, 2: velocity, 1: acceleration).
 BuiltinProblem pendulum(int level) {
@@ -37,17 +41,20 @@ BuiltinProblem pendulum(int level) {
   if (level == 3) d.index = {1, 1, 2, 2, 3};
   if (level == 2) d.index = {1, 1, 1, 1, 2};
   if (level == 1) d.index = {1, 1, 1, 1, 1};
-  d.f = [level](double, VecIn y, VecOut f) {
+  d.p = Vector::Constant(1, 1.0);
+  p.parameter_names = {"g"};
+  d.f = [level](double, VecIn y, VecOut f, VecIn p) {
     const double u1 = y[0], u2 = y[1], v1 = y[2], v2 = y[3], lambda = y[4];
+    const double g = gravity(p);
     f[0] = v1;
     f[1] = v2;
     f[2] = -2 * u1 * lambda;
-    f[3] = -1 - 2 * u2 * lambda;
+    f[3] = -g - 2 * u2 * lambda;
     if (level == 3) f[4] = u1 * u1 + u2 * u2 - 1;
     if (level == 2) f[4] = u1 * v1 + u2 * v2;
-    if (level == 1) f[4] = v1 * v1 + v2 * v2 - 2 * lambda * (u1 * u1 + u2 * u2) - u2;
+    if (level == 1) f[4] = v1 * v1 + v2 * v2 - 2 * lambda * (u1 * u1 + u2 * u2) - g * u2;
   };
-  d.jacobian = [level](double, VecIn y, MatOut J) {
+  d.jacobian = [level](double, VecIn y, MatOut J, VecIn p) {
     const double u1 = y[0], u2 = y[1], v1 = y[2], v2 = y[3], lambda = y[4];
     J(0, 2) = 1;
     J(1, 3) = 1;
@@ -65,7 +72,7 @@ BuiltinProblem pendulum(int level) {
       J(4, 3) = u2;
     } else {
       J(4, 0) = -4 * lambda * u1;
-      J(4, 1) = -4 * lambda * u2 - 1;
+      J(4, 1) = -4 * lambda * u2 - gravity(p);
       J(4, 2) = 2 * v1;
       J(4, 3) = 2 * v2;
       J(4, 4) = -2 * (u1 * u1 + u2 * u2);

@@ -161,6 +161,22 @@ BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params) {
   return problem;
 }
 
+Matrix initial_sensitivities(const BuiltinProblem& problem) {
+  const Vector& p = problem.dae.p;
+  Matrix S(problem.y0.size(), p.size());
+  for (Eigen::Index k = 0; k < p.size(); ++k) {
+    const double delta =
+        std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(std::abs(p[k]), 1.0);
+    Vector q = p;
+    q[k] = p[k] + delta;
+    const Vector plus = with_parameters(problem, q).y0;
+    q[k] = p[k] - delta;
+    const Vector minus = with_parameters(problem, q).y0;
+    S.col(k) = (plus - minus) / (2.0 * delta);
+  }
+  return S;
+}
+
 double scd(const Vector& y, const Vector& ref, const std::vector<int>& components) {
   if (y.size() != ref.size()) throw InvalidArgument("scd: solution and reference sizes differ");
   double worst = 0.0;

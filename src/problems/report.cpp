@@ -1,6 +1,7 @@
 // problem_report() and problem_scd(): the report of a solve of a built-in problem, as the
 // daekit command prints it (Result::report() or full_report(), the located events, the
-// projections and the significant correct digits against the problem's reference solution).
+// projections, the significant correct digits against the problem's reference solution and,
+// with sensitivities, dy/dp at the end).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -73,6 +74,20 @@ std::string problem_report(const BuiltinProblem& p, const Result& r, bool full) 
     s += label("first integral") + d.name + ": max |I - I(y0)| " + fmt_g(d.max_over_steps, 3) +
          (r.y_steps.empty() ? " (at the end; steps not stored)" : " over the steps, ") +
          (r.y_steps.empty() ? "" : fmt_g(d.at_end, 3) + " at t = " + fmt_g(r.t, 10)) + "\n";
+  if (r.n_parameters > 0 && r.sensitivities.rows() == r.y.size()) {
+    // dy/dp at t: one line per component, the parameters by name
+    std::string head;
+    for (int k = 0; k < r.n_parameters; ++k)
+      head += (k ? ", " : "") + (k < static_cast<int>(p.parameter_names.size())
+                                     ? p.parameter_names[static_cast<size_t>(k)]
+                                     : "p" + std::to_string(k));
+    s += label("dy/dp at t") + "(" + head + ")\n";
+    for (Eigen::Index i = 0; i < r.sensitivities.rows(); ++i) {
+      std::string row = label("") + component_name(p.dae, static_cast<int>(i)) + ":";
+      for (int k = 0; k < r.n_parameters; ++k) row += " " + fmt_g(r.sensitivities(i, k), 10);
+      s += row + "\n";
+    }
+  }
   return full ? r.full_report() + s : r.report(s);
 }
 

@@ -3,9 +3,16 @@
 //   y2' =  0.04 y1 - 1e4 y2 y3 - 3e7 y2^2
 //   y3' =  3e7 y2^2
 // y(0) = (1, 0, 0), t in [0, 1e11]. Stiff ODE with a conservation law y1 + y2 + y3 = 1.
+// Parameters p = (k1, k2, k3) = (0.04, 1e4, 3e7), the rate constants (sensitivities, fits).
 #include "daekit/problems/registry.hpp"
 
 namespace daekit {
+
+namespace {
+// The rate constants: p, or the defaults when a callback is called without p (tests, users).
+constexpr double kRobertsonRates[3] = {0.04, 1e4, 3e7};
+double rate(VecIn p, int i) { return p.size() > i ? p[i] : kRobertsonRates[i]; }
+}  // namespace
 
 BuiltinProblem robertson() {
   BuiltinProblem p;
@@ -19,19 +26,24 @@ BuiltinProblem robertson() {
   d.name = p.name;
   d.n = 3;
   d.component_names = {"y1", "y2", "y3"};
-  d.f = [](double, VecIn y, VecOut f) {
-    f[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
-    f[2] = 3e7 * y[1] * y[1];
+  d.p = Vector(3);
+  d.p << kRobertsonRates[0], kRobertsonRates[1], kRobertsonRates[2];
+  p.parameter_names = {"k1", "k2", "k3"};
+  d.f = [](double, VecIn y, VecOut f, VecIn p) {
+    const double k1 = rate(p, 0), k2 = rate(p, 1), k3 = rate(p, 2);
+    f[0] = -k1 * y[0] + k2 * y[1] * y[2];
+    f[2] = k3 * y[1] * y[1];
     f[1] = -f[0] - f[2];
   };
-  d.jacobian = [](double, VecIn y, MatOut J) {
-    J(0, 0) = -0.04;
-    J(0, 1) = 1e4 * y[2];
-    J(0, 2) = 1e4 * y[1];
-    J(2, 1) = 6e7 * y[1];
-    J(1, 0) = 0.04;
-    J(1, 1) = -1e4 * y[2] - 6e7 * y[1];
-    J(1, 2) = -1e4 * y[1];
+  d.jacobian = [](double, VecIn y, MatOut J, VecIn p) {
+    const double k1 = rate(p, 0), k2 = rate(p, 1), k3 = rate(p, 2);
+    J(0, 0) = -k1;
+    J(0, 1) = k2 * y[2];
+    J(0, 2) = k2 * y[1];
+    J(2, 1) = 2 * k3 * y[1];
+    J(1, 0) = k1;
+    J(1, 1) = -k2 * y[2] - 2 * k3 * y[1];
+    J(1, 2) = -k2 * y[1];
   };
   p.t0 = 0;
   p.t_end = 1e11;

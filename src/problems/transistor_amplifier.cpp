@@ -11,6 +11,7 @@
 // Ue(t) = 0.1 sin(200 pi t), Ub = 6, UF = 0.026, alpha = 0.99, beta = 1e-6, R0 = 1000,
 // R1..R9 = 9000. The sums of the row pairs are the 3 algebraic equations (0 = f1 + f2, ...).
 // y0 = (0, Ub R1/(R1+R2), same, Ub, Ub R5/(R5+R6), same, Ub, 0) is consistent. Analytic Jacobian.
+// Parameter p = (Ub) (sensitivities); y0 follows it (with_parameters).
 // Reference y(0.2): the test set's (PSIDE, rtol = atol = 1e-14, Cray C90).
 // Tolerances: the test-set driver has no defaults (it asks for rtol, atol and h0); we follow the
 // set's convention rtol = atol = h0 and use h0 = rtol = atol = 1e-6 as defaults.
@@ -21,12 +22,20 @@
 namespace daekit {
 
 namespace {
-constexpr double Ub = 6.0, UF = 0.026, alpha = 0.99, beta = 1e-6;
+constexpr double default_Ub = 6.0, UF = 0.026, alpha = 0.99, beta = 1e-6;
 constexpr double R0 = 1000.0, R1 = 9000.0, R2 = 9000.0, R3 = 9000.0, R4 = 9000.0, R5 = 9000.0,
                  R6 = 9000.0, R7 = 9000.0, R8 = 9000.0, R9 = 9000.0;
 constexpr double C1 = 1e-6, C2 = 2e-6, C3 = 3e-6, C4 = 4e-6, C5 = 5e-6;
 
 double input_voltage(double t) { return 0.1 * std::sin(200.0 * M_PI * t); }
+
+// The consistent y0 of the test set for the supply voltage Ub.
+Vector transistor_y0(double Ub) {
+  Vector y0(8);
+  const double u2 = Ub * R1 / (R1 + R2), u5 = Ub * R5 / (R5 + R6);
+  y0 << 0.0, u2, u2, Ub, u5, u5, Ub, 0.0;
+  return y0;
+}
 }  // namespace
 
 BuiltinProblem transistor_amplifier() {
@@ -36,7 +45,8 @@ BuiltinProblem transistor_amplifier() {
   p.title = "Transistor amplifier (TRANSAMP), index 1, 8 variables, t in [0, 0.2]";
   p.description =
       "M y' = f(t, y): node voltages of a two-transistor amplifier; M (capacitors C_k = k 1e-6)\n"
-      "is singular of rank 5; index 1; input Ue(t) = 0.1 sin(200 pi t), supply Ub = 6; stiff,\n"
+      "is singular of rank 5; index 1; input Ue(t) = 0.1 sin(200 pi t), supply Ub = 6 (p[0]); "
+      "stiff,\n"
       "with exponential transistor currents beta (exp(x/UF) - 1).";
   p.source =
       "IVP Test Set (TRANSAMP), Mazzia & Magherini, release 2.4; Hairer, Lubich & Roche 1989; "
@@ -58,7 +68,10 @@ BuiltinProblem transistor_amplifier() {
   pair(6, C5);
   d.index.assign(8, 1);
   d.component_names = {"U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8"};
-  d.f = [](double t, VecIn y, VecOut f) {
+  d.p = Vector::Constant(1, default_Ub);
+  p.parameter_names = {"Ub"};
+  d.f = [](double t, VecIn y, VecOut f, VecIn p) {
+    const double Ub = p.size() > 0 ? p[0] : default_Ub;  // (called without p: the default)
     const double g1 = beta * (std::exp((y[1] - y[2]) / UF) - 1.0);
     const double g2 = beta * (std::exp((y[4] - y[5]) / UF) - 1.0);
     f[0] = (y[0] - input_voltage(t)) / R0;
@@ -92,9 +105,8 @@ BuiltinProblem transistor_amplifier() {
   };
   p.t0 = 0;
   p.t_end = 0.2;
-  p.y0 = Vector(8);
-  const double u2 = Ub * R1 / (R1 + R2), u5 = Ub * R5 / (R5 + R6);
-  p.y0 << 0.0, u2, u2, Ub, u5, u5, Ub, 0.0;
+  p.y0 = transistor_y0(default_Ub);
+  p.apply_parameters = [](BuiltinProblem& q) { q.y0 = transistor_y0(q.dae.p[0]); };
   p.h0 = 1e-6;
   p.rtol = p.atol = 1e-6;
   ReferenceSolution ref;

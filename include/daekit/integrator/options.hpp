@@ -223,6 +223,20 @@ struct Options {
   /// structure (dense, banded, KLU); reported in Result::linear_solver.
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
 
+  // Forward sensitivities S = dy/dp with respect to the problem's parameters p
+  // (docs/sensitivities.md): methods with MethodCapabilities::sensitivities (radau5, radau,
+  // bdf);
+  // a request to another method, to a problem without p, with a projection or with events is
+  // refused (InvalidArgument). Result::sensitivities (at t), s_out (output times), s_steps.
+  bool sensitivities = false;
+  /// Include the sensitivities in the error test (IDAS's errconS; default off, as IDAS): the
+  /// step's error is the larger of the state's and theirs, with the weights rtol |S_ik| +
+  /// atol_i / |p_k|.
+  bool sensitivity_error_control = false;
+  /// dy0/dp (n x np) where y0 depends on p (the differential part; the algebraic part is made
+  /// consistent). Empty: zero.
+  Matrix initial_sensitivities;
+
   // Output.
   std::vector<double> output_times;  ///< dense output at these times (within [t0, t_end])
   bool store_steps = true;           ///< record every accepted step in Result::t_steps, y_steps

@@ -76,6 +76,20 @@ struct Result {
   std::vector<double> t_out;    ///< Options::output_times that were reached
   StateSequence y_out;
 
+  /// Options::sensitivities: S = dy/dp (n x np) at t, and at the output times and stored steps
+  /// (s_out[i], s_steps[i]: S flattened column by column, n np values; sensitivity_out(i)).
+  int n_parameters = 0;  ///< np (0: no sensitivities computed)
+  Matrix sensitivities;
+  StateSequence s_out, s_steps;
+  long sensitivity_iterations = 0;  ///< iterations of the sensitivities' stage equations
+  /// S at t_out[i] (resp. t_steps[i]) as an n x np matrix.
+  Matrix sensitivity_out(long i) const {
+    return Eigen::Map<const Matrix>(s_out[i].data(), y.size(), n_parameters);
+  }
+  Matrix sensitivity_step(long i) const {
+    return Eigen::Map<const Matrix>(s_steps[i].data(), y.size(), n_parameters);
+  }
+
   std::vector<DenseSegment> segments;  ///< if Options::store_dense
   std::vector<EventRecord> events;     ///< located events, in order
 

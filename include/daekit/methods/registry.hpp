@@ -102,6 +102,9 @@ struct MethodCapabilities {
   StepRule step_rule = StepRule::ErrorPerStep;          ///< how the controller chooses h
   StartingStep starting_step = StartingStep::Estimate;  ///< how it chooses the first h
   bool projection = false;  ///< supports the post-step projection (paper 000)
+  /// Computes forward sensitivities dy/dp (Options::sensitivities); the integrator refuses a
+  /// request to the others with InvalidArgument (tests/test_conformance.cpp walks the registry).
+  bool sensitivities = false;
   /// An explicit or half-explicit method (explicit stages for the differential part): its step
   /// is bounded by stability, not accuracy, on a stiff problem (BuiltinProblem::stiff), where it
   /// is not applicable (the sweep skips the pair, `daekit solve` warns).

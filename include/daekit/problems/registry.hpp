@@ -109,6 +109,13 @@ BuiltinProblem make_builtin_problem(const std::string& name);
 /// InvalidArgument unless params has the size of the problem's p and is finite.
 BuiltinProblem with_parameters(BuiltinProblem problem, const Vector& params);
 
+/// dy0/dp (n x np) of the problem's initial values as with_parameters() makes them: central
+/// differences of with_parameters(p +- delta e_k).y0, delta = cbrt(eps) max(|p_k|, 1) (exact up
+/// to round-off where y0 is linear in p: akzo's y6 = Ks y1 y4, the transistor's y0 in Ub, the
+/// accelerations and multipliers of the mechanical problems). Options::initial_sensitivities
+/// for solves with sensitivities. n x 0 for a problem without parameters.
+Matrix initial_sensitivities(const BuiltinProblem& problem);
+
 /// Significant correct digits: -log10 of the max over `components` (all if empty) of the
 /// relative error |y_i - ref_i| / |ref_i| (absolute error where ref_i = 0).
 double scd(const Vector& y, const Vector& ref, const std::vector<int>& components = {});

@@ -1,0 +1,117 @@
+"""Forward sensitivities from Python: solve_ivp(..., p=p0, sensitivities=True) returns
+res.sensitivities of shape (n, len(p), len(t)) (docs/sensitivities.md)."""
+
+import numpy as np
+import pytest
+
+import daekit
+
+
+def _relax(t, y, p):
+    # y' = -a y + b, y(0) = 1: dy/da and dy/db in closed form
+    return [-p[0] * y[0] + p[1]]
+
+
+def _exact(t, a, b):
+    e = np.exp(-a * t)
+    c = b / a
+    return np.array([-b / a**2 + b / a**2 * e - (1 - c) * t * e, (1 - e) / a])
+
+
+def test_shape_and_values_at_t_eval():
+    t = np.array([0.0, 0.5, 1.0, 3.0])
+    res = daekit.solve_ivp(_relax, (0, 3), [1.0], p=[2.0, 3.0], t_eval=t, rtol=1e-10,
+                           atol=1e-12, sensitivities=True)
+    assert res.success, res.message
+    assert res.sensitivities.shape == (1, 2, len(t))
+    for j, tj in enumerate(t):
+        np.testing.assert_allclose(res.sensitivities[0, :, j], _exact(tj, 2.0, 3.0), atol=1e-8)
+
+
+def test_at_the_steps_without_t_eval():
+    res = daekit.solve_ivp(_relax, (0, 2), [1.0], p=[2.0, 3.0], rtol=1e-9, atol=1e-12,
+                           sensitivities=True, method="radau")
+    assert res.sensitivities.shape == (1, 2, len(res.t))
+    np.testing.assert_allclose(res.sensitivities[0, :, -1], _exact(2.0, 2.0, 3.0), atol=1e-7)
+
+
+def test_index1_dae_with_mass_matrix():
+    # y' = -a y, 0 = z - b y: dz/db = y, dz/da = b dy/da
+    def f(t, y, p):
+        return [-p[0] * y[0], y[1] - p[1] * y[0]]
+
+    res = daekit.solve_ivp(f, (0, 1), [1.0, 2.0], p=[1.0, 2.0], mass=[1.0, 0.0],
+                           t_eval=[0.0, 1.0], rtol=1e-10, atol=1e-12, sensitivities=True)
+    assert res.success, res.message
+    S = res.sensitivities
+    e = np.exp(-1.0)
+    np.testing.assert_allclose(S[:, :, 0], [[0, 0], [0, 1.0]], atol=1e-9)  # consistent S0
+    np.testing.assert_allclose(S[:, :, 1], [[-e, 0], [-2 * e, e]], atol=1e-8)
+
+
+def test_refused_by_methods_without_them():
+    with pytest.raises(ValueError, match="does not compute sensitivities"):
+        daekit.solve_ivp(_relax, (0, 1), [1.0], p=[2.0, 3.0], method="dirk", sensitivities=True)
+
+
+def test_refused_without_parameters():
+    with pytest.raises(ValueError, match="no parameters"):
+        daekit.solve_ivp(lambda t, y: [-y[0]], (0, 1), [1.0], sensitivities=True)
+
+
+def test_no_field_without_the_request():
+    res = daekit.solve_ivp(_relax, (0, 1), [1.0], p=[2.0, 3.0])
+    assert "sensitivities" not in res
+
+
+def test_cli_json_field(cli):
+    import json
+    import subprocess
+    tol = ["--t-end", "0.01", "--rtol", "1e-9", "--atol", "1e-9"]
+    proc = subprocess.run([cli, "solve", "transistor", "--sensitivities", "--json"] + tol,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    S = np.array(d["sensitivities"])
+    assert S.shape == (8, 1)  # n rows of np = 1 (the supply voltage Ub = 6)
+    # against central differences of two whole solves (daekit sweep at Ub -+ 0.006)
+    sweep = subprocess.run([cli, "sweep", "transistor", "--values", "5.994,6.006", "--t-end",
+                            "0.01", "--rtol", "1e-11", "--atol", "1e-11"],
+                           capture_output=True, text=True)
+    lo, hi = (np.array(json.loads(line)["y"]) for line in sweep.stdout.splitlines())
+    fd = (hi - lo) / 0.012
+    assert np.abs(S[:, 0] - fd).max() < 1e-5 * np.abs(fd).max()
+    plain = json.loads(subprocess.run([cli, "solve", "transistor", "--json"] + tol,
+                                      capture_output=True, text=True).stdout)
+    assert "sensitivities" not in plain
+    assert plain["y"] == d["y"]  # the state's steps are the same with them
+    bad = subprocess.run([cli, "solve", "vanderpol", "--sensitivities"], capture_output=True,
+                         text=True)
+    assert bad.returncode != 0 and "no parameters" in bad.stderr
+    bad = subprocess.run([cli, "solve", "andrews", "--method", "dirk", "--sensitivities"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "does not compute sensitivities" in bad.stderr
+
+
+def test_cli_report_lists_them(cli):
+    import subprocess
+    out = subprocess.run([cli, "solve", "transistor", "--t-end", "0.01", "--sensitivities"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "dy/dp at t        (Ub)" in out.stdout
+    assert "U8:" in out.stdout
+    plain = subprocess.run([cli, "solve", "transistor", "--t-end", "0.01"], capture_output=True,
+                           text=True)
+    assert "dy/dp" not in plain.stdout
+
+
+def test_solve_dae_with_the_bdf():
+    # y' + a y = 0, 0 = z - b y (F(t, y, y', p) = 0): dy/da = -t e^-at, dz/da = b dy/da, dz/db = y
+    def F(t, y, yp, p):
+        return [yp[0] + p[0] * y[0], y[1] - p[1] * y[0]]
+
+    r = daekit.solve_dae(F, (0, 1), [1.0, 2.0], [-1.0, 0.0], p=[1.0, 2.0], algebraic=[1],
+                         rtol=1e-9, atol=1e-11, t_eval=[1.0], sensitivities=True)
+    assert r.success, r.message
+    e = np.exp(-1.0)
+    np.testing.assert_allclose(r.sensitivities[:, :, -1], [[-e, 0], [-2 * e, e]], rtol=1e-6)
