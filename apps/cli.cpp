@@ -953,28 +953,27 @@ int cmd_methods(const std::vector<std::string>& args, const Io& io) {
 }
 
 int cmd_solve(const std::vector<std::string>& args, const Io& io) {
-  const ParsedArgs a = parse_args(
-      args, "solve",
-      {{"--method", kMethodValue},
-       {"--option", kMethodOptionValue},
-       {"--tableau", "a tableau name"},
-       {"--projection", "none, velocity or full"},
-       {"--formulation", "index3, index2, index1 or ggl"},
-       {"--rtol", kNumberValue},
-       {"--atol", kNumberValue},
-       {"--h0", kNumberValue},
-       {"--t-end", kNumberValue},
-       {"--max-steps", kCountValue},
-       {"--linear-solver", kLinearSolverValue},
-       {"--controller", "gustafsson, classical or pi"},
-       {"--exclude-from-error", kComponentsValue},
-       {"--nonnegative", kComponentsValue},
-       {"--tstops", "a comma-separated list of times"},
-       {"--out", kFileValue},
-       {"--trace", kFileValue},
-       {"--plot", kFileValue}},
-      {"--fixed-step", "--no-jacobian-check", "--global-error", "--json", "--full-report",
-       "--sensitivities"});
+  const ParsedArgs a = parse_args(args, "solve",
+                                  {{"--method", kMethodValue},
+                                   {"--option", kMethodOptionValue},
+                                   {"--tableau", "a tableau name"},
+                                   {"--projection", "none, velocity or full"},
+                                   {"--formulation", "index3, index2, index1 or ggl"},
+                                   {"--rtol", kNumberValue},
+                                   {"--atol", kNumberValue},
+                                   {"--h0", kNumberValue},
+                                   {"--t-end", kNumberValue},
+                                   {"--max-steps", kCountValue},
+                                   {"--linear-solver", kLinearSolverValue},
+                                   {"--controller", "gustafsson, classical or pi"},
+                                   {"--exclude-from-error", kComponentsValue},
+                                   {"--nonnegative", kComponentsValue},
+                                   {"--tstops", "a comma-separated list of times"},
+                                   {"--out", kFileValue},
+                                   {"--trace", kFileValue},
+                                   {"--plot", kFileValue}},
+                                  {"--fixed-step", "--no-jacobian-check", "--global-error",
+                                   "--json", "--full-report", "--sensitivities"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));

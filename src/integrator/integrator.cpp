@@ -424,6 +424,9 @@ struct Integrator::Impl : public DenseSource {
       throw InvalidArgument(refused +
                             "not available with switching functions (sensitivities of switching "
                             "times are not implemented)");
+    if (!opt.tstops.empty())
+      throw InvalidArgument(refused +
+                            "not available with tstops (the methods' restarts start S afresh)");
     const Matrix& S0 = opt.initial_sensitivities;
     if (S0.size() != 0 && (S0.rows() != y0.size() || S0.cols() != np))
       throw InvalidArgument(refused + "initial_sensitivities must be n x np = " +
@@ -1319,6 +1322,10 @@ struct Integrator::Impl : public DenseSource {
   // The model changed at the point reached (Integrator::model_changed, set_parameters,
   // reinit): restart the method there from y.
   bool restart_here(const Vector& y, const char* what) {
+    if (np > 0)
+      throw InvalidArgument(std::string(what) +
+                            " is not available with Options::sensitivities (a restart of the "
+                            "method starts S afresh)");
     const double t = restart_pending ? discontinuity : tstop_reached ? tstop : method->t();
     std::string message;
     if (!method->restart(t, y, message)) {
