@@ -113,6 +113,9 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     components that must stay >= 0 (same syntax; default: the problem's)
   --no-jacobian-check
                     do not compare an analytic Jacobian with finite differences at t0
+  --no-structure-detection
+                    keep a dense Jacobian structure when the problem declares none (default:
+                    detected at t0 from n = 64 on, Options::detect_sparsity)
   --global-error    estimate the global error at t_end by a second solve at tolerances / 10
                     (reported, with a warning above 10 times the tolerance)
   --out FILE        write every accepted step as CSV: t, the components and, for
@@ -716,6 +719,9 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added with Result::notes (format_version still 1): notes (array of strings: facts of the
 //   method's design that qualify its tolerance, the same on every run; warnings keep what
 //   happened in this run).
+// Added with the detection of Jacobian structures (issue 29, format_version still 1):
+//   jacobian_structure (string: the structure used and whether it was declared or detected,
+//   Result::jacobian_structure); stats gained nfev_check and nfev_structure.
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 std::string to_json(const Run& run) {
@@ -779,6 +785,7 @@ std::string to_json(const Run& run) {
   }
   w.end_array();
   w.string("linear_solver", r.linear_solver);
+  w.string("jacobian_structure", r.jacobian_structure);
   w.number("rtol_used", r.rtol_used);
   w.number("atol_used", r.atol_used);
   w.integer("jacobian_colours", r.jacobian_colours);
@@ -894,26 +901,27 @@ int cmd_methods(const std::vector<std::string>& args, const Io& io) {
 }
 
 int cmd_solve(const std::vector<std::string>& args, const Io& io) {
-  const ParsedArgs a = parse_args(
-      args, "solve",
-      {{"--method", kMethodValue},
-       {"--option", kMethodOptionValue},
-       {"--tableau", "a tableau name"},
-       {"--projection", "none, velocity or full"},
-       {"--formulation", "index3, index2, index1 or ggl"},
-       {"--rtol", kNumberValue},
-       {"--atol", kNumberValue},
-       {"--h0", kNumberValue},
-       {"--t-end", kNumberValue},
-       {"--max-steps", kCountValue},
-       {"--linear-solver", kLinearSolverValue},
-       {"--controller", "gustafsson, classical or pi"},
-       {"--exclude-from-error", kComponentsValue},
-       {"--nonnegative", kComponentsValue},
-       {"--out", kFileValue},
-       {"--trace", kFileValue},
-       {"--plot", kFileValue}},
-      {"--fixed-step", "--no-jacobian-check", "--global-error", "--json", "--full-report"});
+  const ParsedArgs a =
+      parse_args(args, "solve",
+                 {{"--method", kMethodValue},
+                  {"--option", kMethodOptionValue},
+                  {"--tableau", "a tableau name"},
+                  {"--projection", "none, velocity or full"},
+                  {"--formulation", "index3, index2, index1 or ggl"},
+                  {"--rtol", kNumberValue},
+                  {"--atol", kNumberValue},
+                  {"--h0", kNumberValue},
+                  {"--t-end", kNumberValue},
+                  {"--max-steps", kCountValue},
+                  {"--linear-solver", kLinearSolverValue},
+                  {"--controller", "gustafsson, classical or pi"},
+                  {"--exclude-from-error", kComponentsValue},
+                  {"--nonnegative", kComponentsValue},
+                  {"--out", kFileValue},
+                  {"--trace", kFileValue},
+                  {"--plot", kFileValue}},
+                 {"--fixed-step", "--no-jacobian-check", "--no-structure-detection",
+                  "--global-error", "--json", "--full-report"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));
@@ -971,6 +979,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
         o.fixed_step = true;
       } else if (opt == "--no-jacobian-check") {
         o.check_jacobian = false;
+      } else if (opt == "--no-structure-detection") {
+        o.detect_sparsity = false;
       } else if (opt == "--global-error") {
         o.global_error_check = true;
       } else if (opt == "--json") {

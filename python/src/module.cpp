@@ -298,7 +298,10 @@ std::shared_ptr<MassProblem> make_mass_problem(int n, const py::object& f, const
   dae.f = make_rhs(f, spec, "f");
   dae.jacobian_sparsity = make_sparsity(n, sparsity);
   if (!jac.is_none()) {
-    if (dae.jacobian_sparsity.kind == Sparsity::Kind::Sparse && !py::isinstance<Compiled>(jac))
+    // a Python jac with a structure: its values are read into the structure's entries
+    // (O(nnz) for a scipy sparse result; a dense array is read once, without a copy), never
+    // through an n x n matrix that is zeroed, checked and copied at every Jacobian
+    if (!dae.jacobian_sparsity.is_dense() && !py::isinstance<Compiled>(jac))
       dae.sparse_jacobian = make_sparse_jacobian(jac, spec);
     else
       dae.jacobian = make_jacobian(jac, spec);
@@ -530,6 +533,8 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   if (auto v = get<std::vector<int>>(d, "nonnegative")) o.nonnegative = *v;
   if (auto v = get<std::vector<int>>(d, "exclude_from_error_test")) o.exclude_from_error_test = *v;
   if (auto v = get<bool>(d, "check_jacobian")) o.check_jacobian = *v;
+  if (auto v = get<bool>(d, "detect_sparsity")) o.detect_sparsity = *v;
+  if (auto v = get<int>(d, "detect_sparsity_min_n")) o.detect_sparsity_min_n = *v;
   if (auto v = get<bool>(d, "check_consistency")) o.check_consistency = *v;
   if (auto v = get<bool>(d, "global_error_check")) o.global_error_check = *v;
   if (auto v = get<double>(d, "consistency_tol")) o.consistency_tol = *v;
@@ -1167,6 +1172,7 @@ PYBIND11_MODULE(_daekit, m) {
       .def_readonly("rtol_used", &Result::rtol_used)
       .def_readonly("atol_used", &Result::atol_used)
       .def_readonly("linear_solver", &Result::linear_solver)
+      .def_readonly("jacobian_structure", &Result::jacobian_structure)
       .def_property_readonly("projection", [](const Result& r) { return to_string(r.projection); })
       .def_readonly("fixed_step", &Result::fixed_step)
       .def_property_readonly("controller", [](const Result& r) { return to_string(r.controller); })

@@ -16,6 +16,7 @@
 #include "integrator/controller.hpp"
 #include "integrator/events.hpp"
 #include "integrator/output.hpp"
+#include "integrator/structure.hpp"
 #include "methods/factory.hpp"
 #include "methods/method.hpp"
 
@@ -220,7 +221,16 @@ struct Integrator::Impl : public DenseSource {
     dir = t_end > t0 ? 1.0 : -1.0;
     output.setup(opt.output_times, t0, t_end);
 
-    method = reg.make(input);
+    // the structure of the Jacobian: declared, or detected at t0 (the methods get a copy of
+    // the problem that declares it)
+    const StructureChoice structure = choose_structure(input, y0, opt, caps, guard, result.stats);
+    MethodInput in = input;
+    if (structure.mass) in.mass_form = &*structure.mass;
+    if (structure.implicit) in.implicit_form = &*structure.implicit;
+    in.linear_solver = structure.linear_solver;
+    in.structure_detected = structure.detected;
+    result.jacobian_structure = structure.description;
+    method = reg.make(in);
     controller = std::make_unique<StepController>(opt, caps, method->step_limits());
     projection = opt.projection;
     if (projection == Projection::None) projection = method->requested_projection();

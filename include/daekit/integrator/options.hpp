@@ -194,6 +194,23 @@ struct Options {
   /// Linear solver for the iteration matrices: auto picks from the problem's Jacobian
   /// structure (dense, banded, KLU); reported in Result::linear_solver.
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
+  /// Detect the structure of the Jacobian at t0 when the problem declares none (a dense
+  /// jacobian_sparsity and no sparse Jacobian callback) and n >= detect_sparsity_min_n, unless
+  /// linear_solver is dense or the method takes dense matrices only: each column of df/dy
+  /// (dF/dy and dF/dy') perturbed alone at y0, the pattern confirmed at a second,
+  /// pseudo-random point near it (a zero that depends on the values at y0 is not taken for
+  /// structure): n + 2 + 2 colours evaluations of f (Stats::nfev_structure; more where the
+  /// second point finds entries; an analytic dense Jacobian: its non-zeros at both points,
+  /// two Jacobian evaluations). The pattern found colours the finite differences and
+  /// chooses the backend (dense above 20 % non-zeros, banded when the band holds at most 4x
+  /// the entries, KLU otherwise); Result::jacobian_structure reports it. A missed entry can
+  /// only slow Newton down: solve() solves once more with the dense structure when a solve
+  /// with a detected structure fails.
+  bool detect_sparsity = true;
+  /// Smallest n for detect_sparsity (measured, docs/results/sparsity.md: below it the dense
+  /// LU of the whole matrix costs about what the structured ones do and n + 1 extra
+  /// evaluations do not pay back).
+  int detect_sparsity_min_n = 64;
 
   // Output.
   std::vector<double> output_times;  ///< dense output at these times (within [t0, t_end])
