@@ -115,7 +115,7 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     do not compare an analytic Jacobian with finite differences at t0
   --no-structure-detection
                     keep a dense Jacobian structure when the problem declares none (default:
-                    detected at t0 from n = 64 on, Options::detect_sparsity)
+                    detected at t0 from n = 33 on, Options::detect_sparsity)
   --global-error    estimate the global error at t_end by a second solve at tolerances / 10
                     (reported, with a warning above 10 times the tolerance)
   --out FILE        write every accepted step as CSV: t, the components and, for

@@ -116,7 +116,7 @@ MassMatrixDae bruss(int n, Vector& y0) {
 int threshold(int repeat) {
   std::printf("BRUSS 1-D (bandwidths (2, 2)), radau5, rtol = atol = 1e-6, t in [0, 10]\n");
   std::printf("  %5s %12s %12s %8s  %s\n", "n", "off [s]", "detected [s]", "ratio", "backend");
-  for (int n : {16, 24, 32, 40, 48, 64, 96, 128}) {
+  for (int n : {16, 24, 32, 34, 36, 40, 48, 64, 96, 128}) {
     Vector y0;
     const MassMatrixDae d = bruss(n, y0);
     Options o;

@@ -200,6 +200,20 @@ TEST(StructureDetection, SmallProblemsAndDeclaredStructuresAreLeftAlone) {
   EXPECT_EQ(s.jacobian_structure, "declared banded (1, 1)");
 }
 
+TEST(StructureDetection, MostlyDensePatternsStayDenseUnconfirmed) {
+  // every row depends on 40 of 60 components: n + 1 evaluations, no confirmation
+  const int n = 60;
+  Entries e;
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 40; ++k) e.insert({i, (i + k) % n});
+  const MassMatrixDae d = sd_pattern_problem(n, e);
+  const Result r = solve(d, 0.0, 1.0, Vector::Constant(n, 1.0));
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.linear_solver, "dense LU");
+  EXPECT_EQ(r.stats.nfev_structure, n + 1);
+  EXPECT_EQ(r.jacobian_structure.rfind("dense (detected at t0", 0), 0u) << r.jacobian_structure;
+}
+
 TEST(StructureDetection, ImplicitFormDetectsBothMatrices) {
   // F = y' - A y with A tridiagonal, plus y'_{i+5} in row i (dF/dy' off the diagonal)
   const int n = 90;

@@ -52,6 +52,20 @@ void declare(const SparseMatrix& P, const SparseMatrix& iteration, const Options
                        declared.describe(n);
 }
 
+// More than half the entries of the iteration matrix found at y0: the dense LU and dense
+// differences stay (confirming would cost two evaluations per column for nothing).
+bool mostly_dense(const StructureDetector& J, const MassMatrixDae* d, int n) {
+  StructureDetector iteration = J;
+  if (d) add_mass(*d, iteration);
+  iteration.add_diagonal();
+  return static_cast<double>(iteration.pattern().nonZeros()) > 0.5 * static_cast<double>(n) * n;
+}
+
+std::string kept_dense(const StructureDetector& J) {
+  return "dense (detected at t0: " + std::to_string(J.pattern().nonZeros()) +
+         " non-zeros, more than half the entries with the mass matrix and diagonal)";
+}
+
 std::string abandoned(CallGuard& guard) {
   const std::string what = guard.failure().describe();
   guard.clear();
@@ -88,10 +102,16 @@ StructureChoice choose_mass(const MassMatrixDae& d, const Vector& y0, double t0,
     Vector f0(n), f1(n);
     const Vector y1 = second_point(y0);
     stats.nfev_structure += 2;
-    const bool ok = f(y0, f0) && J.scan(f, y0, f0) && f(y1, f1) && J.confirm(f, y1, f1);
-    stats.nfev_structure += J.evaluations();
+    bool ok = f(y0, f0) && J.scan(f, y0, f0);
+    const bool dense = ok && mostly_dense(J, &d, n);
+    ok = ok && (dense || (f(y1, f1) && J.confirm(f, y1, f1)));
+    stats.nfev_structure += J.evaluations() - (dense ? 1 : 0);
     if (!ok) {
       choice.description = abandoned(guard);
+      return choice;
+    }
+    if (dense) {
+      choice.description = kept_dense(J);
       return choice;
     }
   }
@@ -155,6 +175,11 @@ StructureChoice choose_implicit(const ImplicitDae& d, const Vector& y0, const Ve
       ++stats.nfev_structure;
       ok = F(y, yp, F0) && (k == 0 ? J.scan(in_y, y, F0) && J.scan(in_yp, yp, F0)
                                    : J.confirm(in_y, y, F0) && J.confirm(in_yp, yp, F0));
+      if (ok && k == 0 && mostly_dense(J, nullptr, n)) {
+        stats.nfev_structure += J.evaluations();
+        choice.description = kept_dense(J);
+        return choice;
+      }
     }
     stats.nfev_structure += J.evaluations();
     if (!ok) {

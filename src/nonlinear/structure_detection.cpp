@@ -142,7 +142,7 @@ LinearSolverKind backend_for_pattern(int n, const SparseMatrix& P) {
   int lower = 0, upper = 0;
   pattern_bandwidths(P, lower, upper);
   if (static_cast<double>(lower + upper + 1) * n <= 4.0 * nnz) return LinearSolverKind::Banded;
-  return LinearSolverKind::Sparse;
+  return n < 64 ? LinearSolverKind::Dense : LinearSolverKind::Sparse;
 }
 
 }  // namespace daekit

@@ -73,7 +73,10 @@ void pattern_bandwidths(const SparseMatrix& P, int& lower, int& upper);
 /// (found by detection; its union with the mass matrix and the diagonal): dense for n <= 32
 /// or more than a fifth of the entries non-zero (a sparse LU fills in to a dense one there),
 /// banded when the band holds at most 4 times the pattern's entries (l + u + 1 <= 4 nnz / n),
-/// KLU otherwise. A 1 %-dense matrix of n = 350 is never dense.
+/// else KLU from n = 64 on and dense below (the formulations of small mechanical problems,
+/// Andrews' in GGL form at n = 33: KLU's fresh factorisations of their badly scaled matrices
+/// allocate in the step loop, and the dense LU with coloured differences is as fast). A
+/// 1 %-dense matrix of n = 350 is never dense.
 LinearSolverKind backend_for_pattern(int n, const SparseMatrix& P);
 
 }  // namespace daekit

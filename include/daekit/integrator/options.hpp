@@ -203,14 +203,16 @@ struct Options {
   /// second point finds entries; an analytic dense Jacobian: its non-zeros at both points,
   /// two Jacobian evaluations). The pattern found colours the finite differences and
   /// chooses the backend (dense above 20 % non-zeros, banded when the band holds at most 4x
-  /// the entries, KLU otherwise); Result::jacobian_structure reports it. A missed entry can
-  /// only slow Newton down: solve() solves once more with the dense structure when a solve
-  /// with a detected structure fails.
+  /// the entries, else KLU from n = 64, dense below); Result::jacobian_structure says. Missing
+  /// entries only slow Newton down: solve() solves once more with the dense structure when a
+  /// solve with a detected structure fails.
   bool detect_sparsity = true;
-  /// Smallest n for detect_sparsity (measured, docs/results/sparsity.md: below it the dense
-  /// LU of the whole matrix costs about what the structured ones do and n + 1 extra
-  /// evaluations do not pay back).
-  int detect_sparsity_min_n = 64;
+  /// Smallest n for detect_sparsity: the backends choose the dense LU up to n = 32 whatever
+  /// the structure, and from n = 33 on a detected band pays at once (measured,
+  /// docs/results/sparsity.md: a band (2, 2) at n = 34 solves in 0.58x the time of the dense
+  /// path, detection included; at n <= 32 0.90-1.00x). A pattern with more than half the
+  /// entries found at y0 stays dense (n + 1 evaluations, no confirmation).
+  int detect_sparsity_min_n = 33;
 
   // Output.
   std::vector<double> output_times;  ///< dense output at these times (within [t0, t_end])

@@ -91,7 +91,7 @@ struct Result {
   std::string linear_solver;                ///< backend of the iteration matrices
   /// The structure of the Jacobian the solve used and where it came from: "declared banded
   /// (2, 2)", "detected sparse (2998 non-zeros), bandwidths (1, 1)", "dense (not detected:
-  /// n = 8 < detect_sparsity_min_n = 64)" (Options::detect_sparsity).
+  /// n = 8 < detect_sparsity_min_n = 33)" (Options::detect_sparsity).
   std::string jacobian_structure;
   Projection projection = Projection::None;        ///< the post-step projection used
   bool fixed_step = false;                         ///< constant steps without error control
