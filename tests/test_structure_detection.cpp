@@ -200,6 +200,33 @@ TEST(StructureDetection, SmallProblemsAndDeclaredStructuresAreLeftAlone) {
   EXPECT_EQ(s.jacobian_structure, "declared banded (1, 1)");
 }
 
+TEST(StructureDetection, FailedSolveWithADetectedStructureIsSolvedAgainDense) {
+  // too few steps for the interval: the detected run fails, solve() runs once more with the
+  // dense structure (which fails the same way here) and reports both runs' cost
+  const MassMatrixDae d = sd_pattern_problem(100, sd_banded(100, 1, 1));
+  Options o;
+  o.max_steps = 5;
+  o.hmax = 1e-3;
+  const Result r = solve(d, 0.0, 1.0, Vector::Constant(100, 1.0), MethodChoice("radau5"), o);
+  EXPECT_EQ(r.status, Status::MaxStepsExceeded);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("solved again with the dense structure"), std::string::npos)
+      << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("detected at t0"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.jacobian_structure.find("detect_sparsity off"), std::string::npos)
+      << r.jacobian_structure;
+  EXPECT_EQ(r.stats.nsteps, 2 * 5);  // both runs counted
+  EXPECT_GT(r.stats.nfev_structure, 100);
+
+  Integrator it(d, 0.0, 1.0, Vector::Constant(100, 1.0), MethodChoice("radau5"), o);
+  for (Integrator::Stop s = it.step(); s != Integrator::Stop::End && s != Integrator::Stop::Failure;
+       s = it.step()) {
+  }
+  const Result stepped = it.take_result();  // the stepping Integrator does not solve again
+  EXPECT_EQ(stepped.status, Status::MaxStepsExceeded);
+  EXPECT_EQ(stepped.jacobian_structure.rfind("detected", 0), 0u) << stepped.jacobian_structure;
+}
+
 TEST(StructureDetection, MostlyDensePatternsStayDenseUnconfirmed) {
   // every row depends on 40 of 60 components: n + 1 evaluations, no confirmation
   const int n = 60;
