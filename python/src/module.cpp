@@ -257,6 +257,22 @@ ImplicitDae::Jacobian make_implicit_jacobian(const py::object& fn, const Callbac
   };
 }
 
+ImplicitDae::SparseJacobian make_sparse_implicit_jacobian(const py::object& fn,
+                                                          const CallbackSpec& spec,
+                                                          const char* name) {
+  PyCallable c = make_callable(fn, spec, name);
+  return [c](double t, const VecIn& y, const VecIn& yp, SparseMatrix& J, const VecIn& p) {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object r =
+          call_python(c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
+      read_sparse(r, J, c.name);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  };
+}
+
 Sparsity make_sparsity(int n, const py::object& s) {
   if (s.is_none()) return Sparsity::dense();
   const py::tuple t = s.cast<py::tuple>();
@@ -334,8 +350,16 @@ std::shared_ptr<ImplicitProblem> make_implicit_problem(
   dae.name = name;
   dae.F = make_residual(F, spec);
   dae.jacobian_sparsity = make_sparsity(n, sparsity);
-  if (!jac_y.is_none()) dae.dF_dy = make_implicit_jacobian(jac_y, spec, "jac_y");
-  if (!jac_yp.is_none()) dae.dF_dyp = make_implicit_jacobian(jac_yp, spec, "jac_yp");
+  const bool into_structure = !dae.jacobian_sparsity.is_dense() && !jac_y.is_none() &&
+                              !jac_yp.is_none() && !py::isinstance<Compiled>(jac_y) &&
+                              !py::isinstance<Compiled>(jac_yp);
+  if (into_structure) {  // Python callables read into the structure's entries (as for M y' = f)
+    dae.sparse_dF_dy = make_sparse_implicit_jacobian(jac_y, spec, "jac_y");
+    dae.sparse_dF_dyp = make_sparse_implicit_jacobian(jac_yp, spec, "jac_yp");
+  } else {
+    if (!jac_y.is_none()) dae.dF_dy = make_implicit_jacobian(jac_y, spec, "jac_y");
+    if (!jac_yp.is_none()) dae.dF_dyp = make_implicit_jacobian(jac_yp, spec, "jac_yp");
+  }
   dae.differential = differential;
   dae.index = index;
   if (!p.is_none()) dae.p = to_vector(p, "p");

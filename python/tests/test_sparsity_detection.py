@@ -96,3 +96,38 @@ def test_python_jac_with_an_entry_outside_the_band_is_an_error():
     assert not r.success
     assert r.daekit_status == "callback_error"
     assert "(0, 5)" in r.message and "outside jac_sparsity" in r.message
+
+
+def test_implicit_python_jacobians_with_a_band_are_read_into_it():
+    """F = y' - f(y) with (dF/dy, dF/dy') from Python, banded: the same answer as differences;
+    a non-zero outside the band is an error naming it."""
+    n = 120
+    fun, jac, y0 = _chain(n)
+
+    def F(t, y, yp):
+        return yp - fun(t, y)
+
+    def F_y(t, y, yp):
+        return -jac(t, y)
+
+    def F_yp(t, y, yp):
+        return scipy.sparse.identity(n, format="csc")
+
+    yp0 = fun(0.0, y0)
+    ref = daekit.solve_dae(F, (0.0, 1.0), y0, yp0, rtol=1e-8, atol=1e-8,
+                           jac_sparsity=daekit.banded(1, 1))
+    r = daekit.solve_dae(F, (0.0, 1.0), y0, yp0, rtol=1e-8, atol=1e-8, jac=(F_y, F_yp),
+                         jac_sparsity=daekit.banded(1, 1))
+    assert r.success, r.message
+    assert r.linear_solver == "banded LU"
+    np.testing.assert_allclose(r.y[:, -1], ref.y[:, -1], rtol=1e-6, atol=1e-9)
+
+    def F_yp_wrong(t, y, yp):
+        D = np.eye(n)
+        D[3, 0] = 0.5
+        return D
+
+    bad = daekit.solve_dae(F, (0.0, 1.0), y0, yp0, jac=(F_y, F_yp_wrong),
+                           jac_sparsity=daekit.banded(1, 1), check_jacobian=False)
+    assert not bad.success
+    assert "(3, 0)" in bad.message and "outside jac_sparsity" in bad.message
