@@ -118,6 +118,9 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     problem's own)
   --no-jacobian-check
                     do not compare an analytic Jacobian with finite differences at t0
+  --no-structure-detection
+                    keep a dense Jacobian structure when the problem declares none (default:
+                    detected at t0 from n = 33 on, Options::detect_sparsity)
   --global-error    estimate the global error at t_end by a second solve at tolerances / 10
                     (reported, with a warning above 10 times the tolerance)
   --out FILE        write every accepted step as CSV: t, the components and, for
@@ -753,6 +756,9 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added with the sensitivities (format_version still 1): sensitivities (only with
 //   --sensitivities: the n x np matrix dy(t)/dp at the time reached, as an array of n rows of
 //   np numbers; rows in the order of y, columns in the order of the problem's parameters).
+// Added with the detection of Jacobian structures (issue 29, format_version still 1):
+//   jacobian_structure (string: the structure used and whether it was declared or detected,
+//   Result::jacobian_structure); stats gained nfev_check and nfev_structure.
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 // The solve ended as asked: at t_end, or at a terminal event (the model's designed outcome, as
@@ -829,6 +835,7 @@ std::string to_json(const Run& run) {
   }
   w.end_array();
   w.string("linear_solver", r.linear_solver);
+  w.string("jacobian_structure", r.jacobian_structure);
   w.number("rtol_used", r.rtol_used);
   w.number("atol_used", r.atol_used);
   w.integer("jacobian_colours", r.jacobian_colours);
@@ -953,27 +960,28 @@ int cmd_methods(const std::vector<std::string>& args, const Io& io) {
 }
 
 int cmd_solve(const std::vector<std::string>& args, const Io& io) {
-  const ParsedArgs a = parse_args(args, "solve",
-                                  {{"--method", kMethodValue},
-                                   {"--option", kMethodOptionValue},
-                                   {"--tableau", "a tableau name"},
-                                   {"--projection", "none, velocity or full"},
-                                   {"--formulation", "index3, index2, index1 or ggl"},
-                                   {"--rtol", kNumberValue},
-                                   {"--atol", kNumberValue},
-                                   {"--h0", kNumberValue},
-                                   {"--t-end", kNumberValue},
-                                   {"--max-steps", kCountValue},
-                                   {"--linear-solver", kLinearSolverValue},
-                                   {"--controller", "gustafsson, classical or pi"},
-                                   {"--exclude-from-error", kComponentsValue},
-                                   {"--nonnegative", kComponentsValue},
-                                   {"--tstops", "a comma-separated list of times"},
-                                   {"--out", kFileValue},
-                                   {"--trace", kFileValue},
-                                   {"--plot", kFileValue}},
-                                  {"--fixed-step", "--no-jacobian-check", "--global-error",
-                                   "--json", "--full-report", "--sensitivities"});
+  const ParsedArgs a =
+      parse_args(args, "solve",
+                 {{"--method", kMethodValue},
+                  {"--option", kMethodOptionValue},
+                  {"--tableau", "a tableau name"},
+                  {"--projection", "none, velocity or full"},
+                  {"--formulation", "index3, index2, index1 or ggl"},
+                  {"--rtol", kNumberValue},
+                  {"--atol", kNumberValue},
+                  {"--h0", kNumberValue},
+                  {"--t-end", kNumberValue},
+                  {"--max-steps", kCountValue},
+                  {"--linear-solver", kLinearSolverValue},
+                  {"--controller", "gustafsson, classical or pi"},
+                  {"--exclude-from-error", kComponentsValue},
+                  {"--nonnegative", kComponentsValue},
+                  {"--tstops", "a comma-separated list of times"},
+                  {"--out", kFileValue},
+                  {"--trace", kFileValue},
+                  {"--plot", kFileValue}},
+                 {"--fixed-step", "--no-jacobian-check", "--no-structure-detection",
+                  "--global-error", "--json", "--full-report", "--sensitivities"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));
@@ -1033,6 +1041,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
         o.fixed_step = true;
       } else if (opt == "--no-jacobian-check") {
         o.check_jacobian = false;
+      } else if (opt == "--no-structure-detection") {
+        o.detect_sparsity = false;
       } else if (opt == "--global-error") {
         o.global_error_check = true;
       } else if (opt == "--json") {

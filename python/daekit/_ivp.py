@@ -19,16 +19,25 @@ _PASSTHROUGH = ("max_steps", "fixed_step", "nonnegative", "exclude_from_error_te
                 "safety", "max_increase", "max_decrease", "max_events", "linear_solver",
                 "controller", "projection", "trace", "step_callback", "store_steps", "tstops",
                 "switches", "chatter_limit", "sensitivities",
-                "sensitivity_error_control", "initial_sensitivities")
+                "sensitivity_error_control", "initial_sensitivities", "detect_sparsity",
+                "detect_sparsity_min_n")
 # scipy's LSODA names: lband/uband (a banded Jacobian), min_step (Options::hmin).
 _SCIPY_OPTIONS = ("min_step", "lband", "uband")
+
+
+def _all_evaluations(stats):
+    """scipy's nfev: every evaluation of fun, the method's, the finite-difference Jacobians',
+    the Jacobian check's at t0 and the structure detection's (the stats keep them apart)."""
+    return sum(stats.get(k, 0) for k in ("nfev", "nfev_jac", "nfev_check", "nfev_structure"))
 
 
 class DaeResult(dict):
     """The result of a solve: scipy's ``OdeResult`` fields (``t``, ``y``, ``sol``, ``t_events``,
     ``y_events``, ``nfev``, ``njev``, ``nlu``, ``status``, ``message``, ``success``) plus
     daekit's: ``daekit_status`` (e.g. ``"max_steps_exceeded"``), ``stats`` (every counter),
-    ``yp``, ``method``, ``cpu_seconds``, ``warnings``, ``linear_solver``, ``events`` (every
+    ``yp``, ``method``, ``cpu_seconds``, ``warnings``, ``linear_solver``,
+    ``jacobian_structure`` (the Jacobian's structure, declared or detected at t0, e.g.
+    ``"detected at t0: ... used as banded (2, 2)"``), ``events`` (every
     located event with its name), ``global_error`` (with ``global_error_check=True``: the
     answer's estimated global error in units of the tolerance, else NaN), ``method_options``
     (every option of the method, ``daekit.method_info(method)["options"]``, with the value the
@@ -98,11 +107,12 @@ def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_give
         sol=DenseSolution(r, r.t_steps[0] if len(r.t_steps) else None, r.t)
         if r.has_dense_output else None,
         t_events=None, y_events=None,
-        nfev=stats["nfev"] + stats["nfev_jac"], njev=stats["njac"], nlu=stats["nlu"],
+        nfev=_all_evaluations(stats), njev=stats["njac"], nlu=stats["nlu"],
         status=_STATUS.get(r.status, -1), message=r.message or "The solver reached t_end.",
         success=r.status in _STATUS,
         daekit_status=r.status, stats=stats, yp=r.yp, method=r.method,
         cpu_seconds=r.cpu_seconds, warnings=list(r.warnings), linear_solver=r.linear_solver,
+        jacobian_structure=r.jacobian_structure,
         events=r.events, max_residual=r.max_residual, result=r,
         global_error=r.global_error, method_options=r.method_options,
         component_names=component_names)

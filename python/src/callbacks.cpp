@@ -1,6 +1,7 @@
 // Python and compiled callbacks of the module (callbacks.hpp).
 #include "callbacks.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace daekit::python {
@@ -186,34 +187,39 @@ namespace {
 }  // namespace
 
 void read_sparse(const py::handle& result, SparseMatrix& out, const std::string& what) {
+  const Eigen::Index rows = out.rows(), cols = out.cols();
   if (!is_scipy_sparse(result)) {
-    Matrix dense(out.rows(), out.cols());
-    read_matrix(result, dense, what);
+    // a dense (rows, cols) array, read in its row-major order without a copy: the pattern's
+    // entries take their values, a non-zero elsewhere is an error
+    DoubleArray a = real_result(result, what);
+    if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols)
+      throw std::runtime_error(what + " returned an array of shape " + shape_text(a) +
+                               ", expected (" + std::to_string(rows) + ", " + std::to_string(cols) +
+                               ")");
+    const double* d = a.data();
     for (int j = 0; j < out.outerSize(); ++j)
-      for (SparseMatrix::InnerIterator it(out, j); it; ++it) it.valueRef() = dense(it.row(), j);
-    for (int j = 0; j < out.outerSize(); ++j)
-      for (int i = 0; i < out.rows(); ++i)
-        if (dense(i, j) != 0.0) {
-          bool found = false;
-          for (SparseMatrix::InnerIterator it(out, j); it && !found; ++it) found = it.row() == i;
-          if (!found) outside_pattern(what, i, j);
+      for (SparseMatrix::InnerIterator it(out, j); it; ++it) it.valueRef() = d[it.row() * cols + j];
+    for (Eigen::Index i = 0; i < rows; ++i)
+      for (Eigen::Index j = 0; j < cols; ++j)
+        if (d[i * cols + j] != 0.0) {
+          const int* begin = out.innerIndexPtr() + out.outerIndexPtr()[j];
+          const int* end = out.innerIndexPtr() + out.outerIndexPtr()[j + 1];
+          if (!std::binary_search(begin, end, static_cast<int>(i))) outside_pattern(what, i, j);
         }
     return;
   }
-  const CooArrays c = checked_coo(result, out.rows(), out.cols(), what);
-  for (int j = 0; j < out.outerSize(); ++j)
-    for (SparseMatrix::InnerIterator it(out, j); it; ++it) it.valueRef() = 0.0;
+  const CooArrays c = checked_coo(result, rows, cols, what);
+  std::fill(out.valuePtr(), out.valuePtr() + out.nonZeros(), 0.0);
   for (py::ssize_t k = 0; k < c.data.size(); ++k) {
     const long long i = c.rows.data()[k], j = c.cols.data()[k];
     const double v = c.data.data()[k];
-    bool found = false;
-    for (SparseMatrix::InnerIterator it(out, static_cast<int>(j)); it; ++it)
-      if (it.row() == i) {
-        it.valueRef() += v;
-        found = true;
-        break;
-      }
-    if (!found && v != 0.0) outside_pattern(what, i, j);
+    const int* begin = out.innerIndexPtr() + out.outerIndexPtr()[j];
+    const int* end = out.innerIndexPtr() + out.outerIndexPtr()[j + 1];
+    const int* at = std::lower_bound(begin, end, static_cast<int>(i));
+    if (at != end && *at == i)
+      out.valuePtr()[at - out.innerIndexPtr()] += v;
+    else if (v != 0.0)
+      outside_pattern(what, i, j);
   }
 }
 

@@ -271,6 +271,22 @@ ImplicitDae::Jacobian make_implicit_jacobian(const py::object& fn, const Callbac
   };
 }
 
+ImplicitDae::SparseJacobian make_sparse_implicit_jacobian(const py::object& fn,
+                                                          const CallbackSpec& spec,
+                                                          const char* name) {
+  PyCallable c = make_callable(fn, spec, name);
+  return [c](double t, const VecIn& y, const VecIn& yp, SparseMatrix& J, const VecIn& p) {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object r =
+          call_python(c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
+      read_sparse(r, J, c.name);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  };
+}
+
 Sparsity make_sparsity(int n, const py::object& s) {
   if (s.is_none()) return Sparsity::dense();
   const py::tuple t = s.cast<py::tuple>();
@@ -326,7 +342,10 @@ std::shared_ptr<MassProblem> make_mass_problem(int n, const py::object& f, const
   dae.f = make_rhs(f, spec, "f");
   dae.jacobian_sparsity = make_sparsity(n, sparsity);
   if (!jac.is_none()) {
-    if (dae.jacobian_sparsity.kind == Sparsity::Kind::Sparse && !py::isinstance<Compiled>(jac))
+    // a Python jac with a structure: its values are read into the structure's entries
+    // (O(nnz) for a scipy sparse result; a dense array is read once, without a copy), never
+    // through an n x n matrix that is zeroed, checked and copied at every Jacobian
+    if (!dae.jacobian_sparsity.is_dense() && !py::isinstance<Compiled>(jac))
       dae.sparse_jacobian = make_sparse_jacobian(jac, spec);
     else
       dae.jacobian = make_jacobian(jac, spec);
@@ -359,8 +378,16 @@ std::shared_ptr<ImplicitProblem> make_implicit_problem(
   dae.name = name;
   dae.F = make_residual(F, spec);
   dae.jacobian_sparsity = make_sparsity(n, sparsity);
-  if (!jac_y.is_none()) dae.dF_dy = make_implicit_jacobian(jac_y, spec, "jac_y");
-  if (!jac_yp.is_none()) dae.dF_dyp = make_implicit_jacobian(jac_yp, spec, "jac_yp");
+  const bool into_structure = !dae.jacobian_sparsity.is_dense() && !jac_y.is_none() &&
+                              !jac_yp.is_none() && !py::isinstance<Compiled>(jac_y) &&
+                              !py::isinstance<Compiled>(jac_yp);
+  if (into_structure) {  // Python callables read into the structure's entries (as for M y' = f)
+    dae.sparse_dF_dy = make_sparse_implicit_jacobian(jac_y, spec, "jac_y");
+    dae.sparse_dF_dyp = make_sparse_implicit_jacobian(jac_yp, spec, "jac_yp");
+  } else {
+    if (!jac_y.is_none()) dae.dF_dy = make_implicit_jacobian(jac_y, spec, "jac_y");
+    if (!jac_yp.is_none()) dae.dF_dyp = make_implicit_jacobian(jac_yp, spec, "jac_yp");
+  }
   dae.differential = differential;
   dae.index = index;
   if (!p.is_none()) dae.p = to_vector(p, "p");
@@ -572,6 +599,8 @@ Options make_options(const py::dict& d, const CallbackSpec& spec) {
   if (auto v = get<std::vector<int>>(d, "nonnegative")) o.nonnegative = *v;
   if (auto v = get<std::vector<int>>(d, "exclude_from_error_test")) o.exclude_from_error_test = *v;
   if (auto v = get<bool>(d, "check_jacobian")) o.check_jacobian = *v;
+  if (auto v = get<bool>(d, "detect_sparsity")) o.detect_sparsity = *v;
+  if (auto v = get<int>(d, "detect_sparsity_min_n")) o.detect_sparsity_min_n = *v;
   if (auto v = get<bool>(d, "check_consistency")) o.check_consistency = *v;
   if (auto v = get<bool>(d, "global_error_check")) o.global_error_check = *v;
   if (auto v = get<bool>(d, "sensitivities")) o.sensitivities = *v;
@@ -1233,6 +1262,7 @@ PYBIND11_MODULE(_daekit, m) {
       .def_readonly("rtol_used", &Result::rtol_used)
       .def_readonly("atol_used", &Result::atol_used)
       .def_readonly("linear_solver", &Result::linear_solver)
+      .def_readonly("jacobian_structure", &Result::jacobian_structure)
       .def_property_readonly("projection", [](const Result& r) { return to_string(r.projection); })
       .def_readonly("fixed_step", &Result::fixed_step)
       .def_property_readonly("controller", [](const Result& r) { return to_string(r.controller); })

@@ -429,7 +429,9 @@ def _heat_packed(t, y):
 
 def test_lband_uband_are_a_banded_jacobian():
     y0 = np.sin(np.linspace(0.0, 3.0, _N))
-    full = daekit.solve_ivp(_heat, (0, 1), y0, rtol=1e-8, atol=1e-10)
+    # (detect_sparsity=False: the dense path to compare with; n = 40 would get its band
+    # detected, tests/test_sparsity_detection.py)
+    full = daekit.solve_ivp(_heat, (0, 1), y0, rtol=1e-8, atol=1e-10, detect_sparsity=False)
     banded = daekit.solve_ivp(_heat, (0, 1), y0, rtol=1e-8, atol=1e-10, lband=1, uband=1)
     packed = daekit.solve_ivp(_heat, (0, 1), y0, rtol=1e-8, atol=1e-10, lband=1, uband=1,
                               jac=_heat_packed)

@@ -16,6 +16,7 @@
 #include "integrator/controller.hpp"
 #include "integrator/events.hpp"
 #include "integrator/output.hpp"
+#include "integrator/structure.hpp"
 #include "methods/factory.hpp"
 #include "methods/method.hpp"
 
@@ -241,9 +242,17 @@ struct Integrator::Impl : public DenseSource {
     dir = t_end > t0 ? 1.0 : -1.0;
     output.setup(opt.output_times, t0, t_end);
 
-    MethodInput made = input;
-    if (opt.sensitivities) made.sensitivities = sensitivity_request(reg.info, input, y0);
-    method = reg.make(made);
+    // the structure of the Jacobian: declared, or detected at t0 (the methods get a copy of
+    // the problem that declares it)
+    const StructureChoice structure = choose_structure(input, y0, opt, caps, guard, result.stats);
+    MethodInput in = input;
+    if (structure.mass) in.mass_form = &*structure.mass;
+    if (structure.implicit) in.implicit_form = &*structure.implicit;
+    in.linear_solver = structure.linear_solver;
+    in.structure_detected = structure.detected;
+    result.jacobian_structure = structure.description;
+    if (opt.sensitivities) in.sensitivities = sensitivity_request(reg.info, in, y0);
+    method = reg.make(in);
     controller = std::make_unique<StepController>(opt, caps, method->step_limits());
     projection = opt.projection;
     if (projection == Projection::None) projection = method->requested_projection();

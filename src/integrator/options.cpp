@@ -56,6 +56,8 @@ Controller parse_controller(const std::string& name) {
 void Options::validate(int n) const {
   constexpr double eps = std::numeric_limits<double>::epsilon();
   if (!(rtol > 10 * eps) || !(rtol < 1.0)) bad("rtol must lie in (10 eps, 1), got " + num(rtol));
+  if (detect_sparsity_min_n < 1)
+    bad("detect_sparsity_min_n must be at least 1, got " + std::to_string(detect_sparsity_min_n));
   if (!(atol > 0.0) || !(atol < kMaxAtol)) bad("atol must lie in (0, 1e100), got " + num(atol));
   if (atol_vector.size() != 0) {
     if (atol_vector.size() != n)

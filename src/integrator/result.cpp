@@ -105,6 +105,7 @@ std::string Result::full_report() const {
   line(os, "  rtol  %-15.6g  %.6g\n", rtol, rtol_used);
   line(os, "  atol  %-15.6g  %.6g\n", atol, atol_used);
   os << "  linear solver         " << (linear_solver.empty() ? "-" : linear_solver) << "\n";
+  if (!jacobian_structure.empty()) os << "  Jacobian structure    " << jacobian_structure << "\n";
   os << "  step control          "
      << (!step_control.empty() ? step_control
          : fixed_step          ? std::string("constant steps")

@@ -74,6 +74,32 @@ constexpr double kCheckWarning = 10.0;  // a warning above this many tolerances
 
 std::string fmt_g(double x) { return format_number(x, 3); }
 
+// A solve with a Jacobian structure detected at t0 (Options::detect_sparsity) that failed in
+// a way a missing entry of the structure can cause (a Jacobian with an entry left out makes
+// Newton a simplified iteration: slow, failing, tiny steps): solved once more, by `rerun`,
+// with the dense structure; the result of that solve is returned, with both runs' CPU time
+// and counters and a warning naming the first failure.
+template <typename Rerun>
+void retry_without_detected_structure(const Options& o, Result& r, Rerun&& rerun) {
+  const bool numerical =
+      r.status == Status::MaxStepsExceeded || r.status == Status::StepSizeTooSmall ||
+      r.status == Status::RepeatedNewtonFailure || r.status == Status::SingularMatrix ||
+      r.status == Status::NonFiniteFunction || r.status == Status::Unreliable;
+  if (!numerical || r.jacobian_structure.rfind("detected", 0) != 0) return;
+  Options dense = o;
+  dense.detect_sparsity = false;
+  Result second = rerun(dense);
+  second.warnings.insert(
+      second.warnings.begin(),
+      "the solve with the Jacobian structure detected at t0 (" + r.jacobian_structure +
+          ") ended with " + to_string(r.status) + " at t = " + fmt_g(r.t) + " (" + r.message +
+          "); solved again with the dense structure (Options::detect_sparsity = false skips "
+          "the first run)");
+  second.cpu_seconds += r.cpu_seconds;
+  for (const StatsField& f : stats_fields()) second.stats.*f.member += r.stats.*f.member;
+  r = std::move(second);
+}
+
 // Over the components in the error test of index tag <= 1 (differential and index-1 algebraic:
 // the tolerance bounds their error per step; the methods scale or leave out the error of
 // index-2 and index-3 components, multipliers and constrained velocities, and say so).
@@ -158,6 +184,10 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, y0, method, options);
   Result r = run(it, t_end);
+  retry_without_detected_structure(options, r, [&](const Options& c) {
+    Integrator again(dae, t0, t_end, y0, method, c);
+    return run(again, t_end);
+  });
   explain_impasse(dae, t0, y0, r);
   const auto index_of = [&](int i) { return dae.index_of(i); };
   assess_global_error(options, r, index_of, [&](const Options& c) {
@@ -176,6 +206,10 @@ Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, 
              const MethodChoice& method, const Options& options) {
   Integrator it(dae, t0, t_end, y0, yp0, method, options);
   Result r = run(it, t_end);
+  retry_without_detected_structure(options, r, [&](const Options& c) {
+    Integrator again(dae, t0, t_end, y0, yp0, method, c);
+    return run(again, t_end);
+  });
   const auto index_of = [&](int i) { return dae.index_of(i); };
   assess_global_error(options, r, index_of, [&](const Options& c) {
     Integrator check(dae, t0, t_end, y0, yp0, method, c);

@@ -63,6 +63,7 @@ class Bdf final : public Method {
     const LinearSolverKind kind = in.linear_solver;
     if (in.implicit_form) {
       sys_.emplace(*in.implicit_form, kind, *in.guard, *in.stats);
+      if (in.structure_detected) sys_->skip_pattern_check();
       yp0_ = *in.yp0;
     } else {
       const MassMatrixDae& dae = *in.mass_form;

@@ -45,6 +45,9 @@ struct MethodInput {
   const std::any* options = nullptr;
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
   bool fixed_step = false;
+  /// The problem's jacobian_sparsity was detected at t0 (integrator/structure.hpp), not
+  /// declared: the check of a declared pattern at the first evaluation is skipped.
+  bool structure_detected = false;
   CallGuard* guard = nullptr;
   Stats* stats = nullptr;
   /// Forward sensitivities to compute (null: none); only for MethodCapabilities::sensitivities.

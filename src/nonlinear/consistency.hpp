@@ -50,10 +50,19 @@ bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& messa
 std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0, double tol);
 
 /// The analytic Jacobian of the solve's system against central differences (see
-/// check_jacobian() in initialization.hpp); the evaluations are not counted in the statistics.
-/// An empty check (ok) when the system has no analytic Jacobian or n > max_n.
-JacobianCheck check_jacobian(MassMatrixSystem& sys, double t, const Vector& y, int max_n = 2000);
+/// check_jacobian() in initialization.hpp). Up to n = max_full_n every column is compared
+/// (2n + 1 evaluations of f); above, a sample of column groups of a colouring of the Jacobian's
+/// structure (declared or detected), at most kCheckGroups groups spread over the colours, each
+/// group differenced by one pair of evaluations (2 min(colours, kCheckGroups) + 1 in all: a
+/// banded structure of 5 colours is checked whole in 11). Rows that move without a structural
+/// entry in the group are compared with zero (an entry the Jacobian leaves out; reported with
+/// column -1). The evaluations are counted in Stats::nfev_check, nothing else is counted.
+/// An empty check (ok) when the system has no analytic Jacobian.
+constexpr int kCheckGroups = 16;
+constexpr int kFullCheckMaxN = 64;
+JacobianCheck check_jacobian(MassMatrixSystem& sys, double t, const Vector& y,
+                             int max_full_n = kFullCheckMaxN);
 JacobianCheck check_jacobian(ImplicitSystem& sys, double t, const Vector& y, const Vector& yp,
-                             int max_n = 2000);
+                             int max_full_n = kFullCheckMaxN);
 
 }  // namespace daekit

@@ -958,50 +958,132 @@ JacobianCheck compare(const Matrix& A, const Matrix& D, const Vector& G0, const 
 
 }  // namespace
 
-JacobianCheck check_jacobian(MassMatrixSystem& sys, double t, const Vector& y, int max_n) {
+namespace {
+
+// The check of A = dG/dx (structured, structure S) over column groups of S's colouring (see
+// check_jacobian in consistency.hpp): at most kCheckGroups groups spread evenly over the
+// colours, each differenced centrally by one pair of evaluations; each row takes the value of
+// its one structural column in the group, rows without one are compared with zero. Counts the
+// evaluations in `evaluations`; false if one failed.
+bool check_by_groups(FiniteDifferenceJacobian::Map G, const Vector& x, const Vector& G0,
+                     const StructuredMatrix<double>& A, const Sparsity& S, JacobianCheck& c,
+                     long& evaluations) {
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  const int n = static_cast<int>(x.size());
+  const SparseMatrix P = S.to_pattern(n);
+  const ColumnColouring colouring = colour_columns(n, S);
+  const int groups = std::min(colouring.colours, kCheckGroups);
+  // the magnitude of the terms of G_i: |G0_i| + sum_k |A_ik x_k| (the differences' round-off)
+  Vector terms = G0.cwiseAbs();
+  for (int j = 0; j < n; ++j)
+    for (SparseMatrix::InnerIterator it(P, j); it; ++it)
+      terms[it.row()] += std::abs(A.at(static_cast<int>(it.row()), j) * x[j]);
+  std::vector<int> owner(static_cast<size_t>(n), -1);
+  Vector xp = x, xm = x, Gp(n), Gm(n), delta = Vector::Zero(n);
+  std::vector<std::pair<double, JacobianCheck::Entry>> bad;
+  for (int g = 0; g < groups; ++g) {
+    const int colour = static_cast<int>(static_cast<long>(g) * colouring.colours / groups);
+    const int* begin = colouring.group_columns.data() + colouring.group_start[colour];
+    const int* end = colouring.group_columns.data() + colouring.group_start[colour + 1];
+    double delta_min = std::numeric_limits<double>::infinity(), column_scale = 0.0;
+    for (const int* p = begin; p != end; ++p) {
+      const int j = *p;
+      delta[j] = FiniteDifferenceJacobian::central_increment(x[j], 1e-3);
+      xp[j] = x[j] + delta[j];
+      xm[j] = x[j] - delta[j];
+      delta_min = std::min(delta_min, delta[j]);
+      for (SparseMatrix::InnerIterator it(P, j); it; ++it) {
+        owner[it.row()] = j;
+        column_scale = std::max(column_scale, std::abs(A.at(static_cast<int>(it.row()), j)));
+      }
+    }
+    evaluations += 2;
+    if (!G(xp, Gp) || !G(xm, Gm)) return false;
+    for (int i = 0; i < n; ++i) {
+      const int k = owner[i];
+      const double step = k >= 0 ? delta[k] : delta_min;
+      const double d = (Gp[i] - Gm[i]) / (2.0 * step);
+      const double a = k >= 0 ? A.at(i, k) : 0.0;
+      const double allowed = 1e-3 * std::max(std::abs(a), std::abs(d)) +
+                             1e3 * eps * terms[i] / step + 1e-6 * column_scale;
+      const double diff = std::abs(a - d);
+      if (!(diff <= allowed)) bad.push_back({diff / std::max(allowed, 1e-300), {i, k, a, d}});
+    }
+    for (const int* p = begin; p != end; ++p) {
+      xp[*p] = xm[*p] = x[*p];
+      for (SparseMatrix::InnerIterator it(P, *p); it; ++it) owner[it.row()] = -1;
+    }
+  }
+  std::sort(bad.begin(), bad.end(), [](const auto& u, const auto& v) { return u.first > v.first; });
+  c.disagreeing = static_cast<long>(bad.size());
+  for (size_t k = 0; k < bad.size() && k < 20; ++k) c.entries.push_back(bad[k].second);
+  c.ok = bad.empty();
+  return true;
+}
+
+JacobianCheck failed_check(CallGuard& guard) {
+  JacobianCheck c;
+  c.ok = false;
+  c.message = guard_message(guard);
+  c.callback_error = guard.fatal();
+  return c;
+}
+
+}  // namespace
+
+JacobianCheck check_jacobian(MassMatrixSystem& sys, double t, const Vector& y, int max_full_n) {
   JacobianCheck c;
   const MassMatrixDae& dae = sys.dae();
-  if ((!dae.jacobian && !dae.sparse_jacobian) || dae.n > max_n) return c;
+  if (!dae.jacobian && !dae.sparse_jacobian) return c;
+  const int n = dae.n;
   const Stats saved = sys.stats();
-  Vector f0(dae.n), delta;
-  Matrix A, D;
+  long evaluations = 1;
+  Vector f0(n), delta;
   auto G = [&](const Vector& x, Vector& out) { return sys.f(t, x, out); };
-  const bool ok =
-      sys.f(t, y, f0) && dense_jacobian(sys, t, y, f0, A) && central_differences(G, y, D, delta);
-  sys.stats() = saved;
-  if (!ok) {
-    c.ok = false;
-    c.message = guard_message(sys.guard());
-    c.callback_error = sys.guard().fatal();
-    return c;
+  bool ok = sys.f(t, y, f0);
+  if (n <= max_full_n) {
+    Matrix A, D;
+    ok = ok && dense_jacobian(sys, t, y, f0, A);
+    evaluations += 2L * n;
+    ok = ok && central_differences(G, y, D, delta);
+    if (ok) c = compare(A, D, f0, y, delta);
+  } else {
+    StructuredMatrix<double> A;
+    sys.allocate_jacobian(A);
+    ok = ok && sys.jacobian(t, y, f0, A) &&
+         check_by_groups(G, y, f0, A, sys.jacobian_structure(), c, evaluations);
   }
-  return compare(A, D, f0, y, delta);
+  sys.stats() = saved;
+  sys.stats().nfev_check += evaluations;
+  return ok ? c : failed_check(sys.guard());
 }
 
 JacobianCheck check_jacobian(ImplicitSystem& sys, double t, const Vector& y, const Vector& yp,
-                             int max_n) {
+                             int max_full_n) {
   JacobianCheck c;
-  if (sys.jacobian_by_differences() || sys.n() > max_n) return c;
+  if (sys.jacobian_by_differences()) return c;
   const int n = sys.n();
   const Stats saved = sys.stats();
+  long evaluations = 1;
   Vector F0(n), delta, ypx(n);
   StructuredMatrix<double> EA(n, sys.iteration_structure());
-  Matrix D;
   // G(x) = F(t, x, yp + (x - y)): its Jacobian is dF/dy + dF/dy' (c_j = 1)
   auto G = [&](const Vector& x, Vector& out) {
     ypx = yp + (x - y);
     return sys.F(t, x, ypx, out);
   };
-  const bool ok = sys.F(t, y, yp, F0) && sys.iteration_matrix(t, y, yp, 1.0, F0, nullptr, EA) &&
-                  central_differences(G, y, D, delta);
-  sys.stats() = saved;
-  if (!ok) {
-    c.ok = false;
-    c.message = guard_message(sys.guard());
-    c.callback_error = sys.guard().fatal();
-    return c;
+  bool ok = sys.F(t, y, yp, F0) && sys.iteration_matrix(t, y, yp, 1.0, F0, nullptr, EA);
+  if (n <= max_full_n) {
+    Matrix D;
+    evaluations += 2L * n;
+    ok = ok && central_differences(G, y, D, delta);
+    if (ok) c = compare(EA.to_dense(), D, F0, y, delta);
+  } else {
+    ok = ok && check_by_groups(G, y, F0, EA, sys.jacobian_structure(), c, evaluations);
   }
-  return compare(EA.to_dense(), D, F0, y, delta);
+  sys.stats() = saved;
+  sys.stats().nfev_check += evaluations;
+  return ok ? c : failed_check(sys.guard());
 }
 
 JacobianCheck check_jacobian(const MassMatrixDae& dae, double t, const Vector& y) {

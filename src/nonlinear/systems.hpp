@@ -218,6 +218,9 @@ class ImplicitSystem {
   /// are not seen. Not counted in the statistics; a failed evaluation abandons the check.
   std::string missing_pattern_entries(double t, const Vector& y, const Vector& yp,
                                       const Vector& F0);
+  /// No check of the pattern at the first evaluation (a pattern detected by perturbation,
+  /// integrator/structure.hpp, holds every entry the check could find).
+  void skip_pattern_check() { pattern_unchecked_ = false; }
   /// E = dF/dy + cj dF/dy' at (t, y, yp), with F0 = F(t, y, yp) (used by the differences,
   /// taken along (e_j, cj e_j) with typical magnitudes `typical`, e.g. |h y'|).
   bool iteration_matrix(double t, const Vector& y, const Vector& yp, double cj, const Vector& F0,
@@ -239,6 +242,10 @@ class ImplicitSystem {
   int parameter_colours();
 
   const Sparsity& iteration_structure() const { return iteration_structure_; }
+  /// The structure of dF/dy + c dF/dy' as declared (df/dy of the mass form).
+  const Sparsity& jacobian_structure() const {
+    return mass_form_ ? mass_form_->jacobian_structure() : implicit_->jacobian_sparsity;
+  }
   LinearSolverKind backend() const { return backend_; }
   std::unique_ptr<LinearSolver<double>> make_solver() const {
     auto solver = make_linear_solver<double>(n_, iteration_structure_, backend_);

@@ -9,9 +9,11 @@
 namespace daekit {
 
 struct Stats {
-  long nfev = 0;          ///< evaluations of f / F by the method (without Jacobian differences)
-  long nfev_jac = 0;      ///< evaluations of f / F spent on finite-difference Jacobians
-  long njac = 0;          ///< Jacobian evaluations (analytic or by differences)
+  long nfev = 0;            ///< evaluations of f / F by the method (without Jacobian differences)
+  long nfev_jac = 0;        ///< evaluations of f / F spent on finite-difference Jacobians
+  long nfev_check = 0;      ///< evaluations of f / F by the Jacobian check at t0
+  long nfev_structure = 0;  ///< evaluations of f / F to detect the Jacobian's structure at t0
+  long njac = 0;            ///< Jacobian evaluations (analytic or by differences)
   long nlu = 0;           ///< LU factorisations of the iteration matrix (a real+complex pair is 1)
   long nsol = 0;          ///< forward/backward substitutions (a real+complex pair is 1)
   long nli = 0;           ///< Krylov iterations of the iterative linear solver (0 for direct)

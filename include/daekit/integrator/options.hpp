@@ -166,10 +166,10 @@ struct Options {
   /// values that remain are reported in Result::warnings.
   std::vector<int> nonnegative;
 
-  /// Compare an analytic Jacobian with finite differences at t0 before integrating (as CVODE/IDA
-  /// users do by hand, see check_jacobian() in nonlinear/initialization.hpp): entries that
-  /// disagree beyond what the differences' own error explains stop the solve with
-  /// Status::InvalidInput and the entries in the message (a wrong Jacobian can make Newton
+  /// Compare an analytic Jacobian with central differences at t0 (as CVODE/IDA users do by
+  /// hand): every column up to n = 64 (2n + 1 evaluations of f), above a sample of at most 16
+  /// colour groups of the structure (33); counted in Stats::nfev_check. Disagreeing entries
+  /// stop the solve with Status::InvalidInput naming them (a wrong Jacobian can make Newton
   /// "converge" to a wrong solution). No effect without an analytic Jacobian.
   bool check_jacobian = true;
 
@@ -222,6 +222,25 @@ struct Options {
   /// Linear solver for the iteration matrices: auto picks from the problem's Jacobian
   /// structure (dense, banded, KLU); reported in Result::linear_solver.
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
+  /// Detect the structure of the Jacobian at t0 when the problem declares none (a dense
+  /// jacobian_sparsity and no sparse Jacobian callback) and n >= detect_sparsity_min_n, unless
+  /// linear_solver is dense or the method takes dense matrices only: each column of df/dy
+  /// (dF/dy and dF/dy') perturbed alone at y0, the pattern confirmed at a second,
+  /// pseudo-random point near it (a zero that depends on the values at y0 is not taken for
+  /// structure): n + 2 + 2 colours evaluations of f (Stats::nfev_structure; more where the
+  /// second point finds entries; an analytic dense Jacobian: its non-zeros at both points,
+  /// two Jacobian evaluations). The pattern found colours the finite differences and
+  /// chooses the backend (dense above 20 % non-zeros, banded when the band holds at most 4x
+  /// the entries, else KLU from n = 64, dense below); Result::jacobian_structure says. Missing
+  /// entries only slow Newton down: solve() solves once more with the dense structure when a
+  /// solve with a detected structure fails.
+  bool detect_sparsity = true;
+  /// Smallest n for detect_sparsity: the backends choose the dense LU up to n = 32 whatever
+  /// the structure, and from n = 33 on a detected band pays at once (measured,
+  /// docs/results/sparsity.md: a band (2, 2) at n = 34 solves in 0.58x the time of the dense
+  /// path, detection included; at n <= 32 0.90-1.00x). A pattern with more than half the
+  /// entries found at y0 stays dense (n + 1 evaluations, no confirmation).
+  int detect_sparsity_min_n = 33;
 
   // Forward sensitivities S = dy/dp with respect to the problem's parameters p
   // (docs/sensitivities.md): methods with MethodCapabilities::sensitivities (radau5, radau,

@@ -100,11 +100,15 @@ struct Result {
   int order = 0;        ///< method order of the last step
 
   // Given and used.
-  double rtol = 0.0, atol = 0.0;             ///< as given (atol: the scalar one)
-  double rtol_used = 0.0, atol_used = 0.0;   ///< as the method works with them (radau5: rtol')
-  std::string linear_solver;                 ///< backend of the iteration matrices
-  Projection projection = Projection::None;  ///< the post-step projection used
-  bool fixed_step = false;                   ///< constant steps without error control
+  double rtol = 0.0, atol = 0.0;            ///< as given (atol: the scalar one)
+  double rtol_used = 0.0, atol_used = 0.0;  ///< as the method works with them (radau5: rtol')
+  std::string linear_solver;                ///< backend of the iteration matrices
+  /// The structure of the Jacobian the solve used and where it came from: "declared banded
+  /// (2, 2)", "detected sparse (2998 non-zeros), bandwidths (1, 1)", "dense (not detected:
+  /// n = 8 < detect_sparsity_min_n = 33)" (Options::detect_sparsity).
+  std::string jacobian_structure;
+  Projection projection = Projection::None;        ///< the post-step projection used
+  bool fixed_step = false;                         ///< constant steps without error control
   Controller controller = Controller::Gustafsson;  ///< step-size controller (unused by bdf)
   /// The step-size rule as applied: the controller or the method's declared rule, the limits
   /// the method declares (beta-multistep: max_increase 2, its dead band and settling), and
