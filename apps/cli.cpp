@@ -209,7 +209,8 @@ std::string usage() {
       {"@PROJECTION@",
        "methods with projection (" + projection +
            "): none (default; a problem's recommended projection, pendulum-driven: velocity), "
-           "velocity (projection (2.8) of paper 000 onto g(q) = 0, G(q) v = 0 after every step) "
+           "velocity (projection (2.8) of Schropp (2006) onto g(q) = 0, G(q) v = 0 after every "
+           "step) "
            "or full (also the multipliers' manifold)"}};
   std::string text = kUsage;
   for (const auto& [key, description] : texts) {

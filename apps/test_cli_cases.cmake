@@ -79,10 +79,10 @@ elseif(CASE STREQUAL "projected_rk")
   expect(2 "" "RK4 \\(Kutta\\): A is singular" solve pendulum --method projected-rk
          --fixed-step --h0 0.01 --tableau rk4)
   # issue 13: paper 000's (B1)-(B3) for the projected index-3 method
-  expect(2 "" "Lobatto IIIA\\(3\\)' fails the conditions of paper 000.*\\(B1\\) A is singular"
+  expect(2 "" "Lobatto IIIA\\(3\\)' fails the conditions of Schropp \\(2006\\).*\\(B1\\) A is singular"
          solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau lobatto-iiia-3
          --projection full)
-  expect(2 "" "Gauss\\(2\\)' fails the conditions of paper 000.*\\(B2\\)"
+  expect(2 "" "Gauss\\(2\\)' fails the conditions of Schropp \\(2006\\).*\\(B2\\)"
          solve pendulum --method projected-rk --fixed-step --h0 0.01 --tableau gauss-2
          --projection velocity)
   # --projection: the methods with the capability, from the registry

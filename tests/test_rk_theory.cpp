@@ -688,7 +688,7 @@ TEST(RkTheory, PaperZeroConditionsEnforced) {
     try {
       const Result r = solve(p.dae, 0.0, 0.5, p.y0, m, o);
       for (const std::string& w : r.warnings)
-        if (w.find("paper 000") != std::string::npos && warning) *warning = w;
+        if (w.find("Schropp (2006)") != std::string::npos && warning) *warning = w;
       return std::string();
     } catch (const InvalidArgument& e) {
       return std::string(e.what());

@@ -138,17 +138,18 @@ void BetaMultistepOptions::validate() const {
   if (rc.strict) return;
   if (family == MultistepFamily::AdamsMoulton && std::isnan(c)) {
     const BlockingConstant best = best_blocking_constant(f.sigma, k, kSearchLow, kSearchHigh);
-    throw InvalidArgument(
-        "beta-multistep: " + f.name + " cannot be beta-blocked with tau = c nabla^" +
-        std::to_string(k) + ": the smallest largest root of sigma - c nabla^" + std::to_string(k) +
-        " over c in [" + fmt(kSearchLow) + ", " + fmt(kSearchHigh) + "] is " +
-        fmt(best.max_modulus, 6) + " (at c = " + fmt(best.c, 6) +
-        "), not < 1 (paper 003 Section 4: Adams-Moulton can be blocked only for k <= 3)");
+    throw InvalidArgument("beta-multistep: " + f.name +
+                          " cannot be beta-blocked with tau = c nabla^" + std::to_string(k) +
+                          ": the smallest largest root of sigma - c nabla^" + std::to_string(k) +
+                          " over c in [" + fmt(kSearchLow) + ", " + fmt(kSearchHigh) + "] is " +
+                          fmt(best.max_modulus, 6) + " (at c = " + fmt(best.c, 6) +
+                          "), not < 1 (Arevalo, Fuhrer and Soderlind (1996) Section 4: "
+                          "Adams-Moulton can be blocked only for k <= 3)");
   }
-  throw InvalidArgument("beta-multistep: sigma - tau of " + f.name + " with tau = " + fmt(cc) +
-                        " nabla^" + std::to_string(k) + " has a root of modulus " +
-                        fmt(rc.max_modulus, 6) +
-                        " >= 1: the blocked scheme is not stable (paper 003 Theorem 2.1)");
+  throw InvalidArgument(
+      "beta-multistep: sigma - tau of " + f.name + " with tau = " + fmt(cc) + " nabla^" +
+      std::to_string(k) + " has a root of modulus " + fmt(rc.max_modulus, 6) +
+      " >= 1: the blocked scheme is not stable (Arevalo, Fuhrer and Soderlind (1996) Theorem 2.1)");
 }
 
 BetaMultistepOptions BetaMultistepOptions::dcbdf_beta(int k) {
@@ -347,7 +348,8 @@ class BetaMultistep final : public Method {
                              " violates the strict root condition (largest root " +
                              fmt(rc.max_modulus) +
                              "): the standard discretisation (1.2) of an index-2 problem is "
-                             "unstable in the multipliers (paper 003 Section 1, notes (5.10))");
+                             "unstable in the multipliers (Arevalo, Fuhrer and Soderlind (1996) "
+                             "Section 1, notes (5.10))");
     }
     if (els_.m() > 0)
       c.notes.emplace_back(
@@ -907,13 +909,14 @@ const OptionTable<BetaMultistepOptions>& beta_multistep_option_table() {
           .integer("steps", &O::k, 1, 12,
                    "steps k (bdf, dcbdf: 1..6; adams-moulton: 1..12); beta-blocked DCBDFk and "
                    "AMk have order k + 1 in x, k in lambda")
-          .choice<MultiplierScheme>("scheme", &O::scheme,
-                                    {{"standard", MultiplierScheme::Standard},
-                                     {"beta-blocked", MultiplierScheme::BetaBlocked},
-                                     {"compound", MultiplierScheme::Compound},
-                                     {"commuted", MultiplierScheme::Commuted}},
-                                    "treatment of the multipliers: (1.2), beta-blocked (2.4), "
-                                    "compound (3.2) or commuted (2.6) of paper 003")
+          .choice<MultiplierScheme>(
+              "scheme", &O::scheme,
+              {{"standard", MultiplierScheme::Standard},
+               {"beta-blocked", MultiplierScheme::BetaBlocked},
+               {"compound", MultiplierScheme::Compound},
+               {"commuted", MultiplierScheme::Commuted}},
+              "treatment of the multipliers: (1.2), beta-blocked (2.4), "
+              "compound (3.2) or commuted (2.6) of Arevalo, Fuhrer and Soderlind (1996)")
           .real("c", &O::c, Bounds::any(),
                 "blocking constant of tau = c nabla^k; auto: DCBDF -1/(k+1), AM1..3 -1/2, "
                 "-0.15, -0.1, BDF 0",
@@ -935,7 +938,7 @@ MethodRegistration beta_multistep_method() {
   r.info.name = BetaMultistepOptions::method_name;
   r.info.title = "multistep methods for index-2 Euler-Lagrange DAEs (beta-blocked DCBDF/AM, BDF)";
   r.info.reference =
-      "paper 003 (Arevalo, Fuhrer, Soderlind) (1.2), (2.4), (2.6), (3.2), (3.3); notes ch. 5 "
+      "Arevalo, Fuhrer and Soderlind (1996) (1.2), (2.4), (2.6), (3.2), (3.3); notes ch. 5 "
       "(5.7)-(5.15)";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;

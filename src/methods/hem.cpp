@@ -333,7 +333,8 @@ MethodRegistration hem_method() {
   MethodRegistration r;
   r.info.name = "hem";
   r.info.title = "half-explicit Runge-Kutta (Brasey-Hairer HEM4 / order 3), Hessenberg index 2";
-  r.info.reference = "paper 001 (2.7)-(2.8); Brasey and Hairer, SIAM J. Numer. Anal. 30 (1993)";
+  r.info.reference =
+      "Schropp (2000) (2.7)-(2.8); Brasey and Hairer, SIAM J. Numer. Anal. 30 (1993)";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.index2_form = true;

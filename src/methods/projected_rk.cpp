@@ -180,7 +180,7 @@ class ProjectedRk final : public MassMatrixMethod {
     if (projection == Projection::None || sys_.dae().max_index() < 3 || conditions_.empty())
       return {};
     const std::string what = "projected-rk: tableau '" + tab_.name +
-                             "' fails the conditions of paper 000 for the projected index-3 "
+                             "' fails the conditions of Schropp (2006) for the projected index-3 "
                              "method: " +
                              conditions_.substr(0, conditions_.size() - 2) +
                              " (Theorem 2.1 does not apply)";
@@ -418,7 +418,8 @@ const OptionTable<ProjectedRkOptions>& projected_rk_option_table() {
                       "index 2: z after the projection of y, kept (Ascher-Petzold) or from "
                       "0 = g_t + g_y f(t, y, z) (Hairer-Wanner II, p. 470; IMM-REP-1999-8 (3.11b))")
           .flag("allow_unproven_tableau", &O::allow_unproven_tableau,
-                "run at index 3 with a tableau that fails (B1)-(B3) of paper 000 (a warning says "
+                "run at index 3 with a tableau that fails (B1)-(B3) of Schropp (2006) (a warning "
+                "says "
                 "which)")
           .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
                    "Newton iterations per step")
@@ -433,7 +434,7 @@ MethodRegistration projected_rk_method() {
   MethodRegistration r;
   r.info.name = "projected-rk";
   r.info.title = "implicit Runge-Kutta with any invertible tableau, constant step, projection";
-  r.info.reference = "paper 000 (2.5)-(2.7); paper 001 (2.4)-(2.6) (Ascher-Petzold)";
+  r.info.reference = "Schropp (2006) (2.5)-(2.7); Schropp (2000) (2.4)-(2.6) (Ascher-Petzold)";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.max_index = 3;

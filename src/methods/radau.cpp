@@ -691,7 +691,7 @@ MethodRegistration radau5_method() {
   MethodRegistration r;
   r.info.name = "radau5";
   r.info.title = "Radau IIA, 3 stages, order 5 (RADAU5), variable step, index 1-3";
-  r.info.reference = "Hairer-Wanner II, IV.8 and VI.6 (RADAU5); paper 000 (projection)";
+  r.info.reference = "Hairer-Wanner II, IV.8 and VI.6 (RADAU5); Schropp (2006) (projection)";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.max_index = 3;

@@ -607,7 +607,7 @@ MethodRegistration spark_method() {
   MethodRegistration r;
   r.info.name = "spark";
   r.info.title = "SPARK Lobatto IIIA-B-C-C*-D, s stages, order 2s-2, index-2 implicit DAEs";
-  r.info.reference = "paper 002 (Jay), (3.4), (3.7), Corollary 4.6; step doubling";
+  r.info.reference = "Jay (2003), (3.4), (3.7), Corollary 4.6; step doubling";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.index2_form = true;

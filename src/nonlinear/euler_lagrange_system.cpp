@@ -195,8 +195,9 @@ bool EulerLagrangeSystem::make_multipliers_consistent(double t, Vector& y, std::
   lu.compute(S_);
   if (lu.rank() < m_) {
     message =
-        "G B^T (G G^T in the form x' = f - G^T lambda of paper 003) is singular at t = " + fmt(t) +
-        " (rank " + std::to_string(lu.rank()) + " < " + std::to_string(m_) +
+        "G B^T (G G^T in the form x' = f - G^T lambda of Arevalo, Fuhrer and Soderlind (1996)) is "
+        "singular at t = " +
+        fmt(t) + " (rank " + std::to_string(lu.rank()) + " < " + std::to_string(m_) +
         "): the problem is not of index 2 there; the multipliers are not determined";
     return false;
   }

@@ -399,7 +399,7 @@ std::string Index2System::check_consistency(double t, const Vector& x, double to
   if (!hidden_constraint(t, y, z, r, nullptr, &scale)) return "";
   // the residual is known to the accuracy of the differences only (1e-7 of its terms)
   if (r.cwiseAbs().maxCoeff(&i) > std::max(tol, 1e-7 * scale))
-    return "the hidden constraint 0 = g_y a_y^{-1} (f - a_t) + g_t (paper 002 (2.1b)) is violated "
+    return "the hidden constraint 0 = g_y a_y^{-1} (f - a_t) + g_t (Jay (2003) (2.1b)) is violated "
            "in component " +
            std::to_string(i) + " by " + fmt(std::abs(r[i])) + " > " + fmt(tol) +
            ": z0 is not consistent with y0 (consistent_algebraic() computes it)";
@@ -440,7 +440,7 @@ std::string Index2System::check_index(double t, const Vector& x) {
     const double dz = D.rightCols(m_).cwiseAbs().maxCoeff();
     if (dz > 1e-6 * std::max(1.0, D.leftCols(n_).cwiseAbs().maxCoeff()))
       return "f_1 depends on z (|d f_1/dz| = " + fmt(dz) +
-             "), which paper 002 (2.4b) excludes: move those terms to f_2 .. f_5";
+             "), which Jay (2003) (2.4b) excludes: move those terms to f_2 .. f_5";
   }
   Matrix S;
   if (!hidden_constraint(t, y, z, r, &S, nullptr)) return "";
@@ -449,7 +449,7 @@ std::string Index2System::check_index(double t, const Vector& x) {
   if (lu.rank() < m_)
     return "g_y a_y^{-1} f_z (" + std::to_string(m_) + " x " + std::to_string(m_) +
            ") is singular at t0 = " + fmt(t) + " (rank " + std::to_string(lu.rank()) +
-           "): the DAE is not of index 2 there (paper 002 (1.1) assumes it invertible)";
+           "): the DAE is not of index 2 there (Jay (2003) (1.1) assumes it invertible)";
   return "";
 }
 

@@ -56,8 +56,8 @@ BuiltinProblem euler_lagrange_manufactured() {
   p.description =
       "x' = omega(x)(-x2, x1) + phi(x) x - 2 x lambda, 0 = |x|^2 - 1, omega = 1 + x2/2,\n"
       "phi = 1 + x1; exact x = (cos th, sin th), th' = 1 + sin(th)/2, lambda = (1 + cos th)/2;\n"
-      "paper 003's form x' = f(x) - G^T lambda; t in [0, 3].";
-  p.source = "manufactured for Arevalo, Fuhrer, Soderlind, BIT 36 (1996) 1-13 (paper 003)";
+      "the form x' = f(x) - G^T lambda; t in [0, 3].";
+  p.source = "manufactured for Arevalo, Fuhrer, Soderlind, BIT 36 (1996) 1-13";
   p.euler_lagrange = manufactured_euler_lagrange();
   p.dae = to_mass_matrix_form(*p.euler_lagrange);
   p.exact = manufactured_euler_lagrange_solution;

@@ -87,10 +87,10 @@ BuiltinProblem jay_index2_builtin() {
   p.name = "jay-index2";
   p.title = "Jay's test problem (5.1), Hessenberg index 2, exact solution";
   p.description =
-      "y' = f_1(y) + .. + f_5(t, y, z), 0 = y1^2 y2 - 1 (paper 002, (5.1)); y = (e^t, e^-2t),\n"
+      "y' = f_1(y) + .. + f_5(t, y, z), 0 = y1^2 y2 - 1 (Jay (2003), (5.1)); y = (e^t, e^-2t),\n"
       "z = e^2t; index tags (1, 1, 2). As an ImplicitIndex2Dae with its five parts:\n"
       "jay_index2() in problems/index2.hpp (the SPARK convergence test of Fig. 5.1).";
-  p.source = "L. O. Jay, BIT 43 (2003) (paper 002), Section 5";
+  p.source = "L. O. Jay, BIT 43 (2003), Section 5";
   MassMatrixDae& d = p.dae;
   d.name = p.name;
   d.n = 3;
@@ -114,7 +114,7 @@ BuiltinProblem jay_index2_builtin() {
   p.rtol = p.atol = 1e-6;
   p.scd_components = {0, 1};  // y (z: index 2, accurate to stage order only)
   p.reference =
-      ReferenceSolution{1.0, jay_index2_exact(1.0), "exact solution (paper 002, Section 5)"};
+      ReferenceSolution{1.0, jay_index2_exact(1.0), "exact solution (Jay (2003), Section 5)"};
   return p;
 }
 

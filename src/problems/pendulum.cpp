@@ -5,8 +5,8 @@
 //   d1 = |u|^2 - 1,  d2 = 2 u.v,  d3 = 2 |v|^2 + 2 u.v'  (the paper prints d3 with an
 // inconsistent factor 2 on lambda; this is the time derivative of d2 with v' from the equations).
 // Index-2 form: the constraint replaced by 0 = u.v; index-1 form: by the acceleration constraint
-// 0 = |v|^2 - 2 lambda |u|^2 - u2 (Bendtsen and Thomsen (1999), ch. 3, (3.5)-(3.6)). Parameter p = (g), the
-// gravity (1 by default; sensitivities): v2' = -g - 2 u2 lambda (index 1: ... - g u2).
+// 0 = |v|^2 - 2 lambda |u|^2 - u2 (Bendtsen and Thomsen (1999), ch. 3, (3.5)-(3.6)). Parameter p =
+// (g), the gravity (1 by default; sensitivities): v2' = -g - 2 u2 lambda (index 1: ... - g u2).
 #include <algorithm>
 #include <cmath>
 
@@ -95,7 +95,7 @@ BuiltinProblem pendulum(int level) {
 BuiltinProblem pendulum_index3() {
   BuiltinProblem p = pendulum(3);
   p.name = "pendulum";
-  p.title = "normalized pendulum, index 3 (paper 000, (4.1))";
+  p.title = "normalized pendulum, index 3 (Schropp (2006), (4.1))";
   p.description =
       "u' = v, v' = -(0, 1) - 2 u lambda, 0 = |u|^2 - 1; y = (u1, u2, v1, v2, lambda),\n"
       "index tags (1, 1, 2, 2, 3); t in [0, 20]; monitors d1 = |u|^2 - 1, d2 = 2 u.v.";

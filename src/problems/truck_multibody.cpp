@@ -177,14 +177,17 @@ MechanicalSystem truck_multibody_system() {
 BuiltinProblem truck_euler_lagrange() {
   BuiltinProblem p;
   p.name = "truck-el";
-  p.title = "planar truck of Eich-Soellner/Fuhrer (paper 003 Sec. 5), index 2, 20 equations";
+  p.title =
+      "planar truck of Eich-Soellner/Fuhrer (Arevalo, Fuhrer and Soderlind (1996) Sec. 5), index "
+      "2, 20 equations";
   p.description =
       "5 bodies (2 wheels, chassis, cabin, load hinged to the chassis), 9 positions, 9\n"
       "velocities, 2 multipliers; velocity-level constraint G(p) v = 0 (euler_lagrange_form);\n"
       "road hump under the front wheel from t = 2/15 s, the rear one 0.3 s later; t in [0, 3].";
   p.source =
       "Eich-Soellner & Fuhrer, Numerical Methods in Multibody Dynamics (1998), truck model "
-      "(Python port of the book's MATLAB files by Verdier & Fuhrer); paper 003 Section 5";
+      "(Python port of the book's MATLAB files by Verdier & Fuhrer); Arevalo, Fuhrer and Soderlind "
+      "(1996) Section 5";
   p.mechanical = truck_multibody_system();
   p.euler_lagrange = euler_lagrange_form(*p.mechanical);
   p.euler_lagrange->name = p.name;
