@@ -548,6 +548,104 @@ def _interruptible(solve, convert):
     return convert(r)
 
 
+_SQRT_EPS = 2.0 ** -26  # sqrt of the machine epsilon, exact
+
+
+def _column_groups(jac_sparsity, n):
+    """Groups of columns that share no row of jac_sparsity (one finite difference serves a
+    whole group: Curtis, Powell and Reid (1974)): j mod (l + u + 1) for a banded pattern, the
+    greedy sequential colouring for a general one, every column alone without a pattern.
+    Returns (colour of each column, number of colours, the pattern as (rows, cols) or None)."""
+    if jac_sparsity is None:
+        return np.arange(n), n, None
+    if isinstance(jac_sparsity, Banded):
+        width = jac_sparsity.lower + jac_sparsity.upper + 1
+        j = np.arange(n)
+        rows, cols = [], []
+        for d in range(-jac_sparsity.upper, jac_sparsity.lower + 1):
+            c = j[(j + d >= 0) & (j + d < n)]
+            rows.append(c + d)
+            cols.append(c)
+        return j % width, min(width, n), (np.concatenate(rows), np.concatenate(cols))
+    _, indptr, indices, _ = _sparsity(jac_sparsity, n)
+    indptr, indices = np.asarray(indptr), np.asarray(indices)
+    rows_of = [indices[indptr[j]:indptr[j + 1]] for j in range(n)]
+    cols_of_row = [[] for _ in range(n)]
+    for j in range(n):
+        for i in rows_of[j]:
+            cols_of_row[i].append(j)
+    colour = np.full(n, -1)
+    for j in range(n):
+        taken = {colour[k] for i in rows_of[j] for k in cols_of_row[i] if colour[k] >= 0}
+        c = 0
+        while c in taken:
+            c += 1
+        colour[j] = c
+    cols = np.repeat(np.arange(n), np.diff(indptr))
+    return colour, int(colour.max()) + 1 if n else 0, (indices, cols)
+
+
+def _vectorized(fun, y0, jac, jac_sparsity, options):
+    """fun(t, Y) of shape (n, k) for Y of shape (n, k) (scipy's vectorized=True): the solve
+    calls it with one column (Y of shape (n, 1), as scipy does) and, without jac, gets its
+    Jacobian by forward differences from ONE call of fun with every column group at once
+    (all n columns for a dense Jacobian, the column groups of jac_sparsity with one). The
+    increment of column j is RADAU5's sqrt(eps max(|y_j|, 1e-5)) (the compiled finite
+    differences' without the typical magnitude), so the answer agrees with the solve without
+    vectorized=True to the tolerance, not to the last bit.  Returns (fun, jac, the count of
+    vectorized calls, options)."""
+    if not callable(fun) or is_compiled(fun) or isinstance(fun, LibraryFunction):
+        raise TypeError("vectorized=True needs a Python callable fun")
+    n = real_vector(y0, "y0").size
+
+    def vectorized_result(F, k):
+        F = real_array(F, "fun (vectorized)")
+        if F.shape != (n, k):
+            raise ValueError("fun with vectorized=True must return an array of shape (%d, %d) "
+                             "for y of shape (%d, %d), returned shape %s"
+                             % (n, k, n, k, F.shape))
+        return F
+
+    def single(t, y, *a):
+        return vectorized_result(fun(t, y[:, None], *a), 1)[:, 0]
+
+    calls = [0]
+    if jac is not None:
+        return single, jac, calls, options
+    colour, colours, pattern = _column_groups(jac_sparsity, n)
+
+    def difference_jac(t, y, *a):
+        y = np.asarray(y, dtype=float)
+        delta = np.maximum(_SQRT_EPS * np.sqrt(np.maximum(np.abs(y), 1e-5)),
+                           1e3 * _SQRT_EPS ** 2 * np.abs(y))
+        delta = np.where((y + delta) - y != 0.0, (y + delta) - y, delta)
+        Y = np.repeat(y[:, None], colours + 1, axis=1)
+        Y[np.arange(n), colour + 1] += delta
+        F = vectorized_result(fun(t, Y, *a), colours + 1)
+        calls[0] += 1
+        D = F[:, 1:] - F[:, :1]
+        if pattern is None:
+            return D / delta
+        import scipy.sparse
+        rows, cols = pattern
+        return scipy.sparse.csc_matrix((D[rows, colour[cols]] / delta[cols], (rows, cols)),
+                                       shape=(n, n))
+
+    options = dict(options)
+    options.setdefault("check_jacobian", False)  # nothing to check: they are differences of f
+    return single, difference_jac, calls, options
+
+
+def _counted_vectorized(res, calls):
+    """The vectorized finite-difference calls of fun in the counters (nfev counts every call
+    of fun, as scipy's; they are evaluations of the Jacobian's differences)."""
+    if calls is None or not calls[0]:
+        return res
+    res.stats["nfev_jac"] = res.stats.get("nfev_jac", 0) + calls[0]
+    res["nfev"] = _all_evaluations(res.stats)
+    return res
+
+
 def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
                     events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
                     jac=None, jac_sparsity=None, mass=None, index=None, p=None,
@@ -558,8 +656,12 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
     solve_many share them; solve_many passes p=None with _pass_p=True: each run's p reaches the
     callbacks).  A namespace: problem, t0, t1, y0, method, method_options ((name, text) pairs),
     options, n_events, args, pass_p, initialize, t_eval_given."""
+    vectorized_calls = None
     if vectorized:
-        raise ValueError("vectorized=True is not supported: fun is called with one state")
+        if _caller != "solve_ivp":
+            raise ValueError("%s: vectorized=True is for solve_ivp (solve_many calls fun with "
+                             "one state)" % _caller)
+        fun, jac, vectorized_calls, options = _vectorized(fun, y0, jac, jac_sparsity, options)
     t0, t1 = _t_span(t_span)
     integrator_options, method_options = _split_options(method, options, _caller, tableau)
     problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
@@ -570,6 +672,7 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
     ev, n_ev = _events(events, False, pass_p)
     return SimpleNamespace(
         problem=problem, t0=t0, t1=t1, y0=real_vector(y0, "y0", n), method=_method_name(method),
+        vectorized_calls=vectorized_calls,
         method_options=method_options, n_events=n_ev, args=tuple(args or ()), pass_p=pass_p,
         initialize=bool(initialize), t_eval_given=t_eval is not None,
         options=_options(rtol, atol, t_eval, dense_output, first_step, max_step, ev,
@@ -660,8 +763,9 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     return _interruptible(
         lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.method_options,
                                     a.options, a.args, a.pass_p),
-        lambda r: _to_result(r, a.n_events, a.problem.component_names,
-                             t_eval_given=a.t_eval_given))
+        lambda r: _counted_vectorized(
+            _to_result(r, a.n_events, a.problem.component_names, t_eval_given=a.t_eval_given),
+            a.vectorized_calls))
 
 
 def _no_band(integrator_options, caller):
