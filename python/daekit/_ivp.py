@@ -95,8 +95,9 @@ class DenseSolution:
 _STATUS = {"success": 0, "terminal_event": 1}
 
 
-def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_given=False):
-    """DaeResult from a compiled Result."""
+def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_given=False,
+               method_choice=None):
+    """DaeResult from a compiled Result (method_choice: the rule of method="auto")."""
     if t_eval_given:
         t, y = r.t_out, r.y_out
     else:
@@ -115,7 +116,7 @@ def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_give
         jacobian_structure=r.jacobian_structure,
         events=r.events, max_residual=r.max_residual, result=r,
         global_error=r.global_error, method_options=r.method_options,
-        component_names=component_names)
+        component_names=component_names, method_choice=method_choice)
     if r.n_parameters > 0:
         res["sensitivities"] = r.s_out if t_eval_given else r.s_steps
     if n_user_events is not None:
@@ -548,6 +549,42 @@ def _interruptible(solve, convert):
     return convert(r)
 
 
+# method="auto": the rules and the measurements behind them (docs/results/work-precision.md:
+# CPU per solve at equal scd, radau5 / radau / bdf, on every built-in problem with a reference).
+_AUTO_LARGE_N = 200       # food-web (n = 800): bdf 0.44-0.62x radau5's time at scd 3-7;
+                          # circuit-chain (n = 320): 0.50-0.70x at scd 3-5; heat2d (n = 100):
+                          # radau5 the fastest (bdf 1.06-1.15x): large means above 100
+_AUTO_TIGHT_RTOL = 1e-6   # below it the variable-order radau: at scd 7-9 0.52x radau5 on Andrews,
+                          # 0.60x Van der Pol, 0.48x transistor, 0.38x Robertson; at looser
+                          # tolerances it runs as radau5 (order 5) and radau5 is as fast or faster
+
+
+def _auto_method(n, index_tags, rtol):
+    """The method of method="auto" for M y' = f with n unknowns, the index tags and rtol, and
+    the rule that chose it (a text for the result's ``method_choice``)."""
+    high_index = max(index_tags, default=1) > 1
+    rtol = float(np.min(rtol))
+    if high_index:
+        return "radau", "radau: index-%d components (the variable-order Radau IIA handles " \
+            "index 2 and 3; Andrews: 0.52x radau5's time at 7 digits)" % max(index_tags)
+    if rtol < _AUTO_TIGHT_RTOL:
+        return "radau", "radau: rtol %.0e < %.0e (variable order up to 13: 0.4-0.6x radau5's " \
+            "time at 7-9 digits)" % (rtol, _AUTO_TIGHT_RTOL)
+    if n > _AUTO_LARGE_N:
+        return "bdf", "bdf: n = %d > %d at rtol %.0e (0.4-0.7x radau5's time on food-web and " \
+            "circuit-chain)" % (n, _AUTO_LARGE_N, rtol)
+    return "radau5", "radau5: n = %d <= %d, rtol %.0e >= %.0e (the fastest at 3-5 digits " \
+        "on the small problems)" % (n, _AUTO_LARGE_N, rtol, _AUTO_TIGHT_RTOL)
+
+
+def _auto_for(fun, y0, index, rtol):
+    """_auto_method for solve_ivp's arguments (fun a callable, compiled or a problem)."""
+    if isinstance(fun, _daekit.MassProblem):
+        return _auto_method(fun.n, list(fun.index), rtol)
+    n = real_vector(y0, "y0").size
+    return _auto_method(n, _index(index, n), real_array(rtol, "rtol"))
+
+
 _SQRT_EPS = 2.0 ** -26  # sqrt of the machine epsilon, exact
 
 
@@ -692,7 +729,10 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
 
     method
         a registered daekit method (``daekit.methods()``: ``"radau5"``, ``"bdf"``,
-        ``"projected-rk"``), or scipy's ``"Radau"``/``"BDF"`` for them.
+        ``"projected-rk"``), or scipy's ``"Radau"``/``"BDF"`` for them, or ``"auto"``: radau
+        for index-2/3 components or rtol < 1e-6, bdf for n > 200, radau5 otherwise (rules
+        measured on the built-in problems, docs/results/python-overhead.md); the result's
+        ``method`` is the method chosen, ``method_choice`` the rule.
     mass
         the constant mass matrix M (dense, scipy sparse, or the n diagonal entries); rows of
         zeros are algebraic equations ``0 = f_i(t, y)``.
@@ -754,6 +794,9 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     ``DaeResult``.  Ctrl-C raises KeyboardInterrupt with the partial ``DaeResult`` as its
     attribute ``result``.
     """
+    choice = None
+    if isinstance(method, str) and method == "auto":
+        method, choice = _auto_for(fun, y0, index, rtol)
     a = _mass_arguments(fun, t_span, y0, method, t_eval, dense_output, events, vectorized, args,
                         rtol=rtol, atol=atol, jac=jac, jac_sparsity=jac_sparsity, mass=mass,
                         index=index, p=p, initialize=initialize, first_step=first_step,
@@ -764,7 +807,8 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
         lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.method_options,
                                     a.options, a.args, a.pass_p),
         lambda r: _counted_vectorized(
-            _to_result(r, a.n_events, a.problem.component_names, t_eval_given=a.t_eval_given),
+            _to_result(r, a.n_events, a.problem.component_names, t_eval_given=a.t_eval_given,
+                       method_choice=choice),
             a.vectorized_calls))
 
 
@@ -1050,15 +1094,20 @@ class BuiltinProblem:
         method that can project, its recommended projection; the model's own events
         (switches) are included.  ``report()`` of the result adds the scd line."""
         opts = self.recommended_options()
+        opts.update(kwargs)
+        choice = None
+        if isinstance(method, str) and method == "auto":
+            method, choice = _auto_method(self.problem.n, list(self.problem.index), opts["rtol"])
         if isinstance(method, str) and "projection" not in kwargs:
             projection = self._h.recommended_projection(_method_name(method))
             if projection != "none":  # the problem's own (daekit solve NAME's default)
                 opts["projection"] = projection
-        opts.update(kwargs)
         t1 = self.t_end if t_end is None else t_end
         res = solve_ivp(self.problem, (self.t0, t1), self.y0, method=method, **opts)
         res["_builtin"] = self._h
         res["scd"] = self._h.scd(res.result)
+        if choice is not None:
+            res["method_choice"] = choice
         return res
 
     def __repr__(self):
