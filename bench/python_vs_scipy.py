@@ -2,17 +2,27 @@
 
 Van der Pol (eps = 1e-6, t in [0, 2]) and Robertson (t in [0, 1e11]) with
   daekit radau5, Python f and Jacobian;   daekit radau5, numba-compiled f and Jacobian;
-  scipy Radau and scipy BDF (Python f and Jacobian; Robertson as an ODE: scipy has no mass
+  scipy Radau, BDF and LSODA (Python f and Jacobian; Robertson as an ODE: scipy has no mass
   matrix, daekit solves it as the DAE M = diag(1, 1, 0)).
+HIRES and POLLU (IVP Test Set) and the Brusselator with diffusion (Hairer-Wanner II, IV.10,
+n = 40) with a plain Python f only, as a new user writes them (no Jacobian, no pattern: both
+libraries take finite differences): daekit radau5 against scipy Radau, BDF and LSODA; the
+reference is scipy's Radau at rtol = 1e-12.
+With --builds A B ...: the daekit rows run once per build (each in its own process, PYTHONPATH
+= the build's python directory), interleaved with the scipy rows, for before/after tables.
 Each solver runs over a ladder of tolerances; the table shows, per solver, the first (loosest)
 run that reaches the target number of significant correct digits (scd against the problem's
 reference), so that the times compare equal accuracy. Times: best of 5 (wall clock).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_vs_scipy.py
+    PYTHONPATH=build/python /usr/bin/python3 bench/python_vs_scipy.py --builds /work/main/build/python build/python
 """
 
+import json
 import os
 import platform
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -103,6 +113,15 @@ def rober_jac_c(t, y_, J_, n, p_, np_, ud):
     return 0
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sparsity_detection import bruss  # noqa: E402
+from tolerance_vs_scipy import hires_f, pollu_f  # noqa: E402
+
+HIRES_Y0 = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0057])
+POLLU_Y0 = np.zeros(20)
+POLLU_Y0[[1, 3, 6, 7, 8, 16]] = [0.2, 0.04, 0.1, 0.3, 0.01, 0.007]
+
+
 def best_of(fn, repeats=5):
     best, res = np.inf, None
     for _ in range(repeats):
@@ -112,9 +131,26 @@ def best_of(fn, repeats=5):
     return best, res
 
 
+_REFERENCES = {}
+
+
+def reference(problem):
+    """The problem's reference solution at t_end: daekit's own where it has one, else scipy's
+    Radau at rtol = 1e-12 (computed once)."""
+    if problem not in _REFERENCES:
+        if problem in ("vanderpol", "robertson"):
+            p = daekit.problem(problem)
+            _REFERENCES[problem] = (p.reference["y"], p.scd_components)
+        else:
+            fun, t_span, y0 = LOCAL[problem]()
+            r = scipy.integrate.solve_ivp(fun, t_span, y0, method="Radau", rtol=1e-12,
+                                          atol=1e-14)
+            _REFERENCES[problem] = (r.y[:, -1], None)
+    return _REFERENCES[problem]
+
+
 def run(problem, target, tolerances, solvers):
-    p = daekit.problem(problem)
-    ref, comps = p.reference["y"], p.scd_components
+    ref, comps = reference(problem)
     rows = []
     for label, make in solvers:
         chosen = None
@@ -144,43 +180,85 @@ def scipy_solver(method, fun, jac, t_span, y0):
     return make
 
 
-def main():
-    print("date: %s; machine: %s, %s, %d CPUs, load %.2f; numpy %s, scipy %s, daekit %s"
-          % (time.strftime("%Y-%m-%d %H:%M"), platform.processor() or platform.machine(),
-             platform.python_version(), os.cpu_count(), os.getloadavg()[0], np.__version__,
-             scipy.__version__, daekit.__version__))
-    # warm up numba and the module
-    daekit.solve_ivp(vdp_f_c, (0, 0.01), [2.0, 0.0], jac=vdp_jac_c)
+LOCAL = {
+    "hires": lambda: (hires_f, (0.0, 321.8122), HIRES_Y0),
+    "pollu": lambda: (pollu_f, (0.0, 60.0), POLLU_Y0),
+    "brusselator": lambda: (bruss(40)[0], (0.0, 10.0), bruss(40)[3]),
+}
+
+
+def cases(with_numba=True):
+    """(problem, target scd, tolerances, [(label, make), ...]) for every problem."""
     vdp = dict(t_span=(0.0, 2.0), y0=np.array([2.0, 0.0]))
     vdp_tols = [(10.0 ** -k, 10.0 ** -k) for k in range(4, 11)]
     rober = dict(t_span=(0.0, 1e11), y0=np.array([1.0, 0.0, 0.0]))
     rober_tols = [(10.0 ** -k, 10.0 ** -(k + 6)) for k in range(4, 11)]
     M = np.diag([1.0, 1.0, 0.0])
-    cases = [
-        ("vanderpol", 6, vdp_tols, [
-            ("daekit radau5, Python f + jac", daekit_solver(vdp_f, vdp_jac, **vdp)),
-            ("daekit radau5, numba f + jac", daekit_solver(vdp_f_c, vdp_jac_c, **vdp)),
-            ("scipy Radau", scipy_solver("Radau", vdp_f, vdp_jac, **vdp)),
-            ("scipy BDF", scipy_solver("BDF", vdp_f, vdp_jac, **vdp)),
-        ]),
-        ("robertson", 6, rober_tols, [
-            ("daekit radau5 DAE, Python f + jac",
-             daekit_solver(rober_dae, rober_dae_jac, M, **rober)),
-            ("daekit radau5 DAE, numba f + jac",
-             daekit_solver(rober_f_c, rober_jac_c, M, **rober)),
-            ("scipy Radau (ODE form)",
-             scipy_solver("Radau", rober_ode, rober_ode_jac, **rober)),
-            ("scipy BDF (ODE form)", scipy_solver("BDF", rober_ode, rober_ode_jac, **rober)),
-        ]),
+    scipy_methods = ("Radau", "BDF", "LSODA")
+    out = [
+        ("vanderpol", 6, vdp_tols,
+         [("daekit radau5, Python f + jac", daekit_solver(vdp_f, vdp_jac, **vdp))]
+         + ([("daekit radau5, numba f + jac", daekit_solver(vdp_f_c, vdp_jac_c, **vdp))]
+            if with_numba else [])
+         + [("scipy " + m, scipy_solver(m, vdp_f, vdp_jac, **vdp)) for m in scipy_methods]),
+        ("robertson", 6, rober_tols,
+         [("daekit radau5 DAE, Python f + jac",
+           daekit_solver(rober_dae, rober_dae_jac, M, **rober))]
+         + ([("daekit radau5 DAE, numba f + jac",
+              daekit_solver(rober_f_c, rober_jac_c, M, **rober))] if with_numba else [])
+         + [("scipy %s (ODE form)" % m, scipy_solver(m, rober_ode, rober_ode_jac, **rober))
+            for m in scipy_methods]),
     ]
-    for problem, target, tols, solvers in cases:
+    for problem, target, atol_factor in (("hires", 5, 1e-4), ("pollu", 5, 1e-4),
+                                         ("brusselator", 5, 1.0)):
+        fun, t_span, y0 = LOCAL[problem]()
+        tols = [(10.0 ** -k, atol_factor * 10.0 ** -k) for k in range(3, 12)]
+        out.append((problem, target, tols,
+                    [("daekit radau5, Python f", daekit_solver(fun, None, t_span=t_span, y0=y0))]
+                    + [("scipy " + m, scipy_solver(m, fun, None, t_span, y0))
+                       for m in scipy_methods]))
+    return out
+
+
+def print_rows(rows, tag=""):
+    for label, rtol, atol, digits, seconds, nfev, steps in rows:
+        print("| %s%s | %.0e | %.0e | %.2f | %.2f | %d | %d |"
+              % (label, tag, rtol, atol, digits, 1e3 * seconds, nfev, steps))
+
+
+def child(problem):
+    """The daekit rows of one problem (JSON), for --builds."""
+    for name, target, tols, solvers in cases(with_numba=False):
+        if name == problem:
+            daekit_rows = [s for s in solvers if s[0].startswith("daekit")]
+            print(json.dumps(run(name, target, tols, daekit_rows)))
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        child(sys.argv[2])
+        return
+    builds = sys.argv[sys.argv.index("--builds") + 1:] if "--builds" in sys.argv else []
+    print("date: %s UTC; machine: %s, %s, %d CPUs, load %.2f; numpy %s, scipy %s, daekit %s"
+          % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+             platform.processor() or platform.machine(),
+             platform.python_version(), os.cpu_count(), os.getloadavg()[0], np.__version__,
+             scipy.__version__, daekit.__version__))
+    print("command: /usr/bin/python3 bench/python_vs_scipy.py" + "".join(" " + a for a in sys.argv[1:]))
+    # warm up numba and the module
+    daekit.solve_ivp(vdp_f_c, (0, 0.01), [2.0, 0.0], jac=vdp_jac_c)
+    for problem, target, tols, solvers in cases(with_numba=not builds):
         print("\n%s: first tolerance reaching scd >= %d (best of 5)\n" % (problem, target))
         print("| solver | rtol | atol | scd | time [ms] | f evals | steps |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
-        rows = run(problem, target, tols, solvers)
-        for label, rtol, atol, digits, seconds, nfev, steps in rows:
-            print("| %s | %.0e | %.0e | %.2f | %.2f | %d | %d |"
-                  % (label, rtol, atol, digits, 1e3 * seconds, nfev, steps))
+        if builds:
+            solvers = [s for s in solvers if not s[0].startswith("daekit")]
+        print_rows(run(problem, target, tols, solvers))
+        for b in builds:
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(b))
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", problem],
+                                 env=env, check=True, capture_output=True, text=True).stdout
+            print_rows(json.loads(out.strip().splitlines()[-1]), " (%s)" % b)
 
 
 if __name__ == "__main__":

@@ -95,8 +95,9 @@ class DenseSolution:
 _STATUS = {"success": 0, "terminal_event": 1}
 
 
-def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_given=False):
-    """DaeResult from a compiled Result."""
+def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_given=False,
+               method_choice=None):
+    """DaeResult from a compiled Result (method_choice: the rule of method="auto")."""
     if t_eval_given:
         t, y = r.t_out, r.y_out
     else:
@@ -115,7 +116,7 @@ def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_give
         jacobian_structure=r.jacobian_structure,
         events=r.events, max_residual=r.max_residual, result=r,
         global_error=r.global_error, method_options=r.method_options,
-        component_names=component_names)
+        component_names=component_names, method_choice=method_choice)
     if r.n_parameters > 0:
         res["sensitivities"] = r.s_out if t_eval_given else r.s_steps
     if n_user_events is not None:
@@ -548,6 +549,140 @@ def _interruptible(solve, convert):
     return convert(r)
 
 
+# method="auto": the rules and the measurements behind them (docs/results/work-precision.md:
+# CPU per solve at equal scd, radau5 / radau / bdf, on every built-in problem with a reference).
+_AUTO_LARGE_N = 200       # food-web (n = 800): bdf 0.44-0.62x radau5's time at scd 3-7;
+                          # circuit-chain (n = 320): 0.50-0.70x at scd 3-5; heat2d (n = 100):
+                          # radau5 the fastest (bdf 1.06-1.15x): large means above 100
+_AUTO_TIGHT_RTOL = 1e-6   # below it the variable-order radau: at scd 7-9 0.52x radau5 on Andrews,
+                          # 0.60x Van der Pol, 0.48x transistor, 0.38x Robertson; at looser
+                          # tolerances it runs as radau5 (order 5) and radau5 is as fast or faster
+
+
+def _auto_method(n, index_tags, rtol):
+    """The method of method="auto" for M y' = f with n unknowns, the index tags and rtol, and
+    the rule that chose it (a text for the result's ``method_choice``)."""
+    high_index = max(index_tags, default=1) > 1
+    rtol = float(np.min(rtol))
+    if high_index:
+        return "radau", "radau: index-%d components (the variable-order Radau IIA handles " \
+            "index 2 and 3; Andrews: 0.52x radau5's time at 7 digits)" % max(index_tags)
+    if rtol < _AUTO_TIGHT_RTOL:
+        return "radau", "radau: rtol %.0e < %.0e (variable order up to 13: 0.4-0.6x radau5's " \
+            "time at 7-9 digits)" % (rtol, _AUTO_TIGHT_RTOL)
+    if n > _AUTO_LARGE_N:
+        return "bdf", "bdf: n = %d > %d at rtol %.0e (0.4-0.7x radau5's time on food-web and " \
+            "circuit-chain)" % (n, _AUTO_LARGE_N, rtol)
+    return "radau5", "radau5: n = %d <= %d, rtol %.0e >= %.0e (the fastest at 3-5 digits " \
+        "on the small problems)" % (n, _AUTO_LARGE_N, rtol, _AUTO_TIGHT_RTOL)
+
+
+def _auto_for(fun, y0, index, rtol):
+    """_auto_method for solve_ivp's arguments (fun a callable, compiled or a problem)."""
+    if isinstance(fun, _daekit.MassProblem):
+        return _auto_method(fun.n, list(fun.index), rtol)
+    n = real_vector(y0, "y0").size
+    return _auto_method(n, _index(index, n), real_array(rtol, "rtol"))
+
+
+_SQRT_EPS = 2.0 ** -26  # sqrt of the machine epsilon, exact
+
+
+def _column_groups(jac_sparsity, n):
+    """Groups of columns that share no row of jac_sparsity (one finite difference serves a
+    whole group: Curtis, Powell and Reid (1974)): j mod (l + u + 1) for a banded pattern, the
+    greedy sequential colouring for a general one, every column alone without a pattern.
+    Returns (colour of each column, number of colours, the pattern as (rows, cols) or None)."""
+    if jac_sparsity is None:
+        return np.arange(n), n, None
+    if isinstance(jac_sparsity, Banded):
+        width = jac_sparsity.lower + jac_sparsity.upper + 1
+        j = np.arange(n)
+        rows, cols = [], []
+        for d in range(-jac_sparsity.upper, jac_sparsity.lower + 1):
+            c = j[(j + d >= 0) & (j + d < n)]
+            rows.append(c + d)
+            cols.append(c)
+        return j % width, min(width, n), (np.concatenate(rows), np.concatenate(cols))
+    _, indptr, indices, _ = _sparsity(jac_sparsity, n)
+    indptr, indices = np.asarray(indptr), np.asarray(indices)
+    rows_of = [indices[indptr[j]:indptr[j + 1]] for j in range(n)]
+    cols_of_row = [[] for _ in range(n)]
+    for j in range(n):
+        for i in rows_of[j]:
+            cols_of_row[i].append(j)
+    colour = np.full(n, -1)
+    for j in range(n):
+        taken = {colour[k] for i in rows_of[j] for k in cols_of_row[i] if colour[k] >= 0}
+        c = 0
+        while c in taken:
+            c += 1
+        colour[j] = c
+    cols = np.repeat(np.arange(n), np.diff(indptr))
+    return colour, int(colour.max()) + 1 if n else 0, (indices, cols)
+
+
+def _vectorized(fun, y0, jac, jac_sparsity, options):
+    """fun(t, Y) of shape (n, k) for Y of shape (n, k) (scipy's vectorized=True): the solve
+    calls it with one column (Y of shape (n, 1), as scipy does) and, without jac, gets its
+    Jacobian by forward differences from ONE call of fun with every column group at once
+    (all n columns for a dense Jacobian, the column groups of jac_sparsity with one). The
+    increment of column j is RADAU5's sqrt(eps max(|y_j|, 1e-5)) (the compiled finite
+    differences' without the typical magnitude), so the answer agrees with the solve without
+    vectorized=True to the tolerance, not to the last bit.  Returns (fun, jac, the count of
+    vectorized calls, options)."""
+    if not callable(fun) or is_compiled(fun) or isinstance(fun, LibraryFunction):
+        raise TypeError("vectorized=True needs a Python callable fun")
+    n = real_vector(y0, "y0").size
+
+    def vectorized_result(F, k):
+        F = real_array(F, "fun (vectorized)")
+        if F.shape != (n, k):
+            raise ValueError("fun with vectorized=True must return an array of shape (%d, %d) "
+                             "for y of shape (%d, %d), returned shape %s"
+                             % (n, k, n, k, F.shape))
+        return F
+
+    def single(t, y, *a):
+        return vectorized_result(fun(t, y[:, None], *a), 1)[:, 0]
+
+    calls = [0]
+    if jac is not None:
+        return single, jac, calls, options
+    colour, colours, pattern = _column_groups(jac_sparsity, n)
+
+    def difference_jac(t, y, *a):
+        y = np.asarray(y, dtype=float)
+        delta = np.maximum(_SQRT_EPS * np.sqrt(np.maximum(np.abs(y), 1e-5)),
+                           1e3 * _SQRT_EPS ** 2 * np.abs(y))
+        delta = np.where((y + delta) - y != 0.0, (y + delta) - y, delta)
+        Y = np.repeat(y[:, None], colours + 1, axis=1)
+        Y[np.arange(n), colour + 1] += delta
+        F = vectorized_result(fun(t, Y, *a), colours + 1)
+        calls[0] += 1
+        D = F[:, 1:] - F[:, :1]
+        if pattern is None:
+            return D / delta
+        import scipy.sparse
+        rows, cols = pattern
+        return scipy.sparse.csc_matrix((D[rows, colour[cols]] / delta[cols], (rows, cols)),
+                                       shape=(n, n))
+
+    options = dict(options)
+    options.setdefault("check_jacobian", False)  # nothing to check: they are differences of f
+    return single, difference_jac, calls, options
+
+
+def _counted_vectorized(res, calls):
+    """The vectorized finite-difference calls of fun in the counters (nfev counts every call
+    of fun, as scipy's; they are evaluations of the Jacobian's differences)."""
+    if calls is None or not calls[0]:
+        return res
+    res.stats["nfev_jac"] = res.stats.get("nfev_jac", 0) + calls[0]
+    res["nfev"] = _all_evaluations(res.stats)
+    return res
+
+
 def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
                     events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
                     jac=None, jac_sparsity=None, mass=None, index=None, p=None,
@@ -558,8 +693,12 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
     solve_many share them; solve_many passes p=None with _pass_p=True: each run's p reaches the
     callbacks).  A namespace: problem, t0, t1, y0, method, method_options ((name, text) pairs),
     options, n_events, args, pass_p, initialize, t_eval_given."""
+    vectorized_calls = None
     if vectorized:
-        raise ValueError("vectorized=True is not supported: fun is called with one state")
+        if _caller != "solve_ivp":
+            raise ValueError("%s: vectorized=True is for solve_ivp (solve_many calls fun with "
+                             "one state)" % _caller)
+        fun, jac, vectorized_calls, options = _vectorized(fun, y0, jac, jac_sparsity, options)
     t0, t1 = _t_span(t_span)
     integrator_options, method_options = _split_options(method, options, _caller, tableau)
     problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
@@ -570,6 +709,7 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
     ev, n_ev = _events(events, False, pass_p)
     return SimpleNamespace(
         problem=problem, t0=t0, t1=t1, y0=real_vector(y0, "y0", n), method=_method_name(method),
+        vectorized_calls=vectorized_calls,
         method_options=method_options, n_events=n_ev, args=tuple(args or ()), pass_p=pass_p,
         initialize=bool(initialize), t_eval_given=t_eval is not None,
         options=_options(rtol, atol, t_eval, dense_output, first_step, max_step, ev,
@@ -589,7 +729,10 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
 
     method
         a registered daekit method (``daekit.methods()``: ``"radau5"``, ``"bdf"``,
-        ``"projected-rk"``), or scipy's ``"Radau"``/``"BDF"`` for them.
+        ``"projected-rk"``), or scipy's ``"Radau"``/``"BDF"`` for them, or ``"auto"``: radau
+        for index-2/3 components or rtol < 1e-6, bdf for n > 200, radau5 otherwise (rules
+        measured on the built-in problems, docs/results/python-overhead.md); the result's
+        ``method`` is the method chosen, ``method_choice`` the rule.
     mass
         the constant mass matrix M (dense, scipy sparse, or the n diagonal entries); rows of
         zeros are algebraic equations ``0 = f_i(t, y)``.
@@ -651,6 +794,9 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     ``DaeResult``.  Ctrl-C raises KeyboardInterrupt with the partial ``DaeResult`` as its
     attribute ``result``.
     """
+    choice = None
+    if isinstance(method, str) and method == "auto":
+        method, choice = _auto_for(fun, y0, index, rtol)
     a = _mass_arguments(fun, t_span, y0, method, t_eval, dense_output, events, vectorized, args,
                         rtol=rtol, atol=atol, jac=jac, jac_sparsity=jac_sparsity, mass=mass,
                         index=index, p=p, initialize=initialize, first_step=first_step,
@@ -660,8 +806,10 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     return _interruptible(
         lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.method_options,
                                     a.options, a.args, a.pass_p),
-        lambda r: _to_result(r, a.n_events, a.problem.component_names,
-                             t_eval_given=a.t_eval_given))
+        lambda r: _counted_vectorized(
+            _to_result(r, a.n_events, a.problem.component_names, t_eval_given=a.t_eval_given,
+                       method_choice=choice),
+            a.vectorized_calls))
 
 
 def _no_band(integrator_options, caller):
@@ -946,15 +1094,20 @@ class BuiltinProblem:
         method that can project, its recommended projection; the model's own events
         (switches) are included.  ``report()`` of the result adds the scd line."""
         opts = self.recommended_options()
+        opts.update(kwargs)
+        choice = None
+        if isinstance(method, str) and method == "auto":
+            method, choice = _auto_method(self.problem.n, list(self.problem.index), opts["rtol"])
         if isinstance(method, str) and "projection" not in kwargs:
             projection = self._h.recommended_projection(_method_name(method))
             if projection != "none":  # the problem's own (daekit solve NAME's default)
                 opts["projection"] = projection
-        opts.update(kwargs)
         t1 = self.t_end if t_end is None else t_end
         res = solve_ivp(self.problem, (self.t0, t1), self.y0, method=method, **opts)
         res["_builtin"] = self._h
         res["scd"] = self._h.scd(res.result)
+        if choice is not None:
+            res["method_choice"] = choice
         return res
 
     def __repr__(self):

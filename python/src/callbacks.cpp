@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace daekit::python {
 
@@ -51,6 +52,75 @@ py::object call_python(const PyCallable& c, double t, std::initializer_list<py::
 
 namespace {
 
+/// True when a is a 1-D, C-contiguous, aligned, writeable array of n native doubles (an array
+/// the callback changed in place to anything else is not reused).
+bool reusable(const py::object& a, Eigen::Index n) {
+  if (!a || !py::isinstance<py::array>(a)) return false;
+  const auto* arr = py::detail::array_proxy(a.ptr());
+  const auto* descr = py::detail::array_descriptor_proxy(arr->descr);
+  using api = py::detail::npy_api;
+  constexpr int flags =
+      api::NPY_ARRAY_C_CONTIGUOUS_ | api::NPY_ARRAY_ALIGNED_ | api::NPY_ARRAY_WRITEABLE_;
+  return arr->nd == 1 && arr->dimensions[0] == n && (arr->flags & flags) == flags &&
+         descr->type_num == api::NPY_DOUBLE_ && descr->byteorder != '>';
+}
+
+/// The spare array of slot (taken out of it) filled with v, or a new one.
+py::object filled_array(const PyRefPtr& slot, const VecIn& v) {
+  py::object a = std::move(slot->obj);
+  slot->obj = py::none();
+  if (!reusable(a, v.size())) return to_array(v.data(), v.size());
+  std::copy(v.data(), v.data() + v.size(),
+            reinterpret_cast<double*>(py::detail::array_proxy(a.ptr())->data));
+  return a;
+}
+
+}  // namespace
+
+CallArrays::CallArrays(const PyCallable& c, std::initializer_list<const VecIn*> states,
+                       const VecIn* p)
+    : c_(c), with_p_(c.pass_p && p) {
+  for (const VecIn* s : states) {
+    arrays_[n_states_] = filled_array(c.spare[n_states_], *s);
+    ++n_states_;
+  }
+  if (with_p_) arrays_[n_states_] = filled_array(c.spare[n_states_], *p);
+}
+
+CallArrays::~CallArrays() {
+  // give back the arrays nobody else holds (PyErr state untouched: no Python code runs)
+  const size_t count = n_states_ + (with_p_ ? 1 : 0);
+  for (size_t k = 0; k < count; ++k)
+    if (arrays_[k] && Py_REFCNT(arrays_[k].ptr()) == 1) c_.spare[k]->obj = std::move(arrays_[k]);
+}
+
+py::object CallArrays::call(double t) const {
+  const py::tuple& extra = reinterpret_cast<const py::tuple&>(c_.args->obj);
+  const size_t n_extra = extra.size();
+  const size_t count = 1 + n_states_ + n_extra + (with_p_ ? 1 : 0);
+  constexpr size_t kOnStack = 8;
+  std::array<PyObject*, kOnStack + 1> small{};
+  std::vector<PyObject*> large;
+  PyObject** stack = small.data();
+  if (count > kOnStack) {
+    large.resize(count + 1);
+    stack = large.data();
+  }
+  const py::float_ time(t);
+  PyObject** args = stack + 1;  // stack[0] free for the callee (PY_VECTORCALL_ARGUMENTS_OFFSET)
+  size_t k = 0;
+  args[k++] = time.ptr();
+  for (size_t i = 0; i < n_states_; ++i) args[k++] = arrays_[i].ptr();
+  for (size_t i = 0; i < n_extra; ++i) args[k++] = PyTuple_GET_ITEM(extra.ptr(), i);
+  if (with_p_) args[k++] = arrays_[n_states_].ptr();
+  PyObject* r =
+      PyObject_Vectorcall(c_.fn->obj.ptr(), args, count | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
+namespace {
+
 std::string type_name(const py::handle& h) {
   return py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>();
 }
@@ -66,6 +136,15 @@ using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecas
 /// The result of a callback as a C-ordered array of doubles: numbers only (bool, integers,
 /// floating point); complex values, objects, strings and None are refused, never cast.
 DoubleArray real_result(const py::handle& result, const std::string& what) {
+  if (py::isinstance<py::array>(result)) {  // the common case, without numpy's conversions
+    const auto* arr = py::detail::array_proxy(result.ptr());
+    const auto* descr = py::detail::array_descriptor_proxy(arr->descr);
+    using api = py::detail::npy_api;
+    constexpr int flags = api::NPY_ARRAY_C_CONTIGUOUS_ | api::NPY_ARRAY_ALIGNED_;
+    if ((arr->flags & flags) == flags && descr->type_num == api::NPY_DOUBLE_ &&
+        descr->byteorder != '>')
+      return py::reinterpret_borrow<DoubleArray>(result);
+  }
   if (result.is_none()) throw std::runtime_error(what + " returned None, not an array of numbers");
   py::array a = py::array::ensure(result);  // np.asarray (fails for ragged sequences)
   if (!a) {

@@ -7,6 +7,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -74,6 +75,10 @@ struct PyCallable {
   PyRefPtr args;  // a tuple
   bool pass_p = false;
   std::string name;  // "f", "jac", ... for messages
+  /// The numpy arrays of the last call (y, yp, p), reused by the next call when the callback
+  /// kept no reference to them (CallArrays); None when there is none to reuse. Shared by the
+  /// copies of the callable and touched only with the GIL held.
+  std::array<PyRefPtr, 3> spare;
 };
 
 /// Converts the pending Python exception (GIL held) into a C++ exception with the traceback
@@ -91,6 +96,40 @@ inline py::array_t<double> to_array(const double* data, Eigen::Index n) {
 /// Calls c(t, arrays..., *args[, p]) with the GIL held; returns the result.
 py::object call_python(const PyCallable& c, double t, std::initializer_list<py::handle> arrays,
                        const VecIn* p);
+
+/// The numpy arrays a Python callback is called with (its states y[, yp] and, with pass_p, the
+/// parameters p), filled with the values of one call (GIL held). A call does not allocate them
+/// afresh: it takes the arrays of the callable's previous call, and gives them back after the
+/// call only if the callback kept no reference to them (reference count one: e.g. a callback that
+/// stores y in a list gets a new array at its next call, so what it stored keeps its values). An
+/// array the callback changed in place (values, shape, dtype) is refilled or replaced; an
+/// array in use (re-entrant calls, other threads while the callback runs) is never shared: the
+/// slot is empty until the call gives it back.
+class CallArrays {
+ public:
+  CallArrays(const PyCallable& c, std::initializer_list<const VecIn*> states, const VecIn* p);
+  CallArrays(const CallArrays&) = delete;
+  CallArrays& operator=(const CallArrays&) = delete;
+  ~CallArrays();
+  /// c(t, y[, yp], *args[, p]) (vectorcall: no argument tuple); throws error_already_set.
+  py::object call(double t) const;
+
+ private:
+  const PyCallable& c_;
+  std::array<py::object, 3> arrays_;
+  size_t n_states_ = 0;
+  bool with_p_ = false;
+};
+
+/// c(t, y[, yp], *args[, p]) with reused arguments (CallArrays); read(result) reads the result
+/// before the arrays are given back.
+template <class Read>
+void call_python(const PyCallable& c, double t, std::initializer_list<const VecIn*> states,
+                 const VecIn* p, Read&& read) {
+  CallArrays arrays(c, states, p);
+  py::object r = arrays.call(t);
+  read(r);
+}
 
 // Results of Python callbacks. Each throws std::runtime_error naming the callback `what` (the
 // solve ends with status callback_error) for anything but real numbers of the expected shape:

@@ -156,6 +156,7 @@ PyCallable make_callable(const py::object& fn, const CallbackSpec& spec, const s
   c.args = std::make_shared<PyRef>(spec.args);
   c.pass_p = spec.pass_p;
   c.name = name;
+  for (PyRefPtr& slot : c.spare) slot = std::make_shared<PyRef>(py::none());
   return c;
 }
 
@@ -181,8 +182,7 @@ MassMatrixDae::Rhs make_rhs(const py::object& fn, const CallbackSpec& spec, cons
   return [c](double t, const VecIn& y, VecOut out, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r = call_python(c, t, {to_array(y.data(), y.size())}, &p);
-      read_vector(r, out, c.name);
+      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_vector(r, out, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -203,8 +203,7 @@ MassMatrixDae::Jacobian make_jacobian(const py::object& fn, const CallbackSpec& 
   return [c](double t, const VecIn& y, Matrix& J, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r = call_python(c, t, {to_array(y.data(), y.size())}, &p);
-      read_matrix(r, J, c.name);
+      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_matrix(r, J, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -216,8 +215,7 @@ MassMatrixDae::SparseJacobian make_sparse_jacobian(const py::object& fn, const C
   return [c](double t, const VecIn& y, SparseMatrix& J, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r = call_python(c, t, {to_array(y.data(), y.size())}, &p);
-      read_sparse(r, J, c.name);
+      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_sparse(r, J, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -238,9 +236,7 @@ ImplicitDae::Residual make_residual(const py::object& fn, const CallbackSpec& sp
   return [c](double t, const VecIn& y, const VecIn& yp, VecOut out, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r =
-          call_python(c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
-      read_vector(r, out, c.name);
+      call_python(c, t, {&y, &yp}, &p, [&](const py::object& r) { read_vector(r, out, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -262,9 +258,7 @@ ImplicitDae::Jacobian make_implicit_jacobian(const py::object& fn, const Callbac
   return [c](double t, const VecIn& y, const VecIn& yp, Matrix& J, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r =
-          call_python(c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
-      read_matrix(r, J, c.name);
+      call_python(c, t, {&y, &yp}, &p, [&](const py::object& r) { read_matrix(r, J, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -278,9 +272,7 @@ ImplicitDae::SparseJacobian make_sparse_implicit_jacobian(const py::object& fn,
   return [c](double t, const VecIn& y, const VecIn& yp, SparseMatrix& J, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r =
-          call_python(c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p);
-      read_sparse(r, J, c.name);
+      call_python(c, t, {&y, &yp}, &p, [&](const py::object& r) { read_sparse(r, J, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
