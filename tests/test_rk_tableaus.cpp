@@ -90,6 +90,8 @@ TEST(RkTableaus, ContinuousExtensionOfDopri5HasOrderFour) {
   }
 }
 
+// claim: 000-S2-radau-iia3-orders
+// claim: 004-2-tableau-simplifying
 TEST(RkTableaus, FamilyOrders) {
   for (int s = 1; s <= 7; ++s) {
     EXPECT_EQ(classical_order(radau_iia(s)).order, 2 * s - 1) << s;
@@ -156,6 +158,7 @@ TEST(RkTableaus, LinearStabilityByEPolynomial) {
 
 // NOTES-004.md ch. 6 [CALC]: eigenvalues of M = BA + A^T B - b b^T, and the AN counterexample
 // of the trapezoidal rule.
+// claim: 004-ch6-algebraic-stability
 TEST(RkTableaus, AlgebraicStabilityMatricesOfChapter6) {
   struct Case {
     RungeKuttaTableau t;
