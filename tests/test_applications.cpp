@@ -108,6 +108,7 @@ TEST(Chapter7, OrdinarySolveStallsAtTheImpassePoint) {
 }
 
 // claim: 004-7-impasse-passed
+// claim: 004-7-example-exact
 TEST(Chapter7, ImpasseIsDetectedReportedAndPassed) {
   const BuiltinProblem p = make_builtin_problem("impasse");
   SingDaeOptions sing;

@@ -263,6 +263,7 @@ TEST(BetaMultistepOrders, UnblockedStandardSchemesBlowUp) {
 // 5.4 convention y' = f0 - f_lambda lambda), solved here by a separate Newton iteration.
 // claim: 003-S4-trapezoid
 // claim: 004-5-trapezoid-blocked
+// claim: 003-eq2.3-collected
 TEST(BetaMultistepTrapezoid, MatchesAnIndependentImplementationOfTheCollectedForm) {
   const EulerLagrangeDae el = manufactured_euler_lagrange();
   const double h = 0.05;

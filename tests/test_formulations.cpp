@@ -66,6 +66,7 @@ TEST(Formulations, AllSolveThePendulum) {
   }
 }
 
+// claim: 004-9-index1-drift
 TEST(Formulations, Index1DriftsOffAndGrows) {
   const MechanicalSystem sys = pendulum_mechanical_system();
   const FormRun short_run = run_formulation(sys, Formulation::Index1, 10.0, 1e-6);

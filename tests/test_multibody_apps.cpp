@@ -202,6 +202,7 @@ TEST(Rheonomic, SliderCrankExactKinematicsAndDrivePower) {
 // The pendulum's index-0 form (3.7) with general m, l, g: on a short interval it is the
 // pendulum (exact solution from Jacobi elliptic functions); over longer times it drifts off
 // the constraints (ch. 3.2.4) unless projected (3.10).
+// claim: 004-3-index0-exact
 TEST(PendulumForms, IndexZeroAgainstExactSolution) {
   const BuiltinProblem p = pendulum_index0();
   Options o = multibody_tolerances(1e-10);

@@ -80,6 +80,7 @@ TEST(MultistepToolkit, BetaBlockedDcbdfHasSigmaMinusTauEqualOne) {
 // ch. 5 [CALC]: roots of sigma_DC, k = 2: -1.366, 0.366; k = 3: -1.702.
 // claim: 003-eq1.2-needs-strict-sigma
 // claim: 004-5-unblocked-blow-up
+// claim: 003-eq2.1-trapezoid-not-strict
 TEST(MultistepToolkit, UnblockedSigmaViolatesTheRootCondition) {
   for (int k = 2; k <= 6; ++k) {
     const RootConditionCheck dc = root_condition(dcbdf_formula(k).sigma);

@@ -159,6 +159,8 @@ TEST(RkTableaus, LinearStabilityByEPolynomial) {
 // NOTES-004.md ch. 6 [CALC]: eigenvalues of M = BA + A^T B - b b^T, and the AN counterexample
 // of the trapezoidal rule.
 // claim: 004-ch6-algebraic-stability
+// claim: 004-ch6-eig-values
+// claim: 004-ch6-trapezoid-not-an
 TEST(RkTableaus, AlgebraicStabilityMatricesOfChapter6) {
   struct Case {
     RungeKuttaTableau t;
@@ -191,6 +193,7 @@ TEST(RkTableaus, AlgebraicStabilityMatricesOfChapter6) {
 
 // Acceptance: M positive semidefinite for Radau IIA, Radau IA, Gauss and Lobatto IIIC, not for
 // Lobatto IIIA; AN-stability found or refuted accordingly; the B- and BN-checks agree.
+// claim: 004-ch6-implies-b-bn
 TEST(RkTableaus, AlgebraicAnBAndBnStability) {
   std::printf("%-18s %9s %6s %6s %10s %10s %10s\n", "tableau", "min eig M", "alg.", "AN",
               "max|R(Z)|", "B ratio", "BN ratio");

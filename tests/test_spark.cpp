@@ -135,6 +135,7 @@ TEST(Spark, ReversibleWithoutIIICParts) {
 }
 
 // claim: 002-C4.6-order
+// claim: 002-S1-nonlinear-a
 TEST(Spark, ImplicitKnifeEdgeConverges) {
   // the nonlinear a(t, y) of the body-frame momenta: order 2s - 2 in y as in Hessenberg form
   for (int s = 2; s <= 3; ++s) {
