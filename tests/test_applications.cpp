@@ -212,6 +212,7 @@ double winding(const Result& r) {
 class MoonFlights : public ::testing::TestWithParam<std::string> {};
 
 // claim: 004-8-moon-outcomes
+// claim: 004-8-moon-around
 TEST_P(MoonFlights, EachFlightReachesTheOutcomeOfSection83) {
   const std::string variant = GetParam();
   for (const Flight& f : kFlights) {
@@ -383,6 +384,7 @@ TEST(Chapter10, AirPipeWithTenThousandVolumesRunsOnKlu) {
 }
 
 // claim: 004-10-switch-round-off
+// claim: 004-10-valve-clamped
 TEST(Chapter10, AttemperatorSwitchIsLocatedToRoundOff) {
   const BuiltinProblem p = make_builtin_problem("attemperator");
   double t_switch[2] = {0, 0};

@@ -178,6 +178,7 @@ TEST(BetaMultistepOrders, BetaBlockedDcbdfIsOrderKPlusOneInXAndKInLambda) {
 // claim: 003-T2.1-lambda
 // claim: 003-S4-am-orders
 // claim: 004-ch5-beta-blocking
+// claim: 004-5.4.2-order-drop
 TEST(BetaMultistepOrders, BetaBlockedAdamsMoultonIsOrderKPlusOneInXAndKInLambda) {
   for (int k = 1; k <= 3; ++k) {
     const Rates r = observed_orders(BetaMultistepOptions::am_beta(k), 0.05);
@@ -187,6 +188,7 @@ TEST(BetaMultistepOrders, BetaBlockedAdamsMoultonIsOrderKPlusOneInXAndKInLambda)
 }
 
 // claim: 003-eq3.2-compound
+// claim: 004-5.4.1-commutative
 TEST(BetaMultistepOrders, BdfAndTheCompoundDcbdfBdfAreOrderK) {
   for (int k = 1; k <= 5; ++k) {
     const Rates r = observed_orders(BetaMultistepOptions::bdf(k), k <= 2 ? 0.025 : 0.05);
@@ -224,6 +226,8 @@ TEST(BetaMultistepOrders, CommutedVariantIsOrderK) {
 // (sigma has roots -1.366, -1.702, -1.717: lambda errors grow like |root|^n), while the other
 // order of "discretise, then constrain", (5.11) = (3.2), converges (previous test).
 // claim: 003-eq1.2-needs-strict-sigma
+// claim: 004-5.1-adams-unblocked
+// claim: 004-5.4.1-commutative
 TEST(BetaMultistepOrders, UnblockedStandardSchemesBlowUp) {
   const BuiltinProblem p = euler_lagrange_manufactured();
   const BetaMultistepOptions unstable[] = {

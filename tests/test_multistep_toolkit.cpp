@@ -32,6 +32,7 @@ TEST(MultistepToolkit, BackwardDifferencesAndBdfCoefficients) {
 // claim: 003-S3-dcbdf-coeffs
 // claim: 003-Tab3.1-am
 // claim: 003-Tab3.1-dcbdf
+// claim: 004-5.2.2-dcbdf-order
 TEST(MultistepToolkit, ErrorConstantsOfTable31) {
   const double dcbdf[] = {-1.0 / 12, -1.0 / 12, -3.0 / 40, -1.0 / 15, -5.0 / 84, -3.0 / 56};
   const double am[] = {-1.0 / 12,  -1.0 / 24,      -19.0 / 720,
@@ -81,6 +82,7 @@ TEST(MultistepToolkit, BetaBlockedDcbdfHasSigmaMinusTauEqualOne) {
 // claim: 003-eq1.2-needs-strict-sigma
 // claim: 004-5-unblocked-blow-up
 // claim: 003-eq2.1-trapezoid-not-strict
+// claim: 004-5.4.2-trapezoid-root
 TEST(MultistepToolkit, UnblockedSigmaViolatesTheRootCondition) {
   for (int k = 2; k <= 6; ++k) {
     const RootConditionCheck dc = root_condition(dcbdf_formula(k).sigma);
