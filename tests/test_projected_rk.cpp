@@ -99,7 +99,9 @@ TEST(ProjectedRk, RadauIIA3WithVelocityProjectionIndex3) {
 // projected Gauss y h^{2s}, Radau IIA y h^{2s-1} and z h^s. g(u) = u.v holds to round-off.
 // claim: 001-eq2.6-g-exact
 // claim: 001-projected-order
-// claim: 004-2.3.4-projected
+// claim: 004-2.3.4-projected-gauss-global
+// claim: 004-2.3.4-projected-radau-ia-global
+// claim: 004-2.3.4-radau-iia-global
 TEST(ProjectedRk, Index2OrderTable) {
   const MassMatrixDae dae = to_mass_matrix_form(pendulum_index2_semi_explicit());
   BuiltinProblem p3 = pendulum_index3();

@@ -101,7 +101,15 @@ SemiExplicitDae generic_index2() {
 
 // NOTES-004.md 2.3.4 (Hairer-Wanner II, VII.4, Table 4.1): global errors at index 2, on the
 // generic problem (asserted) and on the pendulum (printed).
-// claim: 004-2.3.4-index2-global
+// claim: 004-2.3.4-gauss-odd-global
+// claim: 004-2.3.4-gauss-even-global
+// claim: 004-2.3.4-projected-gauss-global
+// claim: 004-2.3.4-radau-ia-global
+// claim: 004-2.3.4-projected-radau-ia-global
+// claim: 004-2.3.4-radau-iia-global
+// claim: 004-2.3.4-lobatto-iiia-odd-global
+// claim: 004-2.3.4-lobatto-iiia-even-global
+// claim: 004-2.3.4-lobatto-iiic-global
 TEST(RkTheory, Index2OrderTable) {
   struct Row {
     const char* row;  // as in the notes' table
@@ -176,7 +184,15 @@ TEST(RkTheory, Index2OrderTable) {
 // IIA row is garbled by the OCR; its local orders are Hairer-Wanner's (y h^(2s), z h^s).
 // Projected Radau IA is one order better than the table's h^(2s-1): h^(2s), as its global
 // error is one order better than h^(2s-2) (RkTheory.Index2OrderTable): asserted as measured.
-// claim: 004-2.3.4-index2-local
+// claim: 004-2.3.4-gauss-odd-local
+// claim: 004-2.3.4-gauss-even-local
+// claim: 004-2.3.4-projected-gauss-local
+// claim: 004-2.3.4-radau-ia-local
+// claim: 004-2.3.4-projected-radau-ia-local
+// claim: 004-2.3.4-radau-iia-local
+// claim: 004-2.3.4-lobatto-iiia-odd-local
+// claim: 004-2.3.4-lobatto-iiia-even-local
+// claim: 004-2.3.4-lobatto-iiic-local
 TEST(RkTheory, Index2LocalErrorTable) {
   struct Row {
     const char* row;
@@ -346,7 +362,9 @@ double richardson_order(const std::function<Vector(int)>& D, int steps, int comp
 // Radau IIA); SDIRK IV(18)'s "z: h^2" is contradicted by the eps^0 term (a stiffly accurate
 // method of order 4 is of order 4 on the reduced DAE): z = O(h^4) + eps O(h), as IV(16).
 // Every entry is asserted within +-0.3 of the derived order.
-// claim: 004-T2.2-sp-table
+// claim: 004-T2.2-sp-radau-ia
+// claim: 004-T2.2-sp-radau-iia
+// claim: 004-T2.2-sp-sdirk16
 // claim: 004-T2.2-sp-lobatto-iiic (deviation: the eps powers of y and z are swapped)
 // claim: 004-T2.2-sp-sdirk18 (deviation: z is h^4 + eps h, not h^2)
 TEST(RkTheory, SingularPerturbationTable) {
