@@ -109,6 +109,7 @@ TEST(Chapter7, OrdinarySolveStallsAtTheImpassePoint) {
 
 // claim: 004-7-impasse-passed
 // claim: 004-7-example-exact
+// claim: 004-7-accessible
 TEST(Chapter7, ImpasseIsDetectedReportedAndPassed) {
   const BuiltinProblem p = make_builtin_problem("impasse");
   SingDaeOptions sing;

@@ -44,6 +44,7 @@ TEST(Formulations, LayoutsAndTags) {
   EXPECT_THROW(parse_formulation("index4"), InvalidArgument);
 }
 
+// claim: 004-3-pendulum-forms
 TEST(Formulations, AllSolveThePendulum) {
   for (bool constant_mass : {true, false}) {
     MechanicalSystem sys = pendulum_mechanical_system();

@@ -193,7 +193,9 @@ TEST(RkTableaus, AlgebraicStabilityMatricesOfChapter6) {
 
 // Acceptance: M positive semidefinite for Radau IIA, Radau IA, Gauss and Lobatto IIIC, not for
 // Lobatto IIIA; AN-stability found or refuted accordingly; the B- and BN-checks agree.
-// claim: 004-ch6-implies-b-bn
+// claim: 004-T6.1-an-stability
+// claim: 004-T6.2-b-stability
+// claim: 004-T6.3-bn-stability
 TEST(RkTableaus, AlgebraicAnBAndBnStability) {
   std::printf("%-18s %9s %6s %6s %10s %10s %10s\n", "tableau", "min eig M", "alg.", "AN",
               "max|R(Z)|", "B ratio", "BN ratio");

@@ -634,7 +634,10 @@ ImplicitDae fully_implicit_index1() {
 // index 1 as the underlying ODE (order k); fully implicit index 1 O(h^k); semi-explicit index 2
 // O(h^k) (the pendulum, y and the multiplier); Hessenberg index 3: the differential variables
 // O(h^k) (the algebraic one after the initial layer, see Theorem 4.1).
-// claim: 004-Tab4.1-bdf
+// claim: 004-Tab4.1-semi-index1
+// claim: 004-Tab4.1-fully-index1
+// claim: 004-Tab4.1-semi-index2
+// claim: 004-Tab4.1-hessenberg-index3
 TEST(RkTheory, BdfTable41) {
   struct Row {
     const char* row;
