@@ -135,7 +135,7 @@ def render(docs, notes):
             if not tests:
                 cell = "not verified"
             else:
-                cell = "<br>".join("`%s`%s" % (name, " verified (%s)" % note if note else "")
+                cell = "; ".join("`%s`%s" % (name, " verified (%s)" % note if note else "")
                                    for name, note in tests)
             lines.append("| %s | %s | %s | %s |" % (cid, where, claim, cell))
         lines.append("")
