@@ -63,6 +63,7 @@ TEST(Chapter1, VanDerPolInItsThreeFormsHasOneSolution) {
 }
 
 // claim: 004-1-singular-constraint
+// claim: 004-1-singular-constraint-branch1
 TEST(Chapter1, SingularConstraintFollowsTheBranchOfItsStart) {
   for (int branch : {0, 1}) {
     const BuiltinProblem p = singular_constraint(branch);
