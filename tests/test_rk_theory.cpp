@@ -482,7 +482,7 @@ MassMatrixDae prothero_robinson(double lambda) {
 // |R(inf)| < 1 keeps from accumulating (order q+1), R(inf) = 1 accumulates (order q);
 // stiffly accurate methods give y_{n+1} = Y_s = sin(t_{n+1}) + O(h^(q+1) / z) (order q with a
 // factor 1/|lambda|). Non-stiff (lambda = -1): the classical order p.
-// claim: 004-2.6-prothero-robinson
+// claim: 004-2.1.3-order-reduction
 TEST(RkTheory, OrderReductionProtheroRobinson) {
   struct Row {
     RungeKuttaTableau tab;
