@@ -191,7 +191,7 @@ TEST(MultistepToolkit, BdfStabilityAngles) {
 // (rho = zeta^2 - 1 has the roots +1 and -1 on the unit circle), and therefore absolutely
 // stable nowhere on the negative real axis: the parasitic root -1 leaves the unit disc for
 // every small h lambda < 0 (why the stiff codes use BDF, not Milne).
-// claim: 004-ch10-milne-method
+// claim: 004-4.1-milne-method
 TEST(MultistepToolkit, MilnesMethod) {
   const LinearMultistepFormula milne =
       make_formula("Milne", (Vector(3) << 1.0, 0.0, -1.0).finished(),
