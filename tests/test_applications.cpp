@@ -31,6 +31,7 @@ Result solve_problem(const BuiltinProblem& p, const MethodChoice& m, Options o,
 
 // ---- Chapter 1 ------------------------------------------------------------------------------
 
+// claim: 004-1-singular-perturbation
 TEST(Chapter1, SingularPerturbationFollowsItsClosedFormSolution) {
   const BuiltinProblem p = make_builtin_problem("singular-perturbation");
   const Result r = solve_problem(p, "radau5", tolerances(1e-8));
@@ -47,6 +48,7 @@ TEST(Chapter1, SingularPerturbationFollowsItsClosedFormSolution) {
   EXPECT_NEAR(1e-6 * r.y[1], r.y[0] - std::sin(1.0), 1e-9);
 }
 
+// claim: 004-1-vdp-three-forms
 TEST(Chapter1, VanDerPolInItsThreeFormsHasOneSolution) {
   for (const char* name : {"vanderpol-a", "vanderpol-b", "vanderpol"}) {
     const BuiltinProblem p = make_builtin_problem(name);
@@ -60,6 +62,8 @@ TEST(Chapter1, VanDerPolInItsThreeFormsHasOneSolution) {
   }
 }
 
+// claim: 004-1-singular-constraint
+// claim: 004-1-singular-constraint-branch1
 TEST(Chapter1, SingularConstraintFollowsTheBranchOfItsStart) {
   for (int branch : {0, 1}) {
     const BuiltinProblem p = singular_constraint(branch);
@@ -81,13 +85,15 @@ TEST(Chapter1, SingularConstraintFollowsTheBranchOfItsStart) {
 
 // ---- Chapter 7: impasse points ---------------------------------------------------------------
 
+// claim: 004-7-impasse-stall
 TEST(Chapter7, OrdinarySolveStallsAtTheImpassePoint) {
   const BuiltinProblem p = make_builtin_problem("impasse");
   const Result r = solve_problem(p, "radau5", tolerances(1e-8));
   EXPECT_FALSE(r.ok());
   EXPECT_NEAR(r.t, 1.0, 1e-9);
   // the failure is explained, not an unexplained step-size underflow
-  EXPECT_NE(r.message.find("impasse point (Bendtsen and Thomsen 1999, ch. 7)"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("impasse point (Bendtsen and Thomsen 1999, ch. 7)"), std::string::npos)
+      << r.message;
   // an index-1 failure elsewhere is not called an impasse point: Van der Pol (c) with too few
   // steps ends with max_steps, and the index-2 branch of §1.1.2.1 is singular from the start
   Options few = tolerances(1e-8);
@@ -102,6 +108,9 @@ TEST(Chapter7, OrdinarySolveStallsAtTheImpassePoint) {
               r.message.c_str());
 }
 
+// claim: 004-7-impasse-passed
+// claim: 004-7-example-exact
+// claim: 004-7-accessible
 TEST(Chapter7, ImpasseIsDetectedReportedAndPassed) {
   const BuiltinProblem p = make_builtin_problem("impasse");
   SingDaeOptions sing;
@@ -204,6 +213,8 @@ double winding(const Result& r) {
 
 class MoonFlights : public ::testing::TestWithParam<std::string> {};
 
+// claim: 004-8-moon-outcomes
+// claim: 004-8-moon-around
 TEST_P(MoonFlights, EachFlightReachesTheOutcomeOfSection83) {
   const std::string variant = GetParam();
   for (const Flight& f : kFlights) {
@@ -262,6 +273,7 @@ TEST_P(MoonFlights, EachFlightReachesTheOutcomeOfSection83) {
 INSTANTIATE_TEST_SUITE_P(Variants, MoonFlights,
                          ::testing::Values("radau5", "erk", "stabilised", "projected"));
 
+// claim: 004-8-dae-keeps-invariant
 TEST(Chapter8, DaeReformulationKeepsTheJacobiIntegral) {
   const BuiltinProblem p = make_builtin_problem("moon-dae");
   EXPECT_EQ(p.dae.n, 5);
@@ -284,6 +296,7 @@ TEST(Chapter8, DaeReformulationKeepsTheJacobiIntegral) {
   EXPECT_LT(worst, 1e-5);
 }
 
+// claim: 004-8-stabilisation
 TEST(Chapter8, StabilisationPullsBackToTheInvariant) {
   // (8.5) with gamma = 10: a start off the manifold J = J0 relaxes like e^{-gamma t}
   const OdeWithInvariants ode = moon_ode_with_invariant(1.4);
@@ -340,6 +353,7 @@ TEST(Chapter8, DaeReformulationOfATimeDependentInvariant) {
 
 // ---- Chapter 10: energy systems ---------------------------------------------------------------
 
+// claim: 004-10-air-pipe
 TEST(Chapter10, AirPipeReachesItsSteadyState) {
   const BuiltinProblem p = make_builtin_problem("air-pipe");
   const Result r = solve_problem(p, "radau5", tolerances(1e-7), 1e4);
@@ -371,6 +385,8 @@ TEST(Chapter10, AirPipeWithTenThousandVolumesRunsOnKlu) {
   for (int j = 1; j < 10000; j += 999) EXPECT_GE(r.y[6 * (j - 1) + 2], r.y[6 * j + 2]);
 }
 
+// claim: 004-10-switch-round-off
+// claim: 004-10-valve-clamped
 TEST(Chapter10, AttemperatorSwitchIsLocatedToRoundOff) {
   const BuiltinProblem p = make_builtin_problem("attemperator");
   double t_switch[2] = {0, 0};

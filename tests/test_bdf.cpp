@@ -11,6 +11,7 @@
 
 using namespace daekit;
 
+// claim: 004-4-bdf-coefficients
 TEST(Bdf, CoefficientsOfChapter4) {
   const std::vector<std::vector<double>> table = {
       {1, -1},
@@ -27,6 +28,7 @@ TEST(Bdf, CoefficientsOfChapter4) {
   }
 }
 
+// claim: 004-4-bdf-zero-stable
 TEST(Bdf, ZeroStableUpToOrderSix) {
   for (int k = 1; k <= 6; ++k) EXPECT_TRUE(zero_stable(bdf_coefficients(k))) << k;
   EXPECT_FALSE(zero_stable(bdf_coefficients(7)));
@@ -62,6 +64,7 @@ ImplicitDae index3_chain(std::function<double(double)> g) {
 }
 }  // namespace
 
+// claim: 004-eq4.1-implicit-euler
 TEST(Bdf, ImplicitEulerExample41) {
   // implicit Euler from the inconsistent (0.3, 5, -7), g = sin: errors of y2, y3 at x = 1
   const ImplicitDae d = index3_chain([](double t) { return std::sin(t); });
@@ -97,6 +100,7 @@ TEST(Bdf, ImplicitEulerExample41) {
   }
 }
 
+// claim: 004-eq4.2-variable-step
 TEST(Bdf, ImplicitEulerVariableStepExample42) {
   // g = x^2: after steps h_n, h_{n+1} the index-3 component is y3 = 1 + h_n / h_{n+1}
   const ImplicitDae d = index3_chain([](double t) { return t * t; });

@@ -100,6 +100,7 @@ TEST(EulerLagrange, MassMatrixFormAndExactSolution) {
 // The truck as transcribed: at the published steady state all accelerations vanish and the
 // consistent multipliers are the published ones (la = (0, 6.80562088888888e4), daekit's sign
 // -la); Andrews' consistent multipliers are the IVP Test Set's.
+// claim: 003-S5-truck-model
 TEST(EulerLagrange, ConsistentMultipliersOfTheBuiltInModels) {
   const BuiltinProblem truck = truck_euler_lagrange();
   const MechanicalSystem mech = truck_multibody_system();
@@ -160,6 +161,10 @@ TEST(EulerLagrange, AdaptorFromSemiExplicitIndex2) {
 
 // --- observed orders (paper 003 Theorem 2.1, Sections 3-4; notes Theorem 5.1) ---------------
 
+// claim: 003-T2.1-x
+// claim: 003-T2.1-lambda
+// claim: 003-eq3.3-orders
+// claim: 004-ch5-beta-blocking
 TEST(BetaMultistepOrders, BetaBlockedDcbdfIsOrderKPlusOneInXAndKInLambda) {
   const double h[] = {0, 0.05, 0.05, 0.05, 0.05, 0.1, 0.1};  // errors stay above round-off
   for (int k = 1; k <= 6; ++k) {
@@ -169,6 +174,11 @@ TEST(BetaMultistepOrders, BetaBlockedDcbdfIsOrderKPlusOneInXAndKInLambda) {
   }
 }
 
+// claim: 003-T2.1-x
+// claim: 003-T2.1-lambda
+// claim: 003-S4-am-orders
+// claim: 004-ch5-beta-blocking
+// claim: 004-5.4.2-order-drop
 TEST(BetaMultistepOrders, BetaBlockedAdamsMoultonIsOrderKPlusOneInXAndKInLambda) {
   for (int k = 1; k <= 3; ++k) {
     const Rates r = observed_orders(BetaMultistepOptions::am_beta(k), 0.05);
@@ -177,6 +187,8 @@ TEST(BetaMultistepOrders, BetaBlockedAdamsMoultonIsOrderKPlusOneInXAndKInLambda)
   }
 }
 
+// claim: 003-eq3.2-compound
+// claim: 004-5.4.1-commutative
 TEST(BetaMultistepOrders, BdfAndTheCompoundDcbdfBdfAreOrderK) {
   for (int k = 1; k <= 5; ++k) {
     const Rates r = observed_orders(BetaMultistepOptions::bdf(k), k <= 2 ? 0.025 : 0.05);
@@ -193,6 +205,7 @@ TEST(BetaMultistepOrders, BdfAndTheCompoundDcbdfBdfAreOrderK) {
 // Remark 2.1: the commuted variant (2.6) is of order k in all variables. With DCBDF, where
 // sigma_k - tau = 1, (2.6) is exactly the compound (3.2): sigma (f - B^T lambda) + tau (B^T
 // lambda) = sigma f - (sigma - tau)(B^T lambda) = sigma f - B_n^T lambda_n.
+// claim: 003-Fig3.2-commuted
 TEST(BetaMultistepOrders, CommutedVariantIsOrderK) {
   for (int k = 2; k <= 3; ++k) {
     const Rates r =
@@ -212,6 +225,9 @@ TEST(BetaMultistepOrders, CommutedVariantIsOrderK) {
 // The unblocked standard discretisation (1.2) = notes (5.10) with DCBDF2, DCBDF3 and AM2 blows up
 // (sigma has roots -1.366, -1.702, -1.717: lambda errors grow like |root|^n), while the other
 // order of "discretise, then constrain", (5.11) = (3.2), converges (previous test).
+// claim: 003-eq1.2-needs-strict-sigma
+// claim: 004-5.1-adams-unblocked
+// claim: 004-5.4.1-commutative
 TEST(BetaMultistepOrders, UnblockedStandardSchemesBlowUp) {
   const BuiltinProblem p = euler_lagrange_manufactured();
   const BetaMultistepOptions unstable[] = {
@@ -249,6 +265,9 @@ TEST(BetaMultistepOrders, UnblockedStandardSchemesBlowUp) {
 // (5.15), collected form: (x_n - x_{n-1})/h = (f_n + f_{n-1})/2 - G_n^T lambda_n
 //   + (G_n - G_{n-1})^T lambda_{n-1} / 2,  0 = g(x_n)  (f_lambda = G^T in the notes' Section
 // 5.4 convention y' = f0 - f_lambda lambda), solved here by a separate Newton iteration.
+// claim: 003-S4-trapezoid
+// claim: 004-5-trapezoid-blocked
+// claim: 003-eq2.3-collected
 TEST(BetaMultistepTrapezoid, MatchesAnIndependentImplementationOfTheCollectedForm) {
   const EulerLagrangeDae el = manufactured_euler_lagrange();
   const double h = 0.05;
@@ -310,6 +329,8 @@ TEST(BetaMultistepTrapezoid, MatchesAnIndependentImplementationOfTheCollectedFor
 // --- accuracy at equal steps (paper 003 Section 5: "about 100 times as accurate as BDF3";
 // AM3 more accurate than DCBDF3) -----------------------------------------------------------
 
+// claim: 003-S5-100x-bdf3
+// claim: 003-S5-am3-better
 TEST(BetaMultistepAccuracy, BlockedDcbdf3AndAm3AgainstBdf3) {
   struct Case {
     BuiltinProblem p;
@@ -396,6 +417,9 @@ TEST(BetaMultistepStart, RadauStartEqualsExactStart) {
 // scheme (3.2), of order k "in all", shows x of order k + 1 at k = 3 (asserted as measured;
 // 2.24 and 2.77 at k = 1, 2, and at k = 4 its x errors reach the reference's 4e-14); the
 // unblocked DCBDF2/AM2 blow up.
+// claim: 003-Fig4.2-dcbdf3-orders
+// claim: 003-Fig4.2-am3-orders
+// claim: 003-Fig4.2-bdf-orders
 TEST(BetaMultistepTruck, RunsWithEveryScheme) {
   const BuiltinProblem p = truck_euler_lagrange();
   Options fo;

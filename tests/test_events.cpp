@@ -205,6 +205,7 @@ TEST(Events, BuiltinPiValveProblem) {
   }
 }
 
+// claim: 004-10-bdf-restart-order1
 TEST(Events, BdfRestartsAtOrderOne) {
   ValveModel model;
   const MassMatrixDae d = model.dae();
@@ -426,7 +427,8 @@ TEST_P(EventsThreeMethods, BouncingBallEndsAtTheAccumulationPoint) {
 }
 
 // Events at a fixed rate many times over are no accumulation: a relay switching a ramp between
-// +-1 (a triangle wave, 400 switches, at t = 1, 3, ..., 799) and a sawtooth reset to 0 (300 resets).
+// +-1 (a triangle wave, 400 switches, at t = 1, 3, ..., 799) and a sawtooth reset to 0 (300
+// resets).
 TEST(Events, FrequentEventsAtAFixedRateAreNoAccumulation) {
   MassMatrixDae relay;
   relay.n = 1;

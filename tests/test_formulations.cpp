@@ -44,6 +44,7 @@ TEST(Formulations, LayoutsAndTags) {
   EXPECT_THROW(parse_formulation("index4"), InvalidArgument);
 }
 
+// claim: 004-3-pendulum-forms
 TEST(Formulations, AllSolveThePendulum) {
   for (bool constant_mass : {true, false}) {
     MechanicalSystem sys = pendulum_mechanical_system();
@@ -66,6 +67,7 @@ TEST(Formulations, AllSolveThePendulum) {
   }
 }
 
+// claim: 004-9-index1-drift
 TEST(Formulations, Index1DriftsOffAndGrows) {
   const MechanicalSystem sys = pendulum_mechanical_system();
   const FormRun short_run = run_formulation(sys, Formulation::Index1, 10.0, 1e-6);

@@ -25,6 +25,8 @@ double fitted_slope(const std::vector<double>& h, const std::vector<double>& err
 
 }  // namespace
 
+// claim: 001-hem-g-exact
+// claim: 001-hem-order
 TEST(Hem, ConvergenceOnJayProblem51) {
   for (const char* name : {"bh3", "hem4"}) {
     const HalfExplicitTableau tab = half_explicit_tableau(name);

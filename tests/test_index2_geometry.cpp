@@ -92,6 +92,8 @@ double rate(double coarse, double fine) { return std::log2(coarse / fine); }
 
 }  // namespace
 
+// claim: 001-T2.1ii-contraction
+// claim: 001-T2.1ii-hem-zero
 TEST(Index2Geometry, AttractivityOfTheInvariantManifold) {
   // two runs whose lambda0 differ by 0.1: the difference of the lambda_n contracts by R(inf)
   // per step (Theorem 2.1 ii); the u_n differ by O(h^(q+1)) times it
@@ -132,6 +134,7 @@ TEST(Index2Geometry, AttractivityOfTheInvariantManifold) {
 // 1e-9, below which the Newton tolerance's level enters), chi = |R(inf)|
 // (0.5 for the theta-method; 0 for Radau IIA(3) and the half-explicit methods: in phase after
 // one step).
+// claim: 001-T2.1iii-in-phase
 TEST(Index2Geometry, InPhaseProperty) {
   const double h = 0.05;
   const Vector a = start({1.0, 0.2, 0.3}, false);
@@ -163,6 +166,7 @@ TEST(Index2Geometry, InPhaseProperty) {
   }
 }
 
+// claim: 001-T2.1iv-psi-order
 TEST(Index2Geometry, MultiplierFollowsTheManifoldUniformlyInTime) {
   // sup over t in [25, 50] of |lambda_n - psi0(u_n)| = O(h^q) [O(h^r)] (Theorem 2.1 iv)
   const Vector x0 = start({1.0, 0.0, 0.5}, false);
@@ -185,6 +189,8 @@ TEST(Index2Geometry, MultiplierFollowsTheManifoldUniformlyInTime) {
   }
 }
 
+// claim: 001-eq3.1-attracting
+// claim: 001-L3.4-contraction
 TEST(Index2Geometry, EmbeddingWithBIdentityContractsTheConstraint) {
   // u' = f(u, lambda), v' = -v, 0 = g(u) - v: the discrete v is the method applied to v' = -v,
   // so g(u_n) = v_n = R(-h)^n g(u0): the constraint manifold attracts (Lemma 3.4)
@@ -211,6 +217,7 @@ TEST(Index2Geometry, EmbeddingWithBIdentityContractsTheConstraint) {
 // (B = beta I, the embedding (3.1) with v eliminated): along its solutions g(u(t)) =
 // e^{-beta t} g(u0), the constraint manifold attracts; from a consistent start it has the
 // index-2 problem's solution. radau5 at rtol = atol = 1e-10 on [0, 3].
+// claim: 001-eq4.10-index1
 TEST(Index2Geometry, StabilisedIndex1FormulationAttractsTheConstraint) {
   Options o;
   o.rtol = o.atol = 1e-10;
@@ -252,6 +259,8 @@ TEST(Index2Geometry, StabilisedIndex1FormulationAttractsTheConstraint) {
   EXPECT_THROW(stabilized_index1_form(sphere_limit_cycle(false), -1.0), InvalidArgument);
 }
 
+// claim: 001-T2.2-curve
+// claim: 001-C2.3-curve-in-g0
 TEST(Index2Geometry, InvariantClosedCurveNearTheLimitCycle) {
   // Theorem 2.2 / Corollary 2.3: after the transient (e^-t), the iterates lie on a closed curve
   // within O(h^q) [O(h^r)] of the periodic orbit, and in g = 0
@@ -359,6 +368,9 @@ struct VdpCycle {
 // Theorem 2.2 on an orbit that is not a circle: the Van der Pol cycle on the sphere. After the
 // transient (t in [40, 60]) the iterates lie within C h^q [C h^r] of the orbit (distance of
 // (u1, u2) from the scaled cycle) and on g = 0.
+// claim: 001-T2.2-curve
+// claim: 001-T2.2-noncircular
+// claim: 001-C2.3-curve-in-g0
 TEST(Index2Geometry, InvariantCurveNearANonCircularLimitCycle) {
   const VdpCycle cycle;
   const MassMatrixDae dae = to_mass_matrix_form(vdp_on_sphere());

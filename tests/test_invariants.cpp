@@ -9,6 +9,7 @@
 
 using namespace daekit;
 
+// claim: 004-8-jacobi-values
 TEST(Invariants, JacobiIntegralValuesOfChapter8) {
   // NOTES-004.md ch. 8 [CALC]: J0 = -1.7525030, -1.2725030, -0.8975030, +0.1224970
   const double expected[] = {-1.7525030, -1.2725030, -0.8975030, 0.1224970};
@@ -19,6 +20,7 @@ TEST(Invariants, JacobiIntegralValuesOfChapter8) {
   }
 }
 
+// claim: 004-3-invariant-projection
 TEST(Invariants, ProjectionKeepsTheJacobiIntegral) {
   BuiltinProblem p = moon_flight(1.4);
   Options o;
@@ -49,6 +51,7 @@ TEST(Invariants, ProjectionKeepsTheJacobiIntegral) {
   EXPECT_LT((projected.y.head(2) - plain.y.head(2)).norm(), 1e-2);
 }
 
+// claim: 004-3-coordinate-projection
 TEST(Invariants, CoordinateProjectionRemovesIndex1Drift) {
   const MechanicalSystem sys = pendulum_mechanical_system();
   MassMatrixDae dae = formulate(sys, Formulation::Index1);

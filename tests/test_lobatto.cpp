@@ -25,6 +25,7 @@ double deviation(const Matrix& a, const Matrix& b) { return (a - b).cwiseAbs().m
 
 }  // namespace
 
+// claim: 002-S2-lobatto2
 TEST(Lobatto, TwoStagesMatchTheNotes) {
   const LobattoCoefficients k = lobatto_coefficients(2);
   EXPECT_LT(deviation(k.c, rows(2, 1, {0, 1})), 1e-16);
@@ -36,6 +37,7 @@ TEST(Lobatto, TwoStagesMatchTheNotes) {
     EXPECT_LT(deviation(k.A[f], expected[f]), 1e-15) << to_string(static_cast<LobattoFamily>(f));
 }
 
+// claim: 002-S2-lobatto3
 TEST(Lobatto, ThreeStagesMatchTheNotes) {
   const LobattoCoefficients k = lobatto_coefficients(3);
   EXPECT_LT(deviation(k.c, rows(3, 1, {0, 0.5, 1})), 1e-16);
@@ -55,6 +57,12 @@ TEST(Lobatto, ThreeStagesMatchTheNotes) {
   EXPECT_LT(deviation(k.Q, rows(3, 4, {1, 0, -1, 1, 0, 1, 0.5, -0.5, 0, 0, 0, 1})), 1e-15);
 }
 
+// claim: 002-eq3.1a
+// claim: 002-eq3.1b
+// claim: 002-eq3.1c
+// claim: 002-eq3.1d
+// claim: 002-eq3.1e
+// claim: 002-eq3.6
 TEST(Lobatto, AssumptionsAndIdentitiesOfPaper002) {
   for (int s = 2; s <= 5; ++s) {
     const LobattoCoefficients k = lobatto_coefficients(s);
@@ -101,6 +109,7 @@ TEST(Lobatto, AssumptionsAndIdentitiesOfPaper002) {
   }
 }
 
+// claim: 002-C4.6-simplifying
 TEST(Lobatto, SimplifyingAssumptionsOfCorollary46) {
   // B(2s-2); C_m(q_m), D_m(r_m) with q = (s, s-2, s-1, s-1, s-1), r = (s-2, s, s-1, s-1, s-1)
   for (int s = 2; s <= 6; ++s) {
@@ -115,6 +124,7 @@ TEST(Lobatto, SimplifyingAssumptionsOfCorollary46) {
   }
 }
 
+// claim: 002-T3.1-symmetric-coeffs
 TEST(Lobatto, IIIAIIIBIIIDAreSymmetricIIICIsNot) {
   // a_{s+1-i, s+1-j} + a_ij = b_j (Theorem 3.1's condition), c_i = 1 - c_{s+1-i}
   for (int s = 2; s <= 5; ++s) {

@@ -202,6 +202,7 @@ TEST(Rheonomic, SliderCrankExactKinematicsAndDrivePower) {
 // The pendulum's index-0 form (3.7) with general m, l, g: on a short interval it is the
 // pendulum (exact solution from Jacobi elliptic functions); over longer times it drifts off
 // the constraints (ch. 3.2.4) unless projected (3.10).
+// claim: 004-3-index0-exact
 TEST(PendulumForms, IndexZeroAgainstExactSolution) {
   const BuiltinProblem p = pendulum_index0();
   Options o = multibody_tolerances(1e-10);
@@ -222,6 +223,7 @@ TEST(PendulumForms, IndexZeroAgainstExactSolution) {
   EXPECT_NEAR(rq.y[4], lambda, 1e-6);
 }
 
+// claim: 004-3-index0-drift-projection
 TEST(PendulumForms, IndexZeroDriftsAndProjectionRemovesIt) {
   const BuiltinProblem p = pendulum_index0();
   Options o = multibody_tolerances(1e-6, true);
@@ -247,6 +249,7 @@ TEST(PendulumForms, IndexZeroDriftsAndProjectionRemovesIt) {
 
 // The state-space form: phi'' = -(g/l) sin(phi) against the exact solution; (9.8) as printed,
 // phi2' = -g phi1 (l = 1), is its linearization: right for small swings only.
+// claim: 004-9-pendulum-linearization
 TEST(PendulumForms, StateSpaceFormAndThePrintedLinearization) {
   const BuiltinProblem p = pendulum_state_space();
   const Result r = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", multibody_tolerances(1e-10));
@@ -281,6 +284,7 @@ TEST(PendulumForms, StateSpaceFormAndThePrintedLinearization) {
 }
 
 // The truck of notes 9.5.1 in its index-3 form agrees with its index-2 Euler-Lagrange form.
+// claim: 004-9-truck-index3-index2
 TEST(TruckIndex3, AgreesWithTheIndex2Form) {
   const BuiltinProblem p = truck_index3();
   const BuiltinProblem el = truck_euler_lagrange();

@@ -11,6 +11,7 @@
 
 using namespace daekit;
 
+// claim: 003-S2-bdf-coeffs
 TEST(MultistepToolkit, BackwardDifferencesAndBdfCoefficients) {
   EXPECT_EQ(backward_difference(0), (Vector(1) << 1).finished());
   EXPECT_EQ(backward_difference(3), (Vector(4) << 1, -3, 3, -1).finished());
@@ -27,6 +28,11 @@ TEST(MultistepToolkit, BackwardDifferencesAndBdfCoefficients) {
 // Paper 003 Table 3.1 and Section 3: DCBDFk has order k+1 and the error constants
 // -1/12, -1/12, -3/40, -1/15, -5/84, -3/56; AMk (k-step Adams-Moulton) order k+1 with
 // -1/12, -1/24, -19/720, -3/160, -863/60480, -275/24192; BDFk order k, -1/(k+1).
+// claim: 003-S3-dcbdf-order
+// claim: 003-S3-dcbdf-coeffs
+// claim: 003-Tab3.1-am
+// claim: 003-Tab3.1-dcbdf
+// claim: 004-5.2.2-dcbdf-order
 TEST(MultistepToolkit, ErrorConstantsOfTable31) {
   const double dcbdf[] = {-1.0 / 12, -1.0 / 12, -3.0 / 40, -1.0 / 15, -5.0 / 84, -3.0 / 56};
   const double am[] = {-1.0 / 12,  -1.0 / 24,      -19.0 / 720,
@@ -59,6 +65,8 @@ TEST(MultistepToolkit, ErrorConstantsOfTable31) {
 }
 
 // (3.3): with tau = -nabla^k/(k+1), sigma_k - tau = 1 exactly (all roots 0, optimal damping).
+// claim: 003-eq2.4-sigma-tau
+// claim: 003-eq3.3-sigma-minus-tau
 TEST(MultistepToolkit, BetaBlockedDcbdfHasSigmaMinusTauEqualOne) {
   for (int k = 1; k <= 6; ++k) {
     const Vector st = blocked_sigma(dcbdf_formula(k).sigma, -1.0 / (k + 1), k);
@@ -71,6 +79,10 @@ TEST(MultistepToolkit, BetaBlockedDcbdfHasSigmaMinusTauEqualOne) {
 
 // Unblocked DCBDF (k >= 2) and AM (k >= 2): sigma violates the root condition; NOTES-004.md
 // ch. 5 [CALC]: roots of sigma_DC, k = 2: -1.366, 0.366; k = 3: -1.702.
+// claim: 003-eq1.2-needs-strict-sigma
+// claim: 004-5-unblocked-blow-up
+// claim: 003-eq2.1-trapezoid-not-strict
+// claim: 004-5.4.2-trapezoid-root
 TEST(MultistepToolkit, UnblockedSigmaViolatesTheRootCondition) {
   for (int k = 2; k <= 6; ++k) {
     const RootConditionCheck dc = root_condition(dcbdf_formula(k).sigma);
@@ -90,6 +102,9 @@ TEST(MultistepToolkit, UnblockedSigmaViolatesTheRootCondition) {
 
 // Paper 003 Section 4 and Fig. 4.1: AM2 with c = -0.15 and AM3 with c = -0.1 are blocked
 // (largest root of sigma - c nabla^k below 0.35 and 0.72); AM4 cannot be stabilised by any c.
+// claim: 003-S4-am-constants
+// claim: 003-Fig4.1-no-k4
+// claim: 004-5-adams-k3
 TEST(MultistepToolkit, AdamsMoultonBlockingConstants) {
   const double am2 = max_root_modulus(blocked_sigma(adams_moulton_formula(2).sigma, -0.15, 2));
   const double am3 = max_root_modulus(blocked_sigma(adams_moulton_formula(3).sigma, -0.1, 3));
@@ -119,6 +134,8 @@ TEST(MultistepToolkit, AdamsMoultonBlockingConstants) {
 // Fig. 3.1: DCBDF stability regions are bounded (non-stiff), "largest circle k = 2, smallest
 // k = 6"; BDF and the trapezoidal rule (DCBDF1) are A(alpha)/A-stable. The boundary locus gives
 // the intercept with the negative real axis at theta = pi.
+// claim: 003-Fig3.1-bounded
+// claim: 003-Fig3.1-shrink
 TEST(MultistepToolkit, DcbdfStabilityRegionsShrinkWithK) {
   double previous = -1e300;
   for (int k = 2; k <= 6; ++k) {
@@ -145,6 +162,8 @@ TEST(MultistepToolkit, DcbdfStabilityRegionsShrinkWithK) {
 // 51.84, 17.84 degrees (k = 3..6). The angle from the boundary locus, and independently from
 // the roots of rho - z sigma: rays at alpha - 0.05 degrees are stable out to |z| = 1e4, the ray
 // at alpha + 0.05 degrees has unstable points.
+// claim: 004-Fig4.1-bdf-angles
+// claim: 003-Fig3.1-bounded
 TEST(MultistepToolkit, BdfStabilityAngles) {
   const double expected[] = {90.0, 90.0, 86.03, 73.35, 51.84, 17.84};
   const double deg = 180.0 / M_PI;
@@ -172,6 +191,7 @@ TEST(MultistepToolkit, BdfStabilityAngles) {
 // (rho = zeta^2 - 1 has the roots +1 and -1 on the unit circle), and therefore absolutely
 // stable nowhere on the negative real axis: the parasitic root -1 leaves the unit disc for
 // every small h lambda < 0 (why the stiff codes use BDF, not Milne).
+// claim: 004-4.1-milne-method
 TEST(MultistepToolkit, MilnesMethod) {
   const LinearMultistepFormula milne =
       make_formula("Milne", (Vector(3) << 1.0, 0.0, -1.0).finished(),
@@ -197,6 +217,7 @@ TEST(MultistepToolkit, MilnesMethod) {
 // extrapolating predictor's error constant. And the estimate itself: on y' = y (exact history,
 // one BDFk step at h = 0.01 with the extrapolated predictor), the factor times y^C - y^P equals
 // the true local error of y^C to within 2 % (its next-order term).
+// claim: 004-ch10-milne-estimate
 TEST(MultistepToolkit, MilnesEstimateForTheBdfOfTheNotes) {
   const double expected[] = {1.0 / 3, 2.0 / 11, 3.0 / 25, 12.0 / 137};
   for (int k = 1; k <= 4; ++k) {

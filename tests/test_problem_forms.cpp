@@ -97,6 +97,7 @@ TEST(ProblemForms, ConsistentAccelerationOfThePendulumInMotion) {
 
 // The three pendulum formulations: index 3 keeps g = 0; index 2 keeps G v = 0 and lets g
 // drift slowly; index 1 drifts in both (NOTES-004.md ch. 3, drift-off).
+// claim: 004-3-pendulum-drift
 TEST(ProblemForms, PendulumFormulationsAndDrift) {
   Options o;
   o.rtol = o.atol = 1e-6;

@@ -400,6 +400,7 @@ TEST(BuiltinTruck, SizesAndJacobian) {
 // The notes' [CALC] values (NOTES-004.md ch. 9): eigenvalues -2.1687 +- 3.2452i and
 // -22.5813 +- 49.4365i; y1(0.5) = -1.166321e-2, y2(0.5) = 5.987321e-4, y1(1) = 6.105491e-3,
 // y2(1) = 2.885759e-4. Checked here against the eigen-decomposition.
+// claim: 004-9-truck-suspension-values
 TEST(BuiltinTruck, NotesCalcValues) {
   const BuiltinProblem p = make_builtin_problem("truck");
   const ComplexVector ev = eigenvalues(truck_matrix(p));

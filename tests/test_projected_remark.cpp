@@ -24,6 +24,7 @@ using namespace daekit;
 // The projection as implemented is the paper's (2.7) for the pendulum: u_{n+1} = u~ + f_v
 // k_lambda(u_{n+1}) mu1 with g(u_{n+1}) = 0 is u~ / |u~|; v_{n+1} = v~ + k_lambda(u_{n+1}) mu2
 // with u_{n+1}.v_{n+1} = 0 is v~ - (u_{n+1}.v~) u_{n+1}.
+// claim: 000-eq2.7-literal
 TEST(ProjectedRemark, FullProjectionIsThePapers27) {
   const BuiltinProblem p = pendulum_index3();
   Vector y(5);
@@ -38,6 +39,9 @@ TEST(ProjectedRemark, FullProjectionIsThePapers27) {
   EXPECT_LT((y - expected).cwiseAbs().maxCoeff(), 1e-15) << y.transpose();
 }
 
+// claim: 000-R2.1-unprojected
+// claim: 000-R2.1-untouched
+// claim: 000-R2.1-u-q+1 (deviation: u of order q only with the full projection (2.7))
 TEST(ProjectedRemark, PositionOrderWithAndWithoutProjection) {
   const BuiltinProblem p = pendulum_index3();
   struct Row {

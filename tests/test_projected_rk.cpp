@@ -66,6 +66,10 @@ SemiExplicitDae pendulum_index2_semi_explicit() {
 
 }  // namespace
 
+// claim: 000-eq2.7-full-projection
+// claim: 000-T2.1-u-order-q
+// claim: 000-T2.1-v-order-q
+// claim: 000-T2.1-lambda-order-q-1
 TEST(ProjectedRk, RadauIA3WithFullProjectionIndex3) {
   const BuiltinProblem p = pendulum_index3();
   // Theorem 2.1 with q = 2: u, v O(h^2), lambda O(h); measured the same (the remark's u order
@@ -78,6 +82,8 @@ TEST(ProjectedRk, RadauIA3WithFullProjectionIndex3) {
   EXPECT_LT(o.finest.max_d2, 1e-13);
 }
 
+// claim: 000-T2.1-radau-iia3
+// claim: 000-S4-order5
 TEST(ProjectedRk, RadauIIA3WithVelocityProjectionIndex3) {
   const BuiltinProblem p = pendulum_index3();
   // Theorem 2.1 with q = 3 bounds u, v by O(h^3), lambda by O(h^2); measured u, v of order
@@ -91,6 +97,11 @@ TEST(ProjectedRk, RadauIIA3WithVelocityProjectionIndex3) {
 
 // Index 2 (NOTES-004.md ch. 2 order table, global errors): projected Radau IA y h^{2s-2},
 // projected Gauss y h^{2s}, Radau IIA y h^{2s-1} and z h^s. g(u) = u.v holds to round-off.
+// claim: 001-eq2.6-g-exact
+// claim: 001-projected-order
+// claim: 004-2.3.4-projected-gauss-global
+// claim: 004-2.3.4-projected-radau-ia-global
+// claim: 004-2.3.4-radau-iia-global
 TEST(ProjectedRk, Index2OrderTable) {
   const MassMatrixDae dae = to_mass_matrix_form(pendulum_index2_semi_explicit());
   BuiltinProblem p3 = pendulum_index3();

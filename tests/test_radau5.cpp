@@ -154,6 +154,8 @@ TEST(Radau5, RobertsonAccuracyGrowsWithTolerance) {
 }
 
 // Paper 000, Table 1 "without projection" (RADAU5, rtol = atol = tol): nfev and njac.
+// claim: 000-Tab1-fev-without
+// claim: 000-Tab1-jacev-without
 TEST(Radau5, PendulumCostMatchesPaper000Table1) {
   const BuiltinProblem p = pendulum_index3();
   struct Row {
@@ -180,6 +182,7 @@ TEST(Radau5, PendulumCostMatchesPaper000Table1) {
   }
 }
 
+// claim: 000-ex1-consistent
 TEST(Radau5, PendulumAsMechanicalSystemMatchesDirectForm) {
   const BuiltinProblem p = pendulum_index3();
   const MechanicalSystem sys = pendulum_mechanical_system();

@@ -90,6 +90,8 @@ TEST(RkTableaus, ContinuousExtensionOfDopri5HasOrderFour) {
   }
 }
 
+// claim: 000-S2-radau-iia3-orders
+// claim: 004-2-tableau-simplifying
 TEST(RkTableaus, FamilyOrders) {
   for (int s = 1; s <= 7; ++s) {
     EXPECT_EQ(classical_order(radau_iia(s)).order, 2 * s - 1) << s;
@@ -156,6 +158,9 @@ TEST(RkTableaus, LinearStabilityByEPolynomial) {
 
 // NOTES-004.md ch. 6 [CALC]: eigenvalues of M = BA + A^T B - b b^T, and the AN counterexample
 // of the trapezoidal rule.
+// claim: 004-ch6-algebraic-stability
+// claim: 004-ch6-eig-values
+// claim: 004-ch6-trapezoid-not-an
 TEST(RkTableaus, AlgebraicStabilityMatricesOfChapter6) {
   struct Case {
     RungeKuttaTableau t;
@@ -188,6 +193,9 @@ TEST(RkTableaus, AlgebraicStabilityMatricesOfChapter6) {
 
 // Acceptance: M positive semidefinite for Radau IIA, Radau IA, Gauss and Lobatto IIIC, not for
 // Lobatto IIIA; AN-stability found or refuted accordingly; the B- and BN-checks agree.
+// claim: 004-T6.1-an-stability
+// claim: 004-T6.2-b-stability
+// claim: 004-T6.3-bn-stability
 TEST(RkTableaus, AlgebraicAnBAndBnStability) {
   std::printf("%-18s %9s %6s %6s %10s %10s %10s\n", "tableau", "min eig M", "alg.", "AN",
               "max|R(Z)|", "B ratio", "BN ratio");

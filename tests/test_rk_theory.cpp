@@ -101,6 +101,15 @@ SemiExplicitDae generic_index2() {
 
 // NOTES-004.md 2.3.4 (Hairer-Wanner II, VII.4, Table 4.1): global errors at index 2, on the
 // generic problem (asserted) and on the pendulum (printed).
+// claim: 004-2.3.4-gauss-odd-global
+// claim: 004-2.3.4-gauss-even-global
+// claim: 004-2.3.4-projected-gauss-global
+// claim: 004-2.3.4-radau-ia-global
+// claim: 004-2.3.4-projected-radau-ia-global
+// claim: 004-2.3.4-radau-iia-global
+// claim: 004-2.3.4-lobatto-iiia-odd-global
+// claim: 004-2.3.4-lobatto-iiia-even-global
+// claim: 004-2.3.4-lobatto-iiic-global
 TEST(RkTheory, Index2OrderTable) {
   struct Row {
     const char* row;  // as in the notes' table
@@ -175,6 +184,15 @@ TEST(RkTheory, Index2OrderTable) {
 // IIA row is garbled by the OCR; its local orders are Hairer-Wanner's (y h^(2s), z h^s).
 // Projected Radau IA is one order better than the table's h^(2s-1): h^(2s), as its global
 // error is one order better than h^(2s-2) (RkTheory.Index2OrderTable): asserted as measured.
+// claim: 004-2.3.4-gauss-odd-local
+// claim: 004-2.3.4-gauss-even-local
+// claim: 004-2.3.4-projected-gauss-local
+// claim: 004-2.3.4-radau-ia-local
+// claim: 004-2.3.4-projected-radau-ia-local
+// claim: 004-2.3.4-radau-iia-local
+// claim: 004-2.3.4-lobatto-iiia-odd-local
+// claim: 004-2.3.4-lobatto-iiia-even-local
+// claim: 004-2.3.4-lobatto-iiic-local
 TEST(RkTheory, Index2LocalErrorTable) {
   struct Row {
     const char* row;
@@ -248,6 +266,7 @@ MassMatrixDae index1_problem() {
 // tableaus the classical order p (2.2.1). (On y' = z, 0 = y^2 + z^2 - 1, where z = G(y), the
 // leading z error of (2.7d) cancels against the stage errors and Radau IA(3) shows ~4: the
 // bound is attained on problems whose constraint depends on t, as here.)
+// claim: 004-2.4-eps-embedding
 TEST(RkTheory, EpsilonEmbeddingZOrder) {
   using Update = ProjectedRkOptions::AlgebraicUpdate;
   const MassMatrixDae dae = index1_problem();
@@ -343,6 +362,11 @@ double richardson_order(const std::function<Vector(int)>& D, int steps, int comp
 // Radau IIA); SDIRK IV(18)'s "z: h^2" is contradicted by the eps^0 term (a stiffly accurate
 // method of order 4 is of order 4 on the reduced DAE): z = O(h^4) + eps O(h), as IV(16).
 // Every entry is asserted within +-0.3 of the derived order.
+// claim: 004-T2.2-sp-radau-ia
+// claim: 004-T2.2-sp-radau-iia
+// claim: 004-T2.2-sp-sdirk16
+// claim: 004-T2.2-sp-lobatto-iiic (deviation: the eps powers of y and z are swapped)
+// claim: 004-T2.2-sp-sdirk18 (deviation: z is h^4 + eps h, not h^2)
 TEST(RkTheory, SingularPerturbationTable) {
   struct Row {
     RungeKuttaTableau tab;
@@ -458,6 +482,7 @@ MassMatrixDae prothero_robinson(double lambda) {
 // |R(inf)| < 1 keeps from accumulating (order q+1), R(inf) = 1 accumulates (order q);
 // stiffly accurate methods give y_{n+1} = Y_s = sin(t_{n+1}) + O(h^(q+1) / z) (order q with a
 // factor 1/|lambda|). Non-stiff (lambda = -1): the classical order p.
+// claim: 004-2.1.3-order-reduction
 TEST(RkTheory, OrderReductionProtheroRobinson) {
   struct Row {
     RungeKuttaTableau tab;
@@ -546,6 +571,7 @@ Vector bdf_errors(const ImplicitDae& d, std::function<Vector(double)> exact, int
 // nu converges with O(h^k) after (nu - 1) k + 1 steps; before that the highest-index component
 // is less accurate (the initial layer: the algebraic variable of index 3 is O(h^(k-1)) after
 // one step).
+// claim: 004-T4.1-bdf-index
 TEST(RkTheory, BdfTheorem41Index2And3) {
   std::printf("%-8s %2s  %-26s  %-30s\n", "index", "k", "orders at the end (t = 1)",
               "highest component: step 1 / step (nu-1)k+1");
@@ -608,6 +634,10 @@ ImplicitDae fully_implicit_index1() {
 // index 1 as the underlying ODE (order k); fully implicit index 1 O(h^k); semi-explicit index 2
 // O(h^k) (the pendulum, y and the multiplier); Hessenberg index 3: the differential variables
 // O(h^k) (the algebraic one after the initial layer, see Theorem 4.1).
+// claim: 004-Tab4.1-semi-index1
+// claim: 004-Tab4.1-fully-index1
+// claim: 004-Tab4.1-semi-index2
+// claim: 004-Tab4.1-hessenberg-index3
 TEST(RkTheory, BdfTable41) {
   struct Row {
     const char* row;
@@ -675,6 +705,10 @@ TEST(RkTheory, BdfTable41) {
 
 // Paper 000, (B1)-(B3): the projected index-3 method refuses tableaus outside its theory unless
 // asked to run them, and then says so in the report.
+// claim: 000-B1-a-invertible
+// claim: 000-B2-rinf
+// claim: 000-B3-orders
+// claim: 001-S2-rinf
 TEST(RkTheory, PaperZeroConditionsEnforced) {
   const BuiltinProblem p = pendulum_index3();
   Options o;
@@ -759,6 +793,7 @@ double rigid_body_energy(const Vector& y) {
 // methods (M = B A + A^T B - b b^T = 0, Cooper's condition) keep every quadratic first integral
 // to round-off; Radau IIA and Lobatto IIIC (M positive semidefinite, not 0) do not. Rigid body,
 // h = 0.1, 200 steps, largest drift of |y|^2 and of the energy over the steps.
+// claim: 004-ch8-quadratic-invariants
 TEST(RkTheory, GaussPreservesQuadraticInvariants) {
   const MassMatrixDae body = rigid_body_euler();
   const Vector y0 = (Vector(3) << std::cos(1.1), 0.0, std::sin(1.1)).finished();
@@ -803,6 +838,7 @@ TEST(RkTheory, GaussPreservesQuadraticInvariants) {
 // from the hidden constraint 0 = g_t + g_y f(t, y, z). Paper 001's (2.6) keeps the step's z, of
 // the low order of the stages (projected Gauss(3): y 6, z 3); with (3.11b) z has the order of y.
 // Generic index-2 problem (explicitly time-dependent constraint: g_t enters), t in [0, 1].
+// claim: 004-eq3.11b-recompute-z
 TEST(RkTheory, ProjectionRecomputesZFromTheHiddenConstraint) {
   const MassMatrixDae generic = to_mass_matrix_form(generic_index2());
   struct Row {

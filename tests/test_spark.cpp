@@ -49,6 +49,13 @@ double slope(const std::vector<double>& h, const std::vector<double>& err, doubl
 
 }  // namespace
 
+// claim: 002-eq3.7-g-exact
+// claim: 002-C4.6-order
+// claim: 002-eq5.1-exact
+// claim: 002-Fig5.1-s2
+// claim: 002-Fig5.1-s3
+// claim: 002-Fig5.1-z
+// claim: 002-S6-super-not-sa
 TEST(Spark, ConvergenceOnJayProblem51) {
   // Fig. 5.1 of paper 002: y error at t = 1 with slope 2s - 2; z = Z_s of order s - 1
   for (int s = 2; s <= 4; ++s) {
@@ -100,6 +107,8 @@ double there_and_back(const ImplicitIndex2Dae& dae, int s, double h) {
 
 }  // namespace
 
+// claim: 002-T3.1-reversible
+// claim: 002-C4.6-reversible-f3f4
 TEST(Spark, ReversibleWithoutIIICParts) {
   // Theorem 3.1 / Corollary 4.6: symmetric coefficients (IIIA, IIIB, IIID) give a symmetric
   // method when f_3 = f_4 = 0; with f_3 (IIIC) or f_4 (IIIC*) active it is not.
@@ -125,6 +134,8 @@ TEST(Spark, ReversibleWithoutIIICParts) {
   }
 }
 
+// claim: 002-C4.6-order
+// claim: 002-S1-nonlinear-a
 TEST(Spark, ImplicitKnifeEdgeConverges) {
   // the nonlinear a(t, y) of the body-frame momenta: order 2s - 2 in y as in Hessenberg form
   for (int s = 2; s <= 3; ++s) {

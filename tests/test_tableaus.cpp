@@ -37,6 +37,9 @@ struct Expect {
   int B, C, D;
 };
 
+// claim: 004-2-simplifying-families
+// claim: 004-2-butcher-theorem
+// claim: 004-2.1.4-collocation
 TEST(Tableaus, SimplifyingConditions) {
   const std::vector<Expect> cases = {
       {radau_iia(1), 1, 1, 0}, {radau_iia(2), 3, 2, 1}, {radau_iia(3), 5, 3, 2},
