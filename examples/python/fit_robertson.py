@@ -43,6 +43,11 @@ def rober_jac(t, y, k):
     return [[-a, b, c], [a, -b - d, -c], [0.0, d, 0.0]]
 
 
+def rober_jac_p(t, y, k):
+    """df/dk (analytic: no differences of f in k either)."""
+    return [[-y[0], y[1] * y[2], 0.0], [y[0], -y[1] * y[2], -y[1] ** 2], [0.0, 0.0, y[1] ** 2]]
+
+
 def observations(seed=1):
     """y1, y2, y3 at T_OBS with relative Gaussian noise (fixed seed) and their sigmas."""
     res = daekit.solve_ivp(CountedRobertson(), (0, T_OBS[-1]), Y0, p=K_TRUE, t_eval=T_OBS,
@@ -56,8 +61,9 @@ def observations(seed=1):
 class Model:
     """Weighted residuals and their Jacobian in theta = log k; counts solves and f calls."""
 
-    def __init__(self, y_obs, sigma, sensitivities):
+    def __init__(self, y_obs, sigma, sensitivities, jac_p=None):
         self.y_obs, self.sigma, self.sensitivities = y_obs, sigma, sensitivities
+        self.jac_p = jac_p
         self.f = CountedRobertson()
         self.nsolve = 0
         self._cached = None  # (theta, S) of the last solve with sensitivities
@@ -66,7 +72,8 @@ class Model:
         self.nsolve += 1
         k = np.exp(theta)
         res = daekit.solve_ivp(self.f, (0, T_OBS[-1]), Y0, p=k, t_eval=T_OBS,
-                               jac=rober_jac, sensitivities=self.sensitivities, **SOLVE)
+                               jac=rober_jac, jac_p=self.jac_p,
+                               sensitivities=self.sensitivities, **SOLVE)
         if not res.success:  # a guess far off: a large residual steers the fit back
             return np.full(self.y_obs.shape, 1e3), None
         return res.y, (res.sensitivities if self.sensitivities else None)
@@ -88,11 +95,15 @@ class Model:
 
 
 def fit(y_obs, sigma, theta0, jac, max_nfev=None):
-    """least_squares with the sensitivities (jac="sensitivities") or finite differences."""
-    model = Model(y_obs, sigma, sensitivities=(jac == "sensitivities"))
+    """least_squares with the sensitivities as its Jacobian (jac "sensitivities": df/dk by
+    differences inside the solve; "sensitivities+jac_p": the analytic df/dk) or with finite
+    differences of whole solves (scipy's "2-point", "3-point")."""
+    sensitivities = jac.startswith("sensitivities")
+    model = Model(y_obs, sigma, sensitivities,
+                  jac_p=rober_jac_p if jac == "sensitivities+jac_p" else None)
     start = time.perf_counter()
     sol = least_squares(model.residuals, theta0,
-                        jac=model.jacobian if jac == "sensitivities" else jac,
+                        jac=model.jacobian if sensitivities else jac,
                         x_scale="jac", max_nfev=max_nfev)
     wall = time.perf_counter() - start
     # standard errors of theta from J^T J (weighted residuals: covariance (J^T J)^-1,
@@ -104,20 +115,20 @@ def fit(y_obs, sigma, theta0, jac, max_nfev=None):
                 nsolve=model.nsolve, nf=model.f.nf, wall=wall, nfev=sol.nfev, njev=sol.njev)
 
 
-def main(guess_factors=(3.0, 0.3, 5.0), methods=("sensitivities", "2-point"), max_nfev=None,
-         seed=1):
+def main(guess_factors=(3.0, 0.3, 5.0),
+         methods=("sensitivities", "sensitivities+jac_p", "2-point"), max_nfev=None, seed=1):
     y_obs, sigma = observations(seed)
     theta0 = np.log(K_TRUE * np.asarray(guess_factors))
     fits = {}
     for jac in methods:
         fits[jac] = fit(y_obs, sigma, theta0, jac, max_nfev)
-    print("truth             k1 %.6g  k2 %.6g  k3 %.6g" % tuple(K_TRUE))
-    print("guess             k1 %.6g  k2 %.6g  k3 %.6g" % tuple(np.exp(theta0)))
+    print("truth                k1 %.6g  k2 %.6g  k3 %.6g" % tuple(K_TRUE))
+    print("guess                k1 %.6g  k2 %.6g  k3 %.6g" % tuple(np.exp(theta0)))
     for jac, r in fits.items():
         k = np.exp(r["theta"])
-        print("%-17s " % jac + "  ".join("k%d %.6g +- %.2g%%" % (i + 1, k[i], 100 * r["se"][i])
+        print("%-20s " % jac + "  ".join("k%d %.6g +- %.2g%%" % (i + 1, k[i], 100 * r["se"][i])
                                          for i in range(3)))
-        print("%17s cost %.4g, %d solves, %d f evaluations, %.2f s (nfev %d, njev %s)"
+        print("%20s cost %.4g, %d solves, %d f evaluations, %.2f s (nfev %d, njev %s)"
               % ("", r["cost"], r["nsolve"], r["nf"], r["wall"], r["nfev"], r["njev"]))
     return fits
 
