@@ -428,8 +428,8 @@ def _t_span(t_span):
     return _number(t_span[0], "t_span[0]"), _number(t_span[1], "t_span[1]")
 
 
-_PROBLEM_ARGUMENTS = ("jac", "jac_sparsity", "mass", "index", "component_names", "lband",
-                      "uband")
+_PROBLEM_ARGUMENTS = ("jac", "jac_p", "jac_sparsity", "mass", "index", "component_names",
+                      "lband", "uband")
 
 
 def _bandwidth(b, name):
@@ -493,15 +493,21 @@ def _banded(jac, jac_sparsity, lband, uband, n, caller):
 
 
 def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, names, name,
-                  pass_p=None, caller="solve_ivp", lband=None, uband=None):
+                  pass_p=None, caller="solve_ivp", lband=None, uband=None, jac_p=None):
     """A MassProblem from the arguments (fun a callable, a compiled callback or a problem);
     callbacks get p as their last argument when p is given (or pass_p says so); lband/uband
-    as scipy's LSODA (_banded)."""
+    as scipy's LSODA (_banded); jac_p the analytic df/dp (a Python callable)."""
     p = None if p is None else real_vector(p, "p")
     pass_p = p is not None if pass_p is None else pass_p
+    if jac_p is not None:
+        if not callable(jac_p) or is_compiled(jac_p) or isinstance(jac_p, LibraryFunction):
+            raise TypeError("%s: jac_p must be a Python callable jac_p(t, y, *args, p) returning "
+                            "df/dp of shape (n, len(p))" % caller)
+        if p is None:
+            raise ValueError("%s: jac_p (df/dp) needs the parameters p" % caller)
     if isinstance(fun, _daekit.MassProblem):
         given = dict(jac=jac, jac_sparsity=jac_sparsity, mass=mass, index=index,
-                     component_names=names, lband=lband, uband=uband)
+                     component_names=names, lband=lband, uband=uband, jac_p=jac_p)
         for what in _PROBLEM_ARGUMENTS:
             if given[what] is not None:
                 raise TypeError("%s: %s cannot be given with a problem object as fun (the "
@@ -515,10 +521,13 @@ def _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args, name
     if jac is not None and not callable(jac) and not is_compiled(jac) \
             and not isinstance(jac, LibraryFunction):
         jac = _constant_jacobian(jac, n)
-    return _daekit._make_mass_problem(
+    problem = _daekit._make_mass_problem(
         n, as_callback(fun, RHS), as_callback(jac, RHS), _sparsity(jac_sparsity, n),
         _mass(mass, n), _index(index, n), p, list(names or []), name, tuple(args or ()),
         pass_p)
+    if jac_p is not None:
+        _daekit._set_parameter_jacobian(problem, jac_p, tuple(args or ()), pass_p)
+    return problem
 
 
 def _initialize_mass(problem, t0, y0, initialize):
@@ -688,7 +697,7 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
                     jac=None, jac_sparsity=None, mass=None, index=None, p=None,
                     initialize=False, first_step=None, max_step=np.inf, tableau=None,
                     component_names=None, name="user problem", _caller="solve_ivp",
-                    _pass_p=None, **options):
+                    _pass_p=None, jac_p=None, **options):
     """The arguments of solve_ivp, checked and converted for the compiled core (solve_ivp and
     solve_many share them; solve_many passes p=None with _pass_p=True: each run's p reaches the
     callbacks).  A namespace: problem, t0, t1, y0, method, method_options ((name, text) pairs),
@@ -703,7 +712,8 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
     integrator_options, method_options = _split_options(method, options, _caller, tableau)
     problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,
                             component_names, name, _pass_p, _caller,
-                            integrator_options.get("lband"), integrator_options.get("uband"))
+                            integrator_options.get("lband"), integrator_options.get("uband"),
+                            jac_p)
     n = problem.n
     pass_p = p is not None if _pass_p is None else _pass_p
     ev, n_ev = _events(events, False, pass_p)
@@ -720,7 +730,7 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
               vectorized=False, args=None, *, rtol=1e-3, atol=1e-6, jac=None,
               jac_sparsity=None, mass=None, index=None, p=None, initialize=False,
               first_step=None, max_step=np.inf, tableau=None, component_names=None,
-              name="user problem", **options):
+              name="user problem", jac_p=None, **options):
     """Solves ``M y' = f(t, y)`` (``M`` the identity without ``mass``) on ``t_span`` from ``y0``.
 
     Arguments as scipy.integrate.solve_ivp (``fun(t, y, *args)``, ``t_eval``, ``dense_output``,
@@ -758,6 +768,11 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
         dy_i/dp_k at ``t[j]``.  ``initial_sensitivities`` (n, len(p)): dy0/dp where y0
         depends on p (default zero; the algebraic part is made consistent);
         ``sensitivity_error_control=True`` includes them in the error test (IDAS's errconS).
+    jac_p
+        the analytic df/dp: a callable ``jac_p(t, y, *args, p)`` returning an array of shape
+        (n, len(p)) (as ``jac`` returns df/dy; IDAS's resS, CVODES's fS); the sensitivities
+        use it instead of forward differences in p.  Needs ``p``; a wrong shape or NaN ends the
+        solve with a callback error.
     tableau
         the method's option ``tableau``: a Runge-Kutta tableau of ``daekit tableau`` for
         ``"dirk"``, ``"erk"`` and ``"projected-rk"``, ``"hem4"``/``"bh3"`` for ``"hem"``.
@@ -801,7 +816,7 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
                         rtol=rtol, atol=atol, jac=jac, jac_sparsity=jac_sparsity, mass=mass,
                         index=index, p=p, initialize=initialize, first_step=first_step,
                         max_step=max_step, tableau=tableau, component_names=component_names,
-                        name=name, **options)
+                        name=name, jac_p=jac_p, **options)
     y0 = _initialize_mass(a.problem, a.t0, a.y0, True) if a.initialize else a.y0
     return _interruptible(
         lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.method_options,

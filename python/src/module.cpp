@@ -318,6 +318,24 @@ struct ImplicitProblem {
   ImplicitDae dae;
 };
 
+/// MassMatrixDae::parameter_jacobian from a Python callable jac_p(t, y, *args, p) returning
+/// df/dp, shape (n, len(p)) (solve_ivp's jac_p): the sensitivities use it instead of
+/// differences in p. A wrong shape or NaN ends the solve with a callback error, as for jac.
+void set_parameter_jacobian(MassProblem& prob, const py::object& fn, const py::tuple& args,
+                            bool pass_p) {
+  const CallbackSpec spec{args, pass_p};
+  PyCallable c = make_callable(fn, spec, "jac_p");
+  prob.dae.parameter_jacobian = [c](double t, const VecIn& y, Matrix& J, const VecIn& p) {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object r = call_python(c, t, {to_array(y.data(), y.size())}, &p);
+      read_matrix(r, J, c.name);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  };
+}
+
 /// n, f, jac (callable, Compiled or None), jac_sparsity (None or a tuple), mass (None, a dense
 /// array or ("csc", indptr, indices, data)), index tags, p, names, args, pass_p.
 std::shared_ptr<MassProblem> make_mass_problem(int n, const py::object& f, const py::object& jac,
@@ -1195,6 +1213,7 @@ PYBIND11_MODULE(_daekit, m) {
   py::class_<ImplicitProblem, std::shared_ptr<ImplicitProblem>>(m, "ImplicitProblem")
       .def_property_readonly("n", [](const ImplicitProblem& p) { return p.dae.n; });
   m.def("_make_mass_problem", &make_mass_problem);
+  m.def("_set_parameter_jacobian", &set_parameter_jacobian);
   m.def("_make_implicit_problem", &make_implicit_problem);
 
   py::class_<Result, std::shared_ptr<Result>>(m, "Result")

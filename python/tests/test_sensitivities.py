@@ -115,3 +115,33 @@ def test_solve_dae_with_the_bdf():
     assert r.success, r.message
     e = np.exp(-1.0)
     np.testing.assert_allclose(r.sensitivities[:, :, -1], [[-e, 0], [-2 * e, e]], rtol=1e-6)
+
+
+def test_analytic_jac_p_replaces_the_differences():
+    calls = []
+
+    def jac_p(t, y, p):
+        calls.append(t)
+        return [[-y[0], 1.0]]  # d(-a y + b)/d(a, b)
+
+    kw = dict(p=[2.0, 3.0], t_eval=[0.0, 3.0], rtol=1e-10, atol=1e-12, sensitivities=True)
+    for method in ("radau5", "radau", "bdf"):
+        fd = daekit.solve_ivp(_relax, (0, 3), [1.0], method=method, **kw)
+        an = daekit.solve_ivp(_relax, (0, 3), [1.0], method=method, jac_p=jac_p, **kw)
+        assert an.success, an.message
+        assert len(calls) > an.stats["naccept"]
+        assert an.stats["nfev_jac"] < fd.stats["nfev_jac"]
+        np.testing.assert_allclose(an.sensitivities[0, :, -1], _exact(3.0, 2.0, 3.0), atol=1e-8)
+        calls.clear()
+
+
+def test_jac_p_checked():
+    kw = dict(p=[2.0, 3.0], sensitivities=True)
+    with pytest.raises(TypeError, match="jac_p"):
+        daekit.solve_ivp(_relax, (0, 1), [1.0], jac_p=[[1.0, 2.0]], **kw)
+    with pytest.raises(ValueError, match="jac_p.*needs the parameters p"):
+        daekit.solve_ivp(lambda t, y: [-y[0]], (0, 1), [1.0], jac_p=lambda t, y: [[1.0]])
+    res = daekit.solve_ivp(_relax, (0, 1), [1.0], jac_p=lambda t, y, p: [[1.0, 2.0, 3.0]], **kw)
+    assert not res.success and "jac_p" in res.message and "shape" in res.message
+    res = daekit.solve_ivp(_relax, (0, 1), [1.0], jac_p=lambda t, y, p: [[np.nan, 1.0]], **kw)
+    assert not res.success and "parameter_jacobian" in res.message

@@ -173,6 +173,7 @@ MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind so
   if (!dae_.jacobian && !dae_.sparse_jacobian) fd_ = FiniteDifferenceJacobian(n, js);
   if (dae_.sparse_jacobian) sparse_work_ = zero_pattern(js, n);
   if (dae_.jacobian && backend_ != LinearSolverKind::Dense) dense_work_.setZero(n, n);
+  if (dae_.parameter_jacobian) parameter_work_.setZero(n, p_.size());
   if (iteration_structure_.kind == Sparsity::Kind::Sparse) {
     const SparseMatrix& P = iteration_structure_.pattern;
     auto position = [&](int i, int j) {  // in P's value array (the entry lies in P)
@@ -292,11 +293,36 @@ int MassMatrixSystem::parameter_colours() {
 
 bool MassMatrixSystem::parameter_jacobian(double t, const Vector& y, const Vector& f0, MatOut Jp,
                                           const Vector* typical) {
+  if (dae_.parameter_jacobian) return analytic_parameter_jacobian(t, y, Jp);
   parameter_colours();  // prepares the colouring
   const int evaluations =
       fd_p_.evaluate([&](const Vector& q, Vector& out) { return f_for_differences(t, y, out, q); },
                      p_, f0, typical, Jp);
   return evaluations >= 0;
+}
+
+bool MassMatrixSystem::analytic_parameter_jacobian(double t, const Vector& y, MatOut Jp) {
+  const int n = dae_.n, np = static_cast<int>(p_.size());
+  if (parameter_work_.rows() != n || parameter_work_.cols() != np)
+    parameter_work_.resize(n, np);  // once: the first call of the solve
+  parameter_work_.setZero();
+  if (!(*guard_)("df/dp (parameter_jacobian)", t,
+                 [&] { dae_.parameter_jacobian(t, y, parameter_work_, p_); }))
+    return false;
+  if (parameter_work_.rows() != n || parameter_work_.cols() != np) {
+    guard_->wrong_size("df/dp (parameter_jacobian)", t,
+                       "it returned a " +
+                           size_text(parameter_work_.rows(), parameter_work_.cols()) +
+                           " matrix, expected " + size_text(n, np));
+    parameter_work_.setZero(n, np);
+    return false;
+  }
+  if (!all_finite(parameter_work_.data(), parameter_work_.size())) {
+    guard_->non_finite("df/dp (parameter_jacobian)", t, 0);
+    return false;
+  }
+  Jp = parameter_work_;
+  return true;
 }
 
 bool MassMatrixSystem::monitor(double t, const Vector& y, ConstraintResiduals& out) {

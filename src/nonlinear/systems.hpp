@@ -81,8 +81,9 @@ class MassMatrixSystem {
   /// Jp = df/dp at (t, y) with f0 = f(t, y) (n x np, dense storage, zero outside the declared
   /// MassMatrixDae::parameter_sparsity) by forward differences in p with the one increment rule
   /// (`typical`: magnitudes of the parameters, size np, or null), in column groups of that
-  /// structure (the sensitivities' df/dp). Counts the evaluations in nfev_jac. False on a
-  /// callback failure, wrong size or NaN/Inf. The first call prepares the colouring.
+  /// structure (the sensitivities' df/dp), or from MassMatrixDae::parameter_jacobian when
+  /// given. Counts the evaluations of f in nfev_jac. False on a callback
+  /// failure, wrong size or NaN/Inf. The first call prepares the colouring.
   bool parameter_jacobian(double t, const Vector& y, const Vector& f0, MatOut Jp,
                           const Vector* typical = nullptr);
   /// Evaluations of f per differenced df/dp (the colours of parameter_sparsity).
@@ -140,6 +141,8 @@ class MassMatrixSystem {
   bool second_order_holds(double t, const VecIn& y, const VecOut& f);
   // out = f(t, y, p) for a difference quotient: guarded, counted in nfev_jac
   bool f_for_differences(double t, const VecIn& y, Vector& out, const VecIn& p);
+  /// Jp = the problem's df/dp callback at (t, y), checked for its size and NaN/Inf.
+  bool analytic_parameter_jacobian(double t, const Vector& y, MatOut Jp);
   int chain_m1_ = 0;
   MassMatrixDae dae_;
   Vector p_;
@@ -152,6 +155,7 @@ class MassMatrixSystem {
   Sparsity iteration_structure_;
   FiniteDifferenceJacobian fd_;
   FiniteDifferenceJacobian fd_p_;  // df/dp (n x np), made at the first parameter_jacobian()
+  Matrix parameter_work_;          // the analytic df/dp (MassMatrixDae::parameter_jacobian)
   Matrix dense_work_;
   SparseMatrix sparse_work_;
   // sparse iteration pattern (KLU): where M's non-zero entries (values mass_values_) and the

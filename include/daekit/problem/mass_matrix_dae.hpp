@@ -44,6 +44,8 @@ struct MassMatrixDae {
   /// df/dy for large problems: `out` comes with the pattern of jacobian_sparsity (all values
   /// zero); write the values of its entries (out.coeffRef(i, j) = ...), do not add entries.
   using SparseJacobian = Callback<void(double t, VecIn y, SparseMatrix& out)>;
+  /// df/dp written into `out` (n x p.size(), zeroed by the caller), for the sensitivities.
+  using ParameterJacobian = Callback<void(double t, VecIn y, Matrix& out)>;
   /// Constraint residuals for drift monitoring (optional).
   using Monitor = Callback<ConstraintResiduals(double t, VecIn y)>;
   /// Projects y in place onto the constraint manifold (Projection::Velocity or Full); returns
@@ -80,6 +82,10 @@ struct MassMatrixDae {
   /// no row are perturbed together when df/dp is differenced (the sensitivities), so that a
   /// parameter entering one equation each costs one evaluation of f for all of them.
   Sparsity parameter_sparsity;
+  /// analytic df/dp (optional; the sensitivities, as IDAS's resS / CVODES's fS): used instead
+  /// of the differences over parameter_sparsity. A wrong size or NaN/Inf ends the solve with
+  /// Status::CallbackError, as for `jacobian`.
+  ParameterJacobian parameter_jacobian;
   std::vector<std::string> component_names;  ///< optional names (CSV headers, reports)
   std::string name = "user problem";
 
