@@ -1291,7 +1291,7 @@ struct Integrator::Impl : public DenseSource {
     restart_pending = false;
     std::string message;
     work2 = method->y();  // (restart() may write the method's state)
-    if (!method->restart(discontinuity, work2, message)) {
+    if (!method->restart_at_tstop(discontinuity, work2, message)) {
       if (guard.fatal())
         fail(Status::CallbackError, guard.failure().describe());
       else

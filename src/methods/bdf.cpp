@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -84,6 +85,8 @@ class Bdf final : public Method {
     if (yp0_.size() != n_) yp0_.setZero(n_);
     lu_ = sys_->make_solver();
     E_ = &lu_->matrix();
+    dyp_diagonal_ = sys_->constant_diagonal_dF_dyp();
+    if (dyp_diagonal_) E_kept_.resize(n_, E_->sparsity());
     NewtonMonitor::Settings ns;
     ns.max_iterations = opt.max_newton_iterations;
     ns.tolerance = opt.newton_tolerance;
@@ -162,7 +165,10 @@ class Bdf final : public Method {
   StepAttempt attempt(double h) override {
     StepAttempt a = corrected_step(h);
     if (np_ > 0 && a.outcome == AttemptOutcome::Converged) sensitivity_corrector(a);
-    if (a.outcome != AttemptOutcome::Converged) phase_ = 1;  // DASSL: phase 1 after any failure
+    if (a.outcome != AttemptOutcome::Converged) {
+      phase_ = 1;  // DASSL: phase 1 after any failure
+      reform_from_kept_ = false;
+    }
     return a;
   }
 
@@ -182,6 +188,7 @@ class Bdf final : public Method {
     y_ = y_new_;
     yp_ = yp_new_;
     error_failures_ = 0;
+    if (std::abs(h_) >= h_climb_) reform_from_kept_ = false;  // back at the step before a tstop
     choose_next_order(kdiff);  // reads phi_ column k + 1 (the previous step's e)
     // update the differences (DASSL block 6, order of the step just taken)
     if (k < maxord_) phi_.col(k + 1) = e_;
@@ -214,6 +221,7 @@ class Bdf final : public Method {
       return b;
     }
     phase_ = 1;
+    reform_from_kept_ = false;
     ++error_failures_;
     k_ = error_failures_ <= 2 ? knew_ : 1;
     b.err = est_;
@@ -280,6 +288,21 @@ class Bdf final : public Method {
     }
     yp0_ = init.yp;
     return start_at(t, init.y, message);
+  }
+
+  /// At a tstop the state is continuous and df/dy usually is too: as restart(), and the climb
+  /// back from order 1 (a new iteration matrix at each doubling of h) re-forms the matrix from
+  /// the Jacobian kept from before the tstop, dF/dy + cj dF/dy' for a constant diagonal
+  /// dF/dy' (M y' = f with diagonal M), without evaluating a new one, until h is back at the
+  /// step before the tstop or an attempt fails. Newton's convergence says when the Jacobian
+  /// changed: a corrector that fails with a re-formed matrix is retried with a new Jacobian,
+  /// which the further re-forms start from.
+  bool restart_at_tstop(double t, const Vector& y, std::string& message) override {
+    const double h_before = std::abs(hold_);
+    if (!restart(t, y, message)) return false;
+    reform_from_kept_ = kept_valid_;
+    h_climb_ = h_before;
+    return true;
   }
 
   /// Nothing of F is kept at the current point: the history holds the solution only (its
@@ -523,6 +546,7 @@ class Bdf final : public Method {
     error_failures_ = 0;
     knew_ = 1;
     matrix_valid_ = false;
+    reform_from_kept_ = evaluate_next_ = false;
     cjold_ = 0.0;
     newton_.reset_factor(100.0);
     return true;
@@ -554,7 +578,8 @@ class Bdf final : public Method {
       if (residual_failed_) return newton_.failure(AttemptOutcome::NonFinite, "F returned NaN/Inf");
       if (fresh) return newton_.failure(v, lu_->solve_failure());
       ++stats_.nnewton_fail;
-      matrix_valid_ = false;  // stale matrix: recompute and retry with the same h
+      matrix_valid_ = false;               // stale matrix: recompute and retry with the same h
+      evaluate_next_ = reform_from_kept_;  // (a new Jacobian, kept for the climb's re-forms)
       predict(k);
     }
     return newton_.converged(error_estimate(k));
@@ -656,6 +681,8 @@ class Bdf final : public Method {
   // Iteration matrix dF/dy + cj dF/dy' at the predicted point; returns true if (re)computed.
   bool ensure_matrix() {
     if (matrix_valid_ && reuse_.keep_factorisation(cj_ / cjold_)) return false;
+    if (reform_from_kept_ && !std::exchange(evaluate_next_, false) && reformed_from_kept_jacobian())
+      return false;
     const double tn = t_ + h_;
     matrix_failed_ = false;
     matrix_valid_ = false;
@@ -676,10 +703,34 @@ class Bdf final : public Method {
       matrix_failed_ = true;
       return true;
     }
+    keep_jacobian();
     ++stats_.nlu;
     matrix_valid_ = lu_->factor();
     if (matrix_valid_ && filter_ != FilterMode::Off) filter_after_factorisation();
     return true;
+  }
+
+  // E before its factorisation, for restart_at_tstop (the factors overwrite E).
+  void keep_jacobian() {
+    if (!dyp_diagonal_) return;
+    E_kept_.assign_scaled(*E_, 1.0);
+    cj_kept_ = cj_;
+    kept_valid_ = true;
+  }
+
+  // E(cj) = E(cj_kept) + (cj - cj_kept) diag(dF/dy') from the kept Jacobian, factored; not a
+  // fresh matrix (a Newton failure with it evaluates one). False (and no more re-forms) if
+  // the factorisation failed.
+  bool reformed_from_kept_jacobian() {
+    cjold_ = cj_;
+    newton_.reset_factor(100.0);
+    E_->assign_scaled(E_kept_, 1.0);
+    E_->add_diagonal(*dyp_diagonal_, cj_ - cj_kept_);
+    ++stats_.nlu;
+    matrix_valid_ = lu_->factor();
+    if (matrix_valid_ && filter_ != FilterMode::Off) filter_after_factorisation();
+    if (!matrix_valid_) reform_from_kept_ = false;
+    return matrix_valid_;
   }
 
   // The norm of the Newton convergence test: every component, those left out of the error
@@ -1197,6 +1248,13 @@ class Bdf final : public Method {
   Vector probe_f_;  // f at the point of derivative_at()
   std::unique_ptr<RealLinearSolver> lu_;
   StructuredMatrix<double>* E_ = nullptr;
+  // The Jacobian kept for restart_at_tstop: E at cj_kept_ (before its factorisation), for a
+  // constant diagonal dF/dy' (dyp_diagonal_); re-formed while reform_from_kept_, i.e. in the
+  // climb after a tstop until |h| >= h_climb_ (the step before the tstop).
+  std::optional<Vector> dyp_diagonal_;
+  StructuredMatrix<double> E_kept_;
+  double cj_kept_ = 0.0, h_climb_ = 0.0;
+  bool kept_valid_ = false, reform_from_kept_ = false, evaluate_next_ = false;
   // forward sensitivities (np_ = 0: none)
   SensitivityRequest sens_request_;
   int np_ = 0;

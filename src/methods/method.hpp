@@ -256,6 +256,13 @@ class Method {
   /// consistent where the method can, and start afresh (BDF: order 1). False with a message
   /// (or a failure in the guard) if no consistent state was found.
   virtual bool restart(double t, const Vector& y, std::string& message) = 0;
+  /// Restart at a known discontinuity of f's smoothness (Options::tstops), the state
+  /// continuous: as restart(), but the method may keep its Jacobian (a tstop changes the
+  /// smoothness of f, not necessarily df/dy; Newton's convergence says when it did). Default:
+  /// restart().
+  virtual bool restart_at_tstop(double t, const Vector& y, std::string& message) {
+    return restart(t, y, message);
+  }
   /// The model may have changed at the current point (the integrator stopped exactly there,
   /// Integrator::solve_until): evaluate again what the method keeps of f at (t, y) -- f(t, y)
   /// itself, a first-same-as-last stage, the base point of difference Jacobians -- so that no
