@@ -308,7 +308,7 @@ BuiltinProblem attemperator_switched() {
   using namespace attemp;
   BuiltinProblem p = attemperator();
   p.name = "attemperator-switched";
-  p.title = "steam attemperation, the valve's clamp as two switching functions (issue 26)";
+  p.title = "steam attemperation, the valve's clamp as two switching functions";
   p.description =
       "the attemperator of notes ch. 10 (10.13a-f) with the clamp of the PI output to [0, 1]\n"
       "written as switching functions (Options::switches, branches in p) instead of mode\n"
