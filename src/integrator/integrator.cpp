@@ -1379,14 +1379,22 @@ struct Integrator::Impl : public DenseSource {
 
 // ------------------------------------------------------------------------------------------
 
-Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
-                       const MethodChoice& method, const Options& options)
-    : impl_(std::make_unique<Impl>()) {
-  const Impl::Call call(*impl_);
+namespace {
+// The problem's own checks, then y0's size (the forms whose state is y itself).
+template <class Dae>
+void validate_with_y0(const Dae& dae, const Vector& y0) {
   dae.validate();
   if (y0.size() != dae.n)
     throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
                           dae.name + "' has n = " + std::to_string(dae.n));
+}
+}  // namespace
+
+Integrator::Integrator(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
+                       const MethodChoice& method, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  const Impl::Call call(*impl_);
+  validate_with_y0(dae, y0);
   MethodInput in;
   in.mass_form = &dae;
   impl_->begin(dae.name, in, method, y0, t0, t_end, options);
@@ -1424,10 +1432,7 @@ Integrator::Integrator(const QuasiLinearDae& dae, double t0, double t_end, const
                        const MethodChoice& method, const Options& options)
     : impl_(std::make_unique<Impl>()) {
   const Impl::Call call(*impl_);
-  dae.validate();
-  if (y0.size() != dae.n)
-    throw InvalidArgument("solve: y0 has size " + std::to_string(y0.size()) + ", problem '" +
-                          dae.name + "' has n = " + std::to_string(dae.n));
+  validate_with_y0(dae, y0);
   if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
   const MethodRegistration& reg = method_registration(method.name());
   const Vector x0 = initial_values(dae, t0, y0);  // (y0, y0'_D)
