@@ -1,5 +1,5 @@
-// The notes' projection (3.11) completed by (3.11b) (Bendtsen and Thomsen 1999, ch. 3; Hairer-Wanner II,
-// p. 470): after the differential variables y of a semi-explicit index-2 system
+// The notes' projection (3.11) completed by (3.11b) (Bendtsen and Thomsen 1999, ch. 3;
+// Hairer-Wanner II, p. 470): after the differential variables y of a semi-explicit index-2 system
 //   M_dD y' = f_d(t, y, z),   0 = g(t, y)   (x = (y, z); z the zero columns of M, g its zero rows)
 // have been projected onto g(t, y) = 0, the algebraic variables z are recomputed from the
 // hidden constraint
