@@ -312,30 +312,6 @@ class ProgressBar {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/// Plain decimal floating-point syntax only: [+-] digits [. digits] [e [+-] digits], with at
-/// least one digit before or after the point. No hexadecimal, inf, nan, blanks or empty text
-/// (strtod alone would take "0x10", "inf", " 5" and, partly, "1e").
-bool plain_decimal(const std::string& s) {
-  size_t i = 0;
-  const size_t n = s.size();
-  if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-  size_t digits = 0;
-  while (i < n && is_digit(s[i])) ++i, ++digits;
-  if (i < n && s[i] == '.') {
-    ++i;
-    while (i < n && is_digit(s[i])) ++i, ++digits;
-  }
-  if (digits == 0) return false;
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-    size_t exponent_digits = 0;
-    while (i < n && is_digit(s[i])) ++i, ++exponent_digits;
-    if (exponent_digits == 0) return false;
-  }
-  return i == n;
-}
-
 double parse_double(const std::string& option, const std::string& text) {
   if (plain_decimal(text)) {
     errno = 0;

@@ -156,8 +156,19 @@ std::string join_choices(const std::vector<std::string>& v) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/// Plain decimal syntax: [+-] digits [. digits] [e [+-] digits] with at least one digit (no
-/// hexadecimal, inf, nan, blanks), as the CLI's numbers.
+/// A value for a message: quoted, cut after 40 characters.
+std::string quoted(const std::string& text) {
+  return "'" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "'";
+}
+
+bool in_bounds(const MethodOption& o, double x) {
+  const bool above_min = o.min_open ? x > o.min : x >= o.min;
+  const bool below_max = o.max_open ? x < o.max : x <= o.max;
+  return above_min && below_max;
+}
+
+}  // namespace
+
 bool plain_decimal(const std::string& s) {
   size_t i = 0, digits = 0;
   const size_t n = s.size();
@@ -177,19 +188,6 @@ bool plain_decimal(const std::string& s) {
   }
   return i == n;
 }
-
-/// A value for a message: quoted, cut after 40 characters.
-std::string quoted(const std::string& text) {
-  return "'" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "'";
-}
-
-bool in_bounds(const MethodOption& o, double x) {
-  const bool above_min = o.min_open ? x > o.min : x >= o.min;
-  const bool below_max = o.max_open ? x < o.max : x <= o.max;
-  return above_min && below_max;
-}
-
-}  // namespace
 
 std::string double_text(double x, const std::string& automatic) {
   if (std::isnan(x) && !automatic.empty()) return automatic;

@@ -147,6 +147,12 @@ struct MethodOptionValue {
   std::string value;  ///< as text, in the form the option takes
 };
 
+/// Whether `s` is a number in plain decimal syntax, the only one option values (and the CLI's
+/// numbers) accept: [+-] digits [. digits] [e [+-] digits] with at least one digit before or
+/// after the point; no hexadecimal, inf, nan, blanks or empty text (strtod alone would take
+/// "0x10", "inf", " 5" and, partly, "1e").
+bool plain_decimal(const std::string& s);
+
 /// Option values as text, by name: the CLI's `--option NAME=VALUE`, Python's keywords.
 using OptionValues = std::vector<std::pair<std::string, std::string>>;
 
