@@ -178,23 +178,31 @@ void assess_global_error(const Options& o, Result& r, IndexOf&& index_of, Rerun&
         "): every step met the tolerance, but the errors accumulated (tighter tolerances, or a "
         "method whose errors accumulate less, e.g. radau on oscillations)");
 }
+
+// A solve of any problem form: `make(options)` builds its Integrator; a failed solve on a
+// detected structure is solved again dense, `finish(r)` adds the form's own diagnosis, and the
+// global error is assessed over the components `index_of` tags <= 1.
+template <typename Make, typename IndexOf, typename Finish>
+Result solve_form(double t_end, const Options& options, Make&& make, IndexOf&& index_of,
+                  Finish&& finish) {
+  const auto solve_with = [&](const Options& o) {
+    Integrator it = make(o);
+    return run(it, t_end);
+  };
+  Result r = solve_with(options);
+  retry_without_detected_structure(options, r, solve_with);
+  finish(r);
+  assess_global_error(options, r, index_of, solve_with);
+  return r;
+}
+const auto no_diagnosis = [](Result&) {};
 }  // namespace
 
 Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
              const MethodChoice& method, const Options& options) {
-  Integrator it(dae, t0, t_end, y0, method, options);
-  Result r = run(it, t_end);
-  retry_without_detected_structure(options, r, [&](const Options& c) {
-    Integrator again(dae, t0, t_end, y0, method, c);
-    return run(again, t_end);
-  });
-  explain_impasse(dae, t0, y0, r);
-  const auto index_of = [&](int i) { return dae.index_of(i); };
-  assess_global_error(options, r, index_of, [&](const Options& c) {
-    Integrator check(dae, t0, t_end, y0, method, c);
-    return run(check, t_end);
-  });
-  return r;
+  return solve_form(
+      t_end, options, [&](const Options& o) { return Integrator(dae, t0, t_end, y0, method, o); },
+      [&](int i) { return dae.index_of(i); }, [&](Result& r) { explain_impasse(dae, t0, y0, r); });
 }
 
 Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
@@ -204,30 +212,18 @@ Result solve(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0
 
 Result solve(const ImplicitDae& dae, double t0, double t_end, const Vector& y0, const Vector& yp0,
              const MethodChoice& method, const Options& options) {
-  Integrator it(dae, t0, t_end, y0, yp0, method, options);
-  Result r = run(it, t_end);
-  retry_without_detected_structure(options, r, [&](const Options& c) {
-    Integrator again(dae, t0, t_end, y0, yp0, method, c);
-    return run(again, t_end);
-  });
-  const auto index_of = [&](int i) { return dae.index_of(i); };
-  assess_global_error(options, r, index_of, [&](const Options& c) {
-    Integrator check(dae, t0, t_end, y0, yp0, method, c);
-    return run(check, t_end);
-  });
-  return r;
+  return solve_form(
+      t_end, options,
+      [&](const Options& o) { return Integrator(dae, t0, t_end, y0, yp0, method, o); },
+      [&](int i) { return dae.index_of(i); }, no_diagnosis);
 }
 
 Result solve(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
              const MethodChoice& method, const Options& options) {
-  Integrator it(dae, t0, t_end, y0, method, options);
-  Result r = run(it, t_end);
-  const auto index_of = [&](int i) { return dae.index.empty() ? 1 : dae.index[i]; };
-  assess_global_error(options, r, index_of, [&](const Options& c) {
-    Integrator check(dae, t0, t_end, y0, method, c);
-    return run(check, t_end);
-  });
-  return r;
+  return solve_form(
+      t_end, options, [&](const Options& o) { return Integrator(dae, t0, t_end, y0, method, o); },
+      [&](int i) { return dae.index.empty() ? 1 : dae.index[static_cast<size_t>(i)]; },
+      no_diagnosis);
 }
 
 Result solve(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
@@ -237,14 +233,10 @@ Result solve(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y
 
 Result solve(const ImplicitIndex2Dae& dae, double t0, double t_end, const Vector& x0,
              const MethodChoice& method, const Options& options) {
-  Integrator it(dae, t0, t_end, x0, method, options);
-  Result r = run(it, t_end);
-  const auto index_of = [&](int i) { return i < dae.n ? 1 : 2; };  // x = (y, z): z index 2
-  assess_global_error(options, r, index_of, [&](const Options& c) {
-    Integrator check(dae, t0, t_end, x0, method, c);
-    return run(check, t_end);
-  });
-  return r;
+  return solve_form(
+      t_end, options, [&](const Options& o) { return Integrator(dae, t0, t_end, x0, method, o); },
+      [&](int i) { return i < dae.n ? 1 : 2; },  // x = (y, z): z index 2
+      no_diagnosis);
 }
 
 }  // namespace daekit
