@@ -24,26 +24,14 @@
 
 #include "daekit/daekit.hpp"
 #include "ida_runner.hpp"
+#include "timing.hpp"
 
 using namespace daekit;
 
 namespace {
 
-double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-
-// Median CPU seconds of run(), repeated until min_time is spent (at least 3 runs).
-double median_cpu(const std::function<void()>& run, double min_time) {
-  std::vector<double> times;
-  double total = 0.0;
-  while ((total < min_time || times.size() < 3) && times.size() < 2000) {
-    const double t0 = cpu_now();
-    run();
-    times.push_back(cpu_now() - t0);
-    total += times.back();
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using daekit_bench::cpu_now;
+using daekit_bench::median_cpu;
 
 struct Case {
   const char* problem;

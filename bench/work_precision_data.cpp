@@ -23,27 +23,14 @@
 
 #include "daekit/daekit.hpp"
 #include "ida_runner.hpp"
+#include "timing.hpp"
 
 using namespace daekit;
 
 namespace {
 
-double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-
-// CPU seconds of one call of run(); repeated (median) when it is shorter than min_time.
-double timed(const std::function<void()>& run, double first, double min_time) {
-  if (first >= min_time) return first;
-  std::vector<double> times = {first};
-  double total = first;
-  while ((total < min_time || times.size() < 3) && times.size() < 2000) {
-    const double t0 = cpu_now();
-    run();
-    times.push_back(cpu_now() - t0);
-    total += times.back();
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using daekit_bench::cpu_now;
+using daekit_bench::median_cpu;
 
 // One diagram: the problem the Radau codes solve, the one the BDF codes (daekit's bdf, IDA)
 // solve (the same, or Andrews' index-2 formulation: neither BDF takes index 3), the reference
@@ -181,7 +168,7 @@ void run_daekit(const Case& c, const char* method, double tol, double min_time) 
   try {
     const double t0 = cpu_now();
     const Result r = once();
-    const double cpu = timed([&] { once(); }, cpu_now() - t0, min_time);
+    const double cpu = median_cpu([&] { once(); }, min_time, cpu_now() - t0);
     print(c, method, tol, r.ok(), r.ok() ? digits(c, r.y) : -99.0, cpu, r.stats.naccept,
           r.stats.nfev + r.stats.nfev_jac, r.stats.njac, r.stats.nlu);
   } catch (const InvalidArgument& e) {
@@ -230,7 +217,7 @@ void run_sundials(const Case& c, double tol, double min_time) {
   try {
     const double t0 = cpu_now();
     const IdaRun r = once();
-    const double cpu = timed([&] { once(); }, cpu_now() - t0, min_time);
+    const double cpu = median_cpu([&] { once(); }, min_time, cpu_now() - t0);
     print(labelled, "IDA", tol, r.ok, r.ok ? digits(c, r.y) : -99.0, cpu, r.nsteps, r.nre, r.njev,
           r.nlinsetups);
   } catch (const InvalidArgument& e) {
