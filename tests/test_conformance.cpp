@@ -627,3 +627,21 @@ TEST_P(Conformance, SensitivitiesAcceptedOrRefusedAsDeclared) {
   if (daekit_testing::heap_allocations() >= 0)
     EXPECT_EQ(last - first, 0) << setup_.method << ": allocations with sensitivities";
 }
+
+// Options::tstops (known discontinuities): every method steps onto each tstop, never across
+// one, restarts there (stats.nrestart) and keeps its accuracy; with the input switched at the
+// tstops the answer is the piecewise-exact one.
+TEST_P(Conformance, TstopsAreSteppedOntoAndRestartTheMethod) {
+  auto in = std::make_shared<Input>();
+  in->level = 1.0;
+  Options o = setup_.options(1e-8);
+  o.tstops = {0.7, 1.3, 2.1};
+  o.store_steps = true;
+  const Result r = setup_.solve(in, 0.0, 3.0, 0.0, o);
+  ASSERT_TRUE(r.ok()) << setup_.method << ": " << r.message;
+  EXPECT_EQ(r.stats.nrestart, 3) << setup_.method;
+  for (double ts : o.tstops)
+    EXPECT_NE(std::find(r.t_steps.begin(), r.t_steps.end(), ts), r.t_steps.end())
+        << setup_.method << ": no step ends at the tstop " << ts;
+  EXPECT_NEAR(r.y[0], relax(0.0, 1.0, 3.0), 1e-6) << setup_.method;
+}
