@@ -708,6 +708,10 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
             raise ValueError("%s: vectorized=True is for solve_ivp (solve_many calls fun with "
                              "one state)" % _caller)
         fun, jac, vectorized_calls, options = _vectorized(fun, y0, jac, jac_sparsity, options)
+    if _caller != "solve_ivp" and options.get("sensitivities"):
+        # the runs' results carry no sensitivities yet: refused, not computed and dropped
+        raise ValueError("%s: sensitivities=True is for solve_ivp and solve_dae (an ensemble's "
+                         "results do not carry dy/dp yet): solve the runs with solve_ivp" % _caller)
     t0, t1 = _t_span(t_span)
     integrator_options, method_options = _split_options(method, options, _caller, tableau)
     problem = _prepare_mass(fun, t_span, y0, jac, jac_sparsity, mass, index, p, args,

@@ -145,3 +145,11 @@ def test_jac_p_checked():
     assert not res.success and "jac_p" in res.message and "shape" in res.message
     res = daekit.solve_ivp(_relax, (0, 1), [1.0], jac_p=lambda t, y, p: [[np.nan, 1.0]], **kw)
     assert not res.success and "parameter_jacobian" in res.message
+
+
+def test_solve_many_refuses_sensitivities_it_would_drop():
+    # an ensemble's run dictionaries carry no dy/dp: asking for it is refused by name instead
+    # of computing sensitivities and returning none
+    with pytest.raises(ValueError, match="sensitivities"):
+        daekit.solve_many(lambda t, y, p: -p[0] * y, np.array([[1.0], [2.0]]), (0, 2), [1.0],
+                          sensitivities=True)
