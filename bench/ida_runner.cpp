@@ -8,6 +8,7 @@
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_klu.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
@@ -30,6 +31,7 @@ struct UserData {
   Matrix jac_yp;               ///< scratch for dF/dy'
   SparseMatrix sjac_y;         ///< scratch for the sparse dF/dy (pattern of jacobian_sparsity)
   SparseMatrix sjac_yp;        ///< scratch for the sparse dF/dy'
+  Vector inverse_diagonal;     ///< Spgmr's preconditioner: 1 / diag(dF/dy + cj dF/dy')
   std::string ida_error;       ///< last error message IDA reported
   std::string callback_error;  ///< exception thrown by a daekit callback
 };
@@ -120,6 +122,29 @@ int klu_jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vecto
   }
 }
 
+// Spgmr's preconditioner set-up (idaHeat2D_kry's): P = diag(dF/dy + cj dF/dy'), stored inverted.
+int jacobi_setup(sunrealtype t, N_Vector y, N_Vector yp, N_Vector, sunrealtype cj, void* data) {
+  auto* u = static_cast<UserData*>(data);
+  try {
+    if (!sparse_jacobian_values(u, t, cj, y, yp)) return 1;
+    const Vector d = u->sjac_y.diagonal();
+    if (!(d.array() != 0.0).all()) return 1;  // recoverable: IDA retries with a smaller step
+    u->inverse_diagonal = d.cwiseInverse();
+    return 0;
+  } catch (const std::exception& e) {
+    u->callback_error = std::string("preconditioner set-up threw: ") + e.what();
+    return -1;
+  }
+}
+
+int jacobi_solve(sunrealtype, N_Vector, N_Vector, N_Vector, N_Vector r, N_Vector z, sunrealtype,
+                 sunrealtype, void* data) {
+  auto* u = static_cast<UserData*>(data);
+  Eigen::Map<Vector>(N_VGetArrayPointer(z), u->n) =
+      ConstMap(N_VGetArrayPointer(r), u->n).cwiseProduct(u->inverse_diagonal);
+  return 0;
+}
+
 void error_handler(int code, const char*, const char* function, char* msg, void* data) {
   if (code >= 0) return;  // warnings are not failures
   auto* u = static_cast<UserData*>(data);
@@ -176,9 +201,10 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
   using Solver = IdaSettings::Solver;
   dae.validate();
   const bool sparse_callbacks = dae.sparse_dF_dy && dae.sparse_dF_dyp;
-  if (settings.solver == Solver::Klu && !sparse_callbacks)
-    throw InvalidArgument("run_ida: KLU needs the sparse callbacks sparse_dF_dy, sparse_dF_dyp");
-  if (settings.solver != Solver::Dense && analytic_jacobian && !sparse_callbacks)
+  if ((settings.solver == Solver::Klu || settings.solver == Solver::Spgmr) && !sparse_callbacks)
+    throw InvalidArgument(
+        "run_ida: KLU and SPGMR need the sparse callbacks sparse_dF_dy, sparse_dF_dyp");
+  if (settings.solver == Solver::Band && analytic_jacobian && !sparse_callbacks)
     throw InvalidArgument("run_ida: an analytic band Jacobian needs sparse_dF_dy, sparse_dF_dyp");
   const int n = dae.n;
   if (y0.size() != n || yp0.size() != n)
@@ -226,8 +252,9 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
     double* id = N_VGetArrayPointer(res.id);
     for (int i = 0; i < n; ++i)
       id[i] = dae.differential.empty() || dae.differential[static_cast<size_t>(i)] ? 1.0 : 0.0;
+    const bool spgmr = settings.solver == Solver::Spgmr;
     const bool use_jac =
-        analytic_jacobian &&
+        analytic_jacobian && !spgmr &&
         (settings.solver == Solver::Dense ? dae.dF_dy && dae.dF_dyp : sparse_callbacks);
     const IDALsJacFn jac_fn = settings.solver == Solver::Dense  ? jacobian
                               : settings.solver == Solver::Band ? band_jacobian
@@ -244,6 +271,12 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
                                              CSC_MAT, res.ctx),
                      "SUNSparseMatrix") &&
                  check_ptr(res.LS = SUNLinSol_KLU(res.y, res.A, res.ctx), "SUNLinSol_KLU");
+        case Solver::Spgmr:
+          return check_ptr(res.LS = SUNLinSol_SPGMR(res.y, SUN_PREC_LEFT, settings.krylov_dimension,
+                                                    res.ctx),
+                           "SUNLinSol_SPGMR") &&
+                 check(SUNLinSol_SPGMRSetMaxRestarts(res.LS, settings.max_restarts),
+                       "SUNLinSol_SPGMRSetMaxRestarts");
         default:
           return check_ptr(res.A = SUNDenseMatrix(n, n, res.ctx), "SUNDenseMatrix") &&
                  check_ptr(res.LS = SUNLinSol_Dense(res.y, res.A, res.ctx), "SUNLinSol_Dense");
@@ -261,6 +294,8 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
          check(IDASetStopTime(res.mem, t_end), "IDASetStopTime") && make_linear_solver() &&
          check(IDASetLinearSolver(res.mem, res.LS, res.A), "IDASetLinearSolver") &&
          (!use_jac || check(IDASetJacFn(res.mem, jac_fn), "IDASetJacFn")) &&
+         (!spgmr || check(IDASetPreconditioner(res.mem, jacobi_setup, jacobi_solve),
+                          "IDASetPreconditioner")) &&
          (!settings.suppress_alg ||
           check(IDASetSuppressAlg(res.mem, SUNTRUE), "IDASetSuppressAlg")) &&
          (!calc_ic || check(IDACalcIC(res.mem, IDA_YA_YDP_INIT, t_end), "IDACalcIC"));
@@ -286,6 +321,10 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
     if (res.LS) {
       IDAGetNumJacEvals(res.mem, &njev);
       IDAGetNumLinResEvals(res.mem, &nrevals_ls);
+      IDAGetNumLinIters(res.mem, &run.nli);
+      IDAGetNumPrecEvals(res.mem, &run.npe);
+      IDAGetNumPrecSolves(res.mem, &run.nps);
+      IDAGetNumLinConvFails(res.mem, &run.nlcf);
     }
     run.nsteps = nsteps;
     run.nre = nrevals + nrevals_ls;

@@ -26,6 +26,10 @@ struct IdaRun {
   long netf = 0;             ///< error test failures
   long nncf = 0;             ///< nonlinear solver convergence failures
   long nni = 0;              ///< nonlinear (Newton) iterations
+  long nli = 0;              ///< Krylov iterations (SPGMR; 0 for the direct solvers)
+  long npe = 0;              ///< preconditioner set-ups (SPGMR)
+  long nps = 0;              ///< preconditioner solves (SPGMR)
+  long nlcf = 0;             ///< Krylov convergence failures (SPGMR)
   double cpu_seconds = 0.0;  ///< std::clock time of initialisation + integration
 };
 
@@ -41,10 +45,12 @@ IdaRun run_ida(const ImplicitDae& dae, double t0, double t_end, const Vector& y0
                long max_steps = 500000, bool calc_ic = false);
 
 /// IDA's linear solver: dense (SUNLinSol_Dense), band (SUNLinSol_Band with bandwidths
-/// lower/upper) or sparse (SUNLinSol_KLU on a CSC SUNSparseMatrix with the pattern of
-/// dae.jacobian_sparsity).
+/// lower/upper), sparse (SUNLinSol_KLU on a CSC SUNSparseMatrix with the pattern of
+/// dae.jacobian_sparsity) or matrix-free SPGMR (SUNLinSol_SPGMR, left preconditioning, IDA's
+/// difference-quotient J v) with the preconditioner of SUNDIALS' idaHeat2D_kry example: the
+/// inverse of the diagonal of dF/dy + cj dF/dy' (taken from the sparse callbacks).
 struct IdaSettings {
-  enum class Solver { Dense, Band, Klu };
+  enum class Solver { Dense, Band, Klu, Spgmr };
   Solver solver = Solver::Dense;
   int lower = 0, upper = 0;       ///< Band: the bandwidths
   double h0 = 0;                  ///< initial step (0: IDA's choice)
@@ -52,6 +58,8 @@ struct IdaSettings {
   bool suppress_alg = false;      ///< IDASetSuppressAlg: algebraic components out of the test
   long max_steps = 500000;
   bool calc_ic = false;
+  int krylov_dimension = 5;  ///< Spgmr: maxl (idaHeat2D_kry: 0 = SUNDIALS' default 5)
+  int max_restarts = 5;      ///< Spgmr: restarts of GMRES (idaHeat2D_kry: 5)
 };
 
 /// The same with a choice of linear solver. Band and Klu take the Jacobian dF/dy + cj dF/dy'
