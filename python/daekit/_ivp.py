@@ -692,6 +692,37 @@ def _counted_vectorized(res, calls):
     return res
 
 
+# A Jacobian by finite differences of a Python fun costs one Python call per column group, more
+# than a Newton iteration of the Radau methods (one call per stage: 3 for radau5) once there are
+# more groups than stages. Then radau5 keeps the Jacobian while Newton contracts at a rate
+# below 0.1 instead of 0.001, the value RADAU5's documentation recommends "when Jacobian
+# evaluations are costly" (Hairer and Wanner, RADAU5, WORK(3)). Measured with a plain Python f
+# (evaluations of f, Jacobians included, at rtol 1e-3 ... 1e-6 by half decades): POLLU (n = 20)
+# 941 -> 544 at 1e-4 (30 -> 6 Jacobians), HIRES (n = 8) and the Brusselator (n = 40) fewer at
+# every tolerance (HIRES 1704 -> 1503 at 1e-4); Robertson (n = 3, 3 groups) more (1201 -> 1487
+# at 1e-6): there a Jacobian costs one Newton iteration, and the default stays. Not for the
+# variable-order radau, whose order selection reads the contraction rate: on HIRES at 1e-4 it
+# took 94 steps instead of 49 and more evaluations (1644 against 1556).
+_COSTLY_JACOBIAN_THETA = 0.1
+_RADAU5_STAGES = 3
+
+
+def _costly_jacobian_default(method, method_options, fun, jac, jac_sparsity, n):
+    """method_options with radau5's jacobian_reuse_theta = _COSTLY_JACOBIAN_THETA added when
+    fun is a Python callable whose Jacobian the solve takes by differences (jac None) in more
+    column groups than radau5 has stages and the user did not set it."""
+    if jac is not None or not callable(fun) or is_compiled(fun) \
+            or isinstance(fun, (LibraryFunction, _daekit.MassProblem)):
+        return method_options
+    if _registered_method(method)["name"] != "radau5" or any(
+            k == "jacobian_reuse_theta" for k, _ in method_options):
+        return method_options
+    groups = n if jac_sparsity is None else _column_groups(jac_sparsity, n)[1]
+    if groups <= _RADAU5_STAGES:
+        return method_options
+    return list(method_options) + [("jacobian_reuse_theta", repr(_COSTLY_JACOBIAN_THETA))]
+
+
 def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
                     events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
                     jac=None, jac_sparsity=None, mass=None, index=None, p=None,
@@ -719,6 +750,7 @@ def _mass_arguments(fun, t_span, y0, method="radau5", t_eval=None, dense_output=
                             integrator_options.get("lband"), integrator_options.get("uband"),
                             jac_p)
     n = problem.n
+    method_options = _costly_jacobian_default(method, method_options, fun, jac, jac_sparsity, n)
     pass_p = p is not None if _pass_p is None else _pass_p
     ev, n_ev = _events(events, False, pass_p)
     return SimpleNamespace(

@@ -466,3 +466,50 @@ def test_lband_uband_are_a_banded_jacobian():
     rob = daekit.problem("robertson")
     with pytest.raises(TypeError, match="lband cannot be given with a problem object"):
         daekit.solve_ivp(rob.problem, rob.t_span, rob.y0, lband=1)
+
+
+
+def _robertson_ode(t, y):
+    return np.array([-0.04 * y[0] + 1e4 * y[1] * y[2],
+                     0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2,
+                     3e7 * y[1] ** 2])
+
+
+def _hires(t, y):  # the IVP Test Set's HIRES (n = 8)
+    return np.array([
+        -1.71 * y[0] + 0.43 * y[1] + 8.32 * y[2] + 0.0007,
+        1.71 * y[0] - 8.75 * y[1],
+        -10.03 * y[2] + 0.43 * y[3] + 0.035 * y[4],
+        8.32 * y[1] + 1.71 * y[2] - 1.12 * y[3],
+        -1.745 * y[4] + 0.43 * y[5] + 0.43 * y[6],
+        -280.0 * y[5] * y[7] + 0.69 * y[3] + 1.71 * y[4] - 0.43 * y[5] + 0.69 * y[6],
+        280.0 * y[5] * y[7] - 1.81 * y[6],
+        -280.0 * y[5] * y[7] + 1.81 * y[6]])
+
+
+@pytest.mark.parametrize("method", ["radau5", "radau"])
+def test_a_costly_python_difference_jacobian_is_kept_longer(method):
+    # a plain Python f without jac in more column groups than radau5's 3 stages: its Jacobian
+    # costs more Python calls than a Newton iteration, so radau5 keeps it while
+    # Newton contracts below 0.1 (RADAU5's advice for costly Jacobians), which the result
+    # reports; fewer Jacobians and evaluations of f in all, the same answer to the tolerance;
+    # the user's value wins; with jac, or with 3 unknowns, the method's default; the
+    # variable-order radau (whose order selection reads the contraction rate) keeps its default
+    default = {o["name"]: o["default"]
+               for o in daekit.method_info(method)["options"]}["jacobian_reuse_theta"]
+    y0 = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0057]
+    kw = dict(t_span=(0.0, 321.8122), y0=y0, method=method, rtol=1e-4, atol=1e-8)
+    res = daekit.solve_ivp(_hires, **kw)
+    assert res.success
+    if method == "radau":
+        assert res.method_options["jacobian_reuse_theta"] == default
+        return
+    assert res.method_options["jacobian_reuse_theta"] == 0.1
+    strict = daekit.solve_ivp(_hires, jacobian_reuse_theta=default, **kw)
+    assert strict.method_options["jacobian_reuse_theta"] == default
+    assert res.njev < strict.njev and res.nfev < strict.nfev
+    assert np.allclose(res.y[:, -1], strict.y[:, -1], rtol=1e-3, atol=1e-7)
+    with_jac = daekit.solve_ivp(_hires, jac=lambda t, y: np.eye(8), **dict(kw, t_span=(0, 1)))
+    assert with_jac.method_options["jacobian_reuse_theta"] == default
+    three = daekit.solve_ivp(_robertson_ode, (0.0, 1.0), [1.0, 0.0, 0.0], method=method)
+    assert three.method_options["jacobian_reuse_theta"] == default
