@@ -203,7 +203,9 @@ std::string usage() {
     if (c.projection) projection += (projection.empty() ? "" : ", ") + m.name;
   }
   const std::pair<std::string, std::string> texts[] = {
-      {"@METHODS@", "a method of 'daekit methods' (default radau5): " + methods},
+      {"@METHODS@", "a method of 'daekit methods' (default radau5): " + methods +
+                        ", or auto (chosen from the problem's size, index and rtol; the report "
+                        "names the rule)"},
       {"@TABLEAU@", "the same as --option tableau=NAME (methods with a tableau option: " + tableau +
                         "); 'daekit tableau' lists the Runge-Kutta tableaus"},
       {"@PROJECTION@",
@@ -556,6 +558,7 @@ struct Run {
   BuiltinProblem problem;
   std::string method = "radau5";
   MethodChoice choice = "radau5";
+  std::string method_choice;               ///< --method auto: the rule that chose (else empty)
   std::optional<std::string> tableau;      ///< --tableau or --option tableau=NAME
   std::optional<Formulation> formulation;  ///< set: the problem was re-formulated
   Options options;
@@ -736,6 +739,8 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added with the detection of Jacobian structures (issue 29, format_version still 1):
 //   jacobian_structure (string: the structure used and whether it was declared or detected,
 //   Result::jacobian_structure); stats gained nfev_check and nfev_structure.
+// Added with --method auto (issue 29, format_version still 1): method_choice (string: the rule
+//   of daekit::auto_method that chose "method" when --method auto was given, null otherwise).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 // The solve ended as asked: at t_end, or at a terminal event (the model's designed outcome, as
@@ -753,6 +758,10 @@ std::string to_json(const Run& run) {
   w.string("problem", p.name);
   w.string("title", p.title);
   w.string("method", r.method.empty() ? run.method : r.method);
+  if (run.method_choice.empty())
+    w.null("method_choice");
+  else
+    w.string("method_choice", run.method_choice);
   w.string("status", to_string(r.status));
   w.boolean("ok", r.ok());
   w.string("message", r.message);
@@ -978,7 +987,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   for (const auto& [opt, value] : a.options) {
     try {
       if (opt == "--method") {
-        method_info(value);  // InvalidArgument listing the registered names
+        if (value != "auto") method_info(value);  // InvalidArgument listing the names
         run.method = value;
       } else if (opt == "--option") {
         add_method_option(value, method_values);
@@ -1036,6 +1045,26 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
 
   check_distinct_outputs({{"--out", out}, {"--trace", run.trace_file}, {"--plot", plot}});
 
+  // The problem (the method "auto" is chosen from its size, index and tolerance).
+  run.problem = make_builtin_problem(name);
+  BuiltinProblem& p = run.problem;
+  if (formulation) {
+    Formulation form;
+    try {
+      form = parse_formulation(*formulation);
+    } catch (const InvalidArgument& e) {
+      throw UsageError(e.what());
+    }
+    reformulate(p, form);
+    run.formulation = form;
+  }
+  if (run.method == "auto") {
+    const AutoMethod chosen =
+        auto_method(p.dae.n, max_index_tag(p.dae.index), rtol.value_or(p.rtol));
+    run.method = chosen.method;
+    run.method_choice = chosen.rule;
+  }
+
   // The method and the options that depend on it.
   const MethodInfo& info = method_info(run.method);
   if (projection) {
@@ -1072,18 +1101,6 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   run.choice = method_choice(run.method, method_values);
 
   // The problem and the options that depend on it.
-  run.problem = make_builtin_problem(name);
-  BuiltinProblem& p = run.problem;
-  if (formulation) {
-    Formulation form;
-    try {
-      form = parse_formulation(*formulation);
-    } catch (const InvalidArgument& e) {
-      throw UsageError(e.what());
-    }
-    reformulate(p, form);
-    run.formulation = form;
-  }
   if (t_end) {
     if (*t_end == p.t0)
       throw UsageError("--t-end " + fmt_g(*t_end, 17) + " equals the start time t0 of problem '" +
@@ -1137,6 +1154,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   // With --json, out carries exactly one JSON object; everything else goes to err.
   std::FILE* info_out = json ? io.err : io.out;
   int rc = finished(r) ? kExitOk : kExitFailure;
+  if (!run.method_choice.empty())
+    std::fprintf(info_out, "method auto: %s\n", run.method_choice.c_str());
   if (json) {
     std::fputs(to_json(run).c_str(), io.out);
     if (!finished(r)) std::fputs(problem_report(p, r, full_report).c_str(), io.err);

@@ -558,32 +558,12 @@ def _interruptible(solve, convert):
     return convert(r)
 
 
-# method="auto": the rules and the measurements behind them (docs/results/work-precision.md:
-# CPU per solve at equal scd, radau5 / radau / bdf, on every built-in problem with a reference).
-_AUTO_LARGE_N = 200       # food-web (n = 800): bdf 0.44-0.62x radau5's time at scd 3-7;
-                          # circuit-chain (n = 320): 0.50-0.70x at scd 3-5; heat2d (n = 100):
-                          # radau5 the fastest (bdf 1.06-1.15x): large means above 100
-_AUTO_TIGHT_RTOL = 1e-6   # below it the variable-order radau: at scd 7-9 0.52x radau5 on Andrews,
-                          # 0.60x Van der Pol, 0.48x transistor, 0.38x Robertson; at looser
-                          # tolerances it runs as radau5 (order 5) and radau5 is as fast or faster
-
-
 def _auto_method(n, index_tags, rtol):
     """The method of method="auto" for M y' = f with n unknowns, the index tags and rtol, and
-    the rule that chose it (a text for the result's ``method_choice``)."""
-    high_index = max(index_tags, default=1) > 1
-    rtol = float(np.min(rtol))
-    if high_index:
-        return "radau", "radau: index-%d components (the variable-order Radau IIA handles " \
-            "index 2 and 3; Andrews: 0.52x radau5's time at 7 digits)" % max(index_tags)
-    if rtol < _AUTO_TIGHT_RTOL:
-        return "radau", "radau: rtol %.0e < %.0e (variable order up to 13: 0.4-0.6x radau5's " \
-            "time at 7-9 digits)" % (rtol, _AUTO_TIGHT_RTOL)
-    if n > _AUTO_LARGE_N:
-        return "bdf", "bdf: n = %d > %d at rtol %.0e (0.4-0.7x radau5's time on food-web and " \
-            "circuit-chain)" % (n, _AUTO_LARGE_N, rtol)
-    return "radau5", "radau5: n = %d <= %d, rtol %.0e >= %.0e (the fastest at 3-5 digits " \
-        "on the small problems)" % (n, _AUTO_LARGE_N, rtol, _AUTO_TIGHT_RTOL)
+    the rule that chose it (a text for the result's ``method_choice``): the compiled core's
+    rule (daekit::auto_method, shared with the command line's default)."""
+    return _daekit._auto_method(int(n), max(list(index_tags), default=1),
+                                float(np.min(rtol)))
 
 
 def _auto_for(fun, y0, index, rtol):

@@ -1326,6 +1326,10 @@ PYBIND11_MODULE(_daekit, m) {
 
   // Methods.
   m.def("_method_option_values", &method_option_values);
+  m.def("_auto_method", [](int n, int max_index, double rtol) {
+    const AutoMethod a = auto_method(n, max_index, rtol);
+    return py::make_tuple(a.method, a.rule);
+  });
   m.def("_methods", [] {
     py::list l;
     for (const MethodInfo& mi : registered_methods()) {

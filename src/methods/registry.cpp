@@ -1,6 +1,8 @@
 // The method families, one line each (DESIGN.md: a new family is a new file in methods/ plus
 // one line here), and the text conversions of method options (factory.hpp's OptionTable).
+#include <algorithm>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -82,6 +84,49 @@ std::vector<std::string> method_names() {
 }
 
 const MethodInfo& method_info(const std::string& name) { return described(family_index(name)); }
+
+namespace {
+// method "auto": above this size the BDF (food-web, n = 800: bdf 0.44-0.62x radau5's time at
+// scd 3-7; circuit-chain, n = 320: 0.50-0.70x at scd 3-5; heat2d at n = 100 is radau5's, bdf
+// 1.06-1.15x: large means above 100, the threshold sits between)
+constexpr int kAutoLargeN = 200;
+// below this rtol the variable-order radau: at scd 7-9 0.52x radau5 on Andrews, 0.60x Van der
+// Pol, 0.48x the transistor, 0.38x Robertson; at looser tolerances it runs as radau5 (order 5)
+// and radau5 is as fast or faster
+constexpr double kAutoTightRtol = 1e-6;
+
+std::string auto_rule(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string auto_rule(const char* format, ...) {
+  char line[240];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  return line;
+}
+}  // namespace
+
+int max_index_tag(const std::vector<int>& index) {
+  return index.empty() ? 1 : std::max(1, *std::max_element(index.begin(), index.end()));
+}
+
+AutoMethod auto_method(int n, int max_index, double rtol) {
+  if (max_index > 1)
+    return {"radau", auto_rule("radau: index-%d components (the variable-order Radau IIA handles "
+                               "index 2 and 3; Andrews: 0.52x radau5's time at 7 digits)",
+                               max_index)};
+  if (rtol < kAutoTightRtol)
+    return {"radau", auto_rule("radau: rtol %.0e < %.0e (variable order up to 13: 0.4-0.6x "
+                               "radau5's time at 7-9 digits)",
+                               rtol, kAutoTightRtol)};
+  if (n > kAutoLargeN)
+    return {"bdf", auto_rule("bdf: n = %d > %d at rtol %.0e (0.4-0.7x radau5's time on food-web "
+                             "and circuit-chain)",
+                             n, kAutoLargeN, rtol)};
+  return {"radau5", auto_rule("radau5: n = %d <= %d, rtol %.0e >= %.0e (the fastest at 3-5 "
+                              "digits on the small problems)",
+                              n, kAutoLargeN, rtol, kAutoTightRtol)};
+}
 
 const MethodOption* MethodInfo::option(const std::string& option_name) const {
   for (const MethodOption& o : options)

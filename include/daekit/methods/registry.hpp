@@ -180,6 +180,23 @@ const MethodInfo& method_info(const std::string& name);
 /// Throws InvalidArgument for an unknown method or option.
 std::vector<std::string> method_option_values(const std::string& method, const std::string& option);
 
+/// The method of method "auto" (the CLI's default, Python's method="auto") for M y' = f with
+/// n unknowns whose highest index tag is max_index, at relative tolerance rtol (the smallest
+/// entry for a vector), and the rule that chose it, one line for reports. Rules, from the
+/// work-precision data (docs/results/work-precision.md, CPU per solve at equal scd):
+///   index-2 or index-3 components: radau (the variable-order Radau IIA; Andrews at 7 digits
+///     0.52x radau5's time);
+///   rtol < 1e-6: radau (variable order up to 13: 0.4-0.6x radau5's time at 7-9 digits);
+///   n > 200: bdf (food-web n = 800, circuit-chain n = 320: 0.4-0.7x radau5's time);
+///   otherwise radau5 (the fastest at 3-5 digits on the small problems).
+struct AutoMethod {
+  std::string method;  ///< a registered method name
+  std::string rule;    ///< why, e.g. "radau: index-3 components (...)"
+};
+AutoMethod auto_method(int n, int max_index, double rtol);
+/// The largest index tag of `index` (1 if empty).
+int max_index_tag(const std::vector<int>& index);
+
 /// A method chosen by name ("radau5"), by its options struct (Radau5Options{...}, whose
 /// static member `method_name` names it), or by name and option values as text.
 class MethodChoice {
