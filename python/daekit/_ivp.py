@@ -673,16 +673,19 @@ def _counted_vectorized(res, calls):
 
 
 # A Jacobian by finite differences of a Python fun costs one Python call per column group, more
-# than a Newton iteration of the Radau methods (one call per stage: 3 for radau5) once there are
-# more groups than stages. Then radau5 keeps the Jacobian while Newton contracts at a rate
-# below 0.1 instead of 0.001, the value RADAU5's documentation recommends "when Jacobian
-# evaluations are costly" (Hairer and Wanner, RADAU5, WORK(3)). Measured with a plain Python f
-# (evaluations of f, Jacobians included, at rtol 1e-3 ... 1e-6 by half decades): POLLU (n = 20)
-# 941 -> 544 at 1e-4 (30 -> 6 Jacobians), HIRES (n = 8) and the Brusselator (n = 40) fewer at
-# every tolerance (HIRES 1704 -> 1503 at 1e-4); Robertson (n = 3, 3 groups) more (1201 -> 1487
-# at 1e-6): there a Jacobian costs one Newton iteration, and the default stays. Not for the
-# variable-order radau, whose order selection reads the contraction rate: on HIRES at 1e-4 it
-# took 94 steps instead of 49 and more evaluations (1644 against 1556).
+# than a Newton iteration of radau5 (one call per stage, 3) once there are more groups than
+# stages. Then radau5 keeps the Jacobian while Newton contracts at a rate below 0.1 instead of
+# 0.001, the value RADAU5's documentation recommends "when Jacobian evaluations are costly"
+# (Hairer and Wanner, RADAU5, WORK(3)). Measured with a plain Python f, evaluations of f
+# (Jacobians included) at equal scd over rtol 1e-3 ... 1e-6 by half decades
+# (docs/results/python-overhead.md): POLLU (n = 20) about 530 instead of 760 at scd 5.9 (6
+# instead of 25 Jacobians), the Brusselator (n = 40) between 7 % fewer (scd 6) and 6 % more
+# (scd 9), HIRES (n = 8) between 17 % more (scd 5) and 12 % fewer (scd 7): the older Jacobian
+# leaves a larger Newton error, so a tolerance gives fewer digits for less work. Robertson (n = 3, 3 groups) took more
+# evaluations at the same tolerance (1487 against 1201 at rtol 1e-6): there a Jacobian costs
+# one Newton iteration, and the default stays. Not for the variable-order radau, whose order
+# selection reads the contraction rate: on HIRES at 1e-4 it took 94 steps instead of 49 and
+# more evaluations (1644 against 1556).
 _COSTLY_JACOBIAN_THETA = 0.1
 _RADAU5_STAGES = 3
 
