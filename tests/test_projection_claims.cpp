@@ -105,8 +105,7 @@ TEST(ProjectionClaims, StagesStayWithinOrderDtOfTheStep) {
 // the local error O(dt^q) of the index-3 Runge-Kutta step (Hairer, Lubich and Roche, Lemma
 // 6.3; printed below: order 3), and its normal part is what mu2 removes (docs/rk-theory.md).
 // Asserted: the measured orders +-0.3.
-// claim: 000-L3.2-mu-size (deviation: for Radau IIA(3) mu is O(dt^q), not O(dt^(q+1)); Radau IA(3)
-// meets O(dt^(q+1)))
+// claim: 000-L3.2-mu-size (deviation: Radau IIA(3) gives mu = O(dt^q), not O(dt^(q+1)))
 TEST(ProjectionClaims, ProjectionMultipliersAreOfOrderDtQPlusOne) {
   struct Case {
     RungeKuttaTableau tab;
@@ -199,8 +198,7 @@ TEST(ProjectionClaims, PendulumSwingsOfFigure1) {
 // and reaches 3, daekit's d3 stays below 1e-9; along RADAU5
 // with the projection (tol 1e-10) the printed d3 reaches 3 as well while daekit's d3 stays at
 // the multiplier's accuracy (measured 1.7e-4, asserted 1e-3).
-// claim: 000-d3-definition (deviation: the printed d3 is 2 lambda |u|^2 on the exact solution; the
-// defect needs 4 lambda |u|^2)
+// claim: 000-d3-definition (deviation: the printed d3 equals 2 lambda on the solution)
 TEST(ProjectionClaims, PrintedD3IsNotADefect) {
   auto printed_d3 = [](const Vector& y) {
     return -2 * y[4] * (y[0] * y[0] + y[1] * y[1]) - 2 * y[1] + 2 * (y[2] * y[2] + y[3] * y[3]);
@@ -240,10 +238,10 @@ TEST(ProjectionClaims, PrintedD3IsNotADefect) {
 // Fig. 4: the squeezer's seven angles u = (beta, Theta, gamma, Phi, delta, Omega, epsilon) on
 // [0, 0.05] (initial values of Hairer-Wanner II, VII.7). RADAU5 with the projection (2.8) at
 // tol 1e-10 against the IVP Test Set's reference at t = 0.03 (angles within 1e-6; measured
-// 1.4e-7, beta = 15.8 there), and on the
-// whole of [0, 0.05] against RADAU5 without projection at tol 1e-12 (the curves of the figure,
-// 51 points, within 1e-6; measured 1.1e-8); the driving angle beta grows monotonically (the crank
-// turns). claim: 000-Fig4-andrews
+// 1.4e-7, beta = 15.8 there), and on the whole of [0, 0.05] against RADAU5 without projection
+// at tol 1e-12 (the curves of the figure, 51 points, within 1e-6; measured 1.1e-8); the
+// driving angle beta grows monotonically (the crank turns).
+// claim: 000-Fig4-andrews
 TEST(ProjectionClaims, AndrewsAnglesOfFigure4) {
   const BuiltinProblem p = make_builtin_problem("andrews");
   ASSERT_TRUE(p.reference.has_value());
