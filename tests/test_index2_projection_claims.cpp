@@ -183,3 +183,76 @@ TEST(SchroppClaims, InvariantManifoldIsMappedIntoItself) {
   EXPECT_LT(orbit, 1e-9);  // the u-orbits agree to the Newton tolerance (measured 2e-11)
   EXPECT_LT(graph, 1e-9);  // measured 4e-11
 }
+
+// Lemma 3.3 (3.10): the stages stay within O(h) (|k(u)| + |g(u)|) of (1 x u, 1 x psi(u)). For
+// the projected method the stages are the continuous extension at t_n + c_i h (projected-rk
+// interpolates them; nodes c_i > 0): Radau IIA(3) and the theta-method, the first step and the
+// step from t = 1, h = 0.1, 0.05, 0.025: the largest |U_i - u_n| and |Lambda_i - psi0(u_n)| fall
+// with order 1 (+-0.3). For the half-explicit methods only the last multiplier stage is
+// observable, Lambda_s = lambda_{n+1} ((2.8)): |lambda_{n+1} - psi0(u_n)| over [0, 1] falls
+// with order 1 too (bh3, hem4).
+// claim: 001-L3.3-stage-bound
+TEST(SchroppClaims, StagesStayWithinOrderHOfTheStep) {
+  for (const RungeKuttaTableau& tab : {radau_iia(3), schropp_theta_method()}) {
+    double du[3], dl[3];
+    for (int j = 0; j < 3; ++j) {
+      const double h = 0.1 / (1 << j);
+      ProjectedRkOptions m;
+      m.tableau = tab;
+      Options o;
+      o.fixed_step = true;
+      o.h0 = h;
+      o.rtol = o.atol = 1e-13;
+      o.projection = Projection::Full;
+      o.check_jacobian = false;
+      for (double tn : {0.0, 1.0})
+        for (int i = 0; i < tab.c.size(); ++i)
+          if (tab.c[i] > 0) o.output_times.push_back(tn + tab.c[i] * h);
+      const Result r = solve(to_mass_matrix_form(sphere_limit_cycle(false)), 0.0, 1.0 + 2 * h,
+                             schropp_start(), m, o);
+      ASSERT_TRUE(r.ok()) << r.message;
+      ASSERT_EQ(r.t_out.size(), o.output_times.size());
+      du[j] = dl[j] = 0.0;
+      for (size_t k = 0; k < r.t_out.size(); ++k) {
+        const long n = std::lround(std::floor(r.t_out[k] / h + 1e-9));
+        const Vector un = r.y_steps[n];
+        const Vector stage = r.y_out[k];
+        du[j] = std::max(du[j], (stage.head(3) - un.head(3)).cwiseAbs().maxCoeff());
+        dl[j] = std::max(dl[j], std::abs(stage[3] - sphere_limit_cycle_lambda(un.head(3))));
+      }
+    }
+    const double ou = std::log2(du[1] / du[2]), ol = std::log2(dl[1] / dl[2]);
+    std::printf(
+        "%-28s stage deviations h = 0.1, 0.05, 0.025: U %.2e %.2e %.2e (order %.2f), "
+        "Lambda %.2e %.2e %.2e (order %.2f)\n",
+        tab.name.c_str(), du[0], du[1], du[2], ou, dl[0], dl[1], dl[2], ol);
+    EXPECT_NEAR(ou, 1.0, 0.3) << tab.name;
+    EXPECT_NEAR(ol, 1.0, 0.3) << tab.name;
+  }
+  for (const char* name : {"bh3", "hem4"}) {
+    double dl[3];
+    for (int j = 0; j < 3; ++j) {
+      const double h = 0.1 / (1 << j);
+      HemOptions m;
+      m.tableau = name;
+      Options o;
+      o.fixed_step = true;
+      o.h0 = h;
+      o.rtol = o.atol = 1e-13;
+      o.check_jacobian = false;
+      const Result r =
+          solve(to_mass_matrix_form(sphere_limit_cycle(false)), 0.0, 1.0, schropp_start(), m, o);
+      ASSERT_TRUE(r.ok()) << r.message;
+      dl[j] = 0.0;
+      for (size_t n = 0; n + 1 < r.y_steps.size(); ++n)
+        dl[j] = std::max(
+            dl[j], std::abs(r.y_steps[n + 1][3] - sphere_limit_cycle_lambda(r.y_steps[n].head(3))));
+    }
+    const double ol = std::log2(dl[1] / dl[2]);
+    std::printf(
+        "half-explicit %s: |Lambda_s - psi0(u_n)| h = 0.1, 0.05, 0.025: %.2e %.2e %.2e "
+        "(order %.2f)\n",
+        name, dl[0], dl[1], dl[2], ol);
+    EXPECT_NEAR(ol, 1.0, 0.3) << name;
+  }
+}
