@@ -129,3 +129,42 @@ TEST(SparkClaims, GlobalErrorOrderOnVariableGrids) {
     }
   }
 }
+
+// Theorem 4.1: from consistent (y0, z0) the SPARK system has a locally unique solution with
+// Y_i - y0 = O(h) and Z_i - z0 = O(h). One step of h = 0.1, 0.05, 0.025 on (5.1); the stages
+// are read from the first step's continuous extension at t0 + c_i h (nodes c_i > 0): z there
+// is the Lagrange polynomial through (c_j, Z_j), so Z_i exactly; y is the Lobatto IIIA
+// extension, within O(h) of Y_i (only the IIIA part of the stage formula), so it shows
+// Y_i - y0 = O(h) up to that. Both deviations fall with order 1 (+-0.3; measured 1.0).
+// claim: 002-T4.1-stages
+TEST(SparkClaims, StagesStayWithinOrderHOfTheStart) {
+  for (int s : {2, 3}) {
+    const Vector c = lobatto_coefficients(s).c;
+    const Vector x0 = jay_index2_exact(0.0);
+    double dy[3], dz[3];
+    for (int j = 0; j < 3; ++j) {
+      const double h = 0.1 / (1 << j);
+      Options o;
+      o.fixed_step = true;
+      o.h0 = h;
+      o.rtol = o.atol = 1e-13;
+      for (int i = 0; i < s; ++i)
+        if (c[i] > 0) o.output_times.push_back(c[i] * h);
+      const Result r = solve(jay_index2(), 0.0, h, x0, spark_claims_method(s), o);
+      ASSERT_TRUE(r.ok()) << r.message;
+      ASSERT_EQ(r.t_out.size(), o.output_times.size());
+      dy[j] = dz[j] = 0.0;
+      for (size_t k = 0; k < r.t_out.size(); ++k) {
+        dy[j] = std::max(dy[j], (r.y_out[k].head(2) - x0.head(2)).cwiseAbs().maxCoeff());
+        dz[j] = std::max(dz[j], std::abs(r.y_out[k][2] - x0[2]));
+      }
+    }
+    const double oy = std::log2(dy[1] / dy[2]), oz = std::log2(dz[1] / dz[2]);
+    std::printf(
+        "s = %d, h = 0.1, 0.05, 0.025: max |Y_i - y0| %.2e %.2e %.2e (order %.2f), max "
+        "|Z_i - z0| %.2e %.2e %.2e (order %.2f)\n",
+        s, dy[0], dy[1], dy[2], oy, dz[0], dz[1], dz[2], oz);
+    EXPECT_NEAR(oy, 1.0, 0.3) << s;
+    EXPECT_NEAR(oz, 1.0, 0.3) << s;
+  }
+}
