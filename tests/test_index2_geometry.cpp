@@ -185,7 +185,8 @@ TEST(Index2Geometry, MultiplierFollowsTheManifoldUniformlyInTime) {
         "%-36s sup |lambda_n - psi0(u_n)| on [25, 50]: h = 0.1 %.2e, 0.05 %.2e, "
         "0.025 %.2e: rate %.2f (theorem: %d)\n",
         s.name.c_str(), sup[0], sup[1], sup[2], p, s.q);
-    EXPECT_GE(p, s.q - 0.3) << s.name;
+    // measured 0.99, 3.00, 1.99, 2.97: the bound is attained (issue 28: assert what is measured)
+    EXPECT_NEAR(p, s.q, 0.3) << s.name;
   }
 }
 
@@ -284,6 +285,13 @@ TEST(Index2Geometry, InvariantClosedCurveNearTheLimitCycle) {
         "0.05 %.2e: rate %.2f (theorem: >= %d); max |g| %.1e\n",
         s.name.c_str(), dist[0], dist[1], dist[2], p, s.q, max_g);
     EXPECT_GE(p, s.q - 0.3) << s.name;
+    // measured 0.98, 5.08, 3.23, 3.95: the classical order of each scheme (as on the Van der Pol
+    // cycle below), above the theorem's h^q [h^r] for all but the theta-method
+    const double measured = s.name.find("theta") != std::string::npos   ? 1.0
+                            : s.name.find("Radau") != std::string::npos ? 5.0
+                            : s.name.find("bh3") != std::string::npos   ? 3.0
+                                                                        : 4.0;
+    EXPECT_NEAR(p, measured, 0.3) << s.name;
     EXPECT_GT(dist[2], 0.0) << s.name;  // not pinned by a symmetry
     EXPECT_LT(max_g, 1e-12) << s.name;
   }

@@ -75,8 +75,8 @@ TEST(Spark, ConvergenceOnJayProblem51) {
     std::printf("s = %d: slope in y %.2f (2s - 2 = %d), in z %.2f (s - 1 = %d)\n", s, py, 2 * s - 2,
                 pz, s - 1);
     EXPECT_NEAR(py, 2 * s - 2, 0.3);
-    EXPECT_GE(pz, s - 1 - 0.2);
-    EXPECT_LT(max_g, 1e-13);  // g(t_n, y_n) = 0 to the Newton tolerance at every step
+    EXPECT_NEAR(pz, s - 1, 0.3);  // measured 0.95, 1.92, 2.95
+    EXPECT_LT(max_g, 1e-13);      // g(t_n, y_n) = 0 to the Newton tolerance at every step
   }
 }
 

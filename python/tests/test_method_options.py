@@ -371,6 +371,24 @@ def test_beta_multistep_family_and_steps_give_their_order(cli, family, steps, or
     assert abs(p_py - order) < 0.35
 
 
+def test_beta_multistep_blocker_order_blocks_am4(cli):
+    """Paper 003, Remark 2.2 and Section 2: AM4 cannot be blocked with c nabla^4, but with a
+    blocker of order q = 3 (option blocker_order) it converges with order q + 1 = 4 in x, from
+    the command line and from Python alike; without it the options are refused."""
+    hs = (0.025, 0.0125, 0.00625)  # at t = 2 (at t = 1 the x error changes sign near h = 0.01)
+    p_cli, p_py = _both_orders(cli, "el-manufactured", "beta-multistep", 2.0, hs,
+                               dict(family="adams-moulton", steps=4, blocker_order=3))
+    print("beta-multistep AM4, blocker_order 3: order %.2f (command line), %.2f (Python)"
+          % (p_cli, p_py))
+    assert abs(p_cli - 4) < 0.35
+    assert abs(p_py - 4) < 0.35
+    refused = subprocess.run([cli, "solve", "el-manufactured", "--method", "beta-multistep",
+                              "--option", "family=adams-moulton", "--option", "steps=4"],
+                             capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "blocker_order" in refused.stderr
+
+
 def _tableau_order(cli, name):
     rows = subprocess.run([cli, "tableau"], capture_output=True, text=True).stdout.splitlines()
     return next(int(r.split()[2]) for r in rows if r.split()[:1] == [name])

@@ -73,27 +73,27 @@ LinearMultistepFormula BetaMultistepOptions::formula() const {
   throw InvalidArgument("beta-multistep: unknown family");
 }
 
+int BetaMultistepOptions::tau_order() const { return blocker_order == 0 ? k : blocker_order; }
+
 double BetaMultistepOptions::blocking_constant() const {
   if (!uses_blocker(scheme)) return 0.0;
   if (!std::isnan(c)) return c;
-  switch (family) {
-    case MultistepFamily::BDF:
-      return 0.0;
-    case MultistepFamily::DCBDF:
-      return -1.0 / (k + 1);
-    case MultistepFamily::AdamsMoulton:
-      if (k == 1) return -0.5;
-      if (k == 2) return -0.15;
-      if (k == 3) return -0.1;
-      return best_blocking_constant(formula().sigma, k, kSearchLow, kSearchHigh).c;
+  if (family == MultistepFamily::BDF) return 0.0;
+  if (tau_order() == k) {  // paper 003's constants
+    if (family == MultistepFamily::DCBDF) return -1.0 / (k + 1);
+    if (k == 1) return -0.5;
+    if (k == 2) return -0.15;
+    if (k == 3) return -0.1;
   }
-  return 0.0;
+  return best_blocking_constant(formula().sigma, tau_order(), kSearchLow, kSearchHigh).c;
 }
 
 int BetaMultistepOptions::x_order() const {
   const int p = formula().order;
-  if (scheme == MultiplierScheme::Compound || scheme == MultiplierScheme::Commuted)
-    return std::min(p, k);
+  // Remark 2.1 (commuted: order of tau), Section 3 (compound: k), Remark 2.2 (tau = O(h^q))
+  if (scheme == MultiplierScheme::Compound) return std::min(p, k);
+  if (scheme == MultiplierScheme::Commuted) return std::min(p, tau_order());
+  if (scheme == MultiplierScheme::BetaBlocked) return std::min(p, tau_order() + 1);
   return p;
 }
 
@@ -102,10 +102,13 @@ std::string BetaMultistepOptions::scheme_name() const {
   switch (scheme) {
     case MultiplierScheme::Standard:
       return f + " standard (1.2)";
-    case MultiplierScheme::BetaBlocked:
-      if (family == MultistepFamily::AdamsMoulton)
-        return "beta-" + f + " (c = " + fmt(blocking_constant()) + ")";
+    case MultiplierScheme::BetaBlocked: {
+      const std::string q =
+          tau_order() == k ? "" : ", tau = c nabla^" + std::to_string(tau_order());
+      if (family == MultistepFamily::AdamsMoulton || !q.empty())
+        return "beta-" + f + " (c = " + fmt(blocking_constant()) + q + ")";
       return (family == MultistepFamily::BDF ? "" : "beta-") + f;
+    }
     case MultiplierScheme::Compound:
       return f + "/BDF" + std::to_string(k) + " compound (3.2)";
     case MultiplierScheme::Commuted:
@@ -128,27 +131,31 @@ void BetaMultistepOptions::validate() const {
     throw InvalidArgument("beta-multistep: newton_tolerance must be > 0");
   if (!std::isnan(c) && !std::isfinite(c))
     throw InvalidArgument("beta-multistep: the blocking constant c must be finite");
+  if (blocker_order < 0 || blocker_order > k)
+    throw InvalidArgument("beta-multistep: blocker_order must lie in [0, k] = [0, " +
+                          std::to_string(k) + "] (0: q = k), got " + std::to_string(blocker_order));
   const LinearMultistepFormula f = formula();
   if (f.sigma[0] == 0.0)
     throw InvalidArgument("beta-multistep: " + f.name + " is explicit (sigma_0 = 0)");
   if (!uses_blocker(scheme)) return;
   const double cc = blocking_constant();
-  const Vector st = blocked_sigma(f.sigma, cc, k);
+  const int q = tau_order();
+  const Vector st = blocked_sigma(f.sigma, cc, q);
   const RootConditionCheck rc = root_condition(st);
   if (rc.strict) return;
-  if (family == MultistepFamily::AdamsMoulton && std::isnan(c)) {
-    const BlockingConstant best = best_blocking_constant(f.sigma, k, kSearchLow, kSearchHigh);
-    throw InvalidArgument("beta-multistep: " + f.name +
-                          " cannot be beta-blocked with tau = c nabla^" + std::to_string(k) +
-                          ": the smallest largest root of sigma - c nabla^" + std::to_string(k) +
-                          " over c in [" + fmt(kSearchLow) + ", " + fmt(kSearchHigh) + "] is " +
-                          fmt(best.max_modulus, 6) + " (at c = " + fmt(best.c, 6) +
-                          "), not < 1 (Arevalo, Fuhrer and Soderlind (1996) Section 4: "
-                          "Adams-Moulton can be blocked only for k <= 3)");
+  if (std::isnan(c) && family != MultistepFamily::BDF) {
+    const BlockingConstant best = best_blocking_constant(f.sigma, q, kSearchLow, kSearchHigh);
+    throw InvalidArgument(
+        "beta-multistep: " + f.name + " cannot be beta-blocked with tau = c nabla^" +
+        std::to_string(q) + ": the smallest largest root of sigma - c nabla^" + std::to_string(q) +
+        " over c in [" + fmt(kSearchLow) + ", " + fmt(kSearchHigh) + "] is " +
+        fmt(best.max_modulus, 6) + " (at c = " + fmt(best.c, 6) +
+        "), not < 1 (Arevalo, Fuhrer and Soderlind (1996) Section 4: Adams-Moulton can be "
+        "blocked with tau = c nabla^k only for k <= 3; blocker_order < k accepts lower orders)");
   }
   throw InvalidArgument(
       "beta-multistep: sigma - tau of " + f.name + " with tau = " + fmt(cc) + " nabla^" +
-      std::to_string(k) + " has a root of modulus " + fmt(rc.max_modulus, 6) +
+      std::to_string(q) + " has a root of modulus " + fmt(rc.max_modulus, 6) +
       " >= 1: the blocked scheme is not stable (Arevalo, Fuhrer and Soderlind (1996) Theorem 2.1)");
 }
 
@@ -238,7 +245,9 @@ class BetaMultistep final : public Method {
     p_ = opt.x_order();
     // the scheme's coefficient vectors (header comment), newest first
     const Vector& sigma = formula_.sigma;
-    const Vector gamma = c_ * backward_difference(k_);
+    Vector gamma = Vector::Zero(k_ + 1);  // tau = c nabla^q, q <= k
+    const int q = opt.tau_order();
+    gamma.head(q + 1) = c_ * backward_difference(q);
     a_ = sigma;
     w_ = Vector::Zero(k_ + 1);
     b_ = Vector::Zero(k_ + 1);
@@ -270,8 +279,9 @@ class BetaMultistep final : public Method {
       if (b_[i] != 0.0) needs_d_ = true;
     }
     // error estimate: |C / rho_0| |nabla^{q} x| (header comment)
-    if (opt.scheme == MultiplierScheme::Compound || opt.scheme == MultiplierScheme::Commuted) {
-      est_order_ = k_ + 1;
+    if (opt.scheme == MultiplierScheme::Compound || opt.scheme == MultiplierScheme::Commuted ||
+        p_ < formula_.order) {  // order below (rho, sigma)'s: the BDF-like heuristic
+      est_order_ = p_ + 1;
       est_const_ = 1.0 / (k_ + 1);
     } else {
       est_order_ = formula_.order + 1;
@@ -921,6 +931,10 @@ const OptionTable<BetaMultistepOptions>& beta_multistep_option_table() {
                 "blocking constant of tau = c nabla^k; auto: DCBDF -1/(k+1), AM1..3 -1/2, "
                 "-0.15, -0.1, BDF 0",
                 "auto")
+          .integer("blocker_order", &O::blocker_order, 0, 12,
+                   "order q of the blocker tau = c nabla^q (0: q = k); q < k: orders min(p, q + "
+                   "1) in x and min(p, q) in lambda (Remark 2.2), c searched (blocks AM4 with "
+                   "q = 3)")
           .integer("start_stages", &O::start_stages, 0, 9,
                    "Radau IIA stages of the starting steps (0: max(3, k + 1))")
           .integer("start_substeps", &O::start_substeps, 1, kNoLimit, "substeps per starting step")

@@ -29,6 +29,8 @@
 //   beta-DCBDFk: tau = -nabla^k / (k+1), sigma_k - tau = 1 (3.3): x order k+1, lambda order k;
 //   beta-AMk (k <= 3): tau = c nabla^k, c = -1/2, -0.15, -0.1: x order k+1, lambda order k; no c
 //     makes sigma - c nabla^k strictly stable for k >= 4 (refused: the options search c);
+//   a blocker of lower order, tau = c nabla^q with q < k (blocker_order, Remark 2.2): x order
+//     min(p, q+1), lambda order min(p, q) (this blocks AM4 with q = 3, Section 2);
 //   BDFk (sigma = 1): order k, tau irrelevant (c = 0);
 //   Compound DCBDF/BDF (3.2) = notes (5.11) (stable) and Commuted (2.6): order k in all
 //     variables; Standard with DCBDFk (k >= 2) or AMk = notes (5.10): sigma violates the strict
@@ -84,6 +86,11 @@ struct BetaMultistepOptions {
   /// Blocking constant c of tau = c nabla^k; NaN: DCBDF -1/(k+1), AM1..3 -1/2, -0.15, -0.1
   /// (paper 003), AMk (k >= 4) the best c found by search (refused: none stabilises), BDF 0.
   double c = std::numeric_limits<double>::quiet_NaN();
+  /// Order q of the blocker tau = c nabla^q (paper 003 Remark 2.2), 0..k; 0 means q = k
+  /// (Theorem 2.1). With q < k the orders drop to min(p, q + 1) in x and min(p, q) in lambda (p
+  /// the order of (rho, sigma)), and the default c is the one that minimises the largest root
+  /// of sigma - c nabla^q (search over [-10, 10]): this stabilises AM4, which no c nabla^4 does.
+  int blocker_order = 0;
   /// Radau IIA stages of the starting procedure (0: max(3, k+1)) and substeps per step.
   int start_stages = 0;
   int start_substeps = 2;
@@ -102,6 +109,8 @@ struct BetaMultistepOptions {
   LinearMultistepFormula formula() const;
   /// The blocking constant in effect (resolving NaN as above; 0 for schemes without tau).
   double blocking_constant() const;
+  /// The blocker's order q in effect: blocker_order, or k when it is 0.
+  int tau_order() const;
   /// Order in x the theory gives (paper 003 Theorem 2.1, Remark 2.1, Section 3).
   int x_order() const;
   /// e.g. "beta-DCBDF3", "beta-AM2 (c = -0.15)", "DCBDF2 standard (1.2)".
