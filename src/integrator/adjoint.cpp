@@ -73,6 +73,14 @@ class Derivatives {
     qy_.setZero(n_);
     qp_.setZero(np_);
     need_f0_ = !(dae.jacobian || dae.sparse_jacobian) || !dae.parameter_jacobian;
+    if (!dae.parameter_sparsity.is_dense())
+      parameter_pattern_ = dae.parameter_sparsity.to_pattern(n_, np_);
+    x_work_y_.setZero(n_);
+    x_work_p_.setZero(np_);
+    g_work_.setZero(1);
+    g0_.setZero(1);
+    row_y_.setZero(1, n_);
+    row_p_.setZero(1, np_);
   }
   MassMatrixSystem& system() { return sys_; }
   const Vector& p() { return sys_.p(); }
@@ -113,6 +121,19 @@ class Derivatives {
       double s = 0.0;
       J_.for_each_in_column(j, [&](int i, double v) { s += v * lambda[i]; });
       out[j] = s;
+    }
+  }
+  /// out = f_p^T lambda (over the structure of f_p when it is declared sparse or banded).
+  void parameter_transpose_times(const Eigen::Ref<const Vector>& lambda, Eigen::Ref<Vector> out) {
+    if (parameter_pattern_.nonZeros() == 0) {
+      out.noalias() = Jp_.transpose() * lambda;
+      return;
+    }
+    for (int k = 0; k < np_; ++k) {
+      double s = 0.0;
+      for (SparseMatrix::InnerIterator e(parameter_pattern_, k); e; ++e)
+        s += Jp_(e.row(), k) * lambda[e.row()];
+      out[k] = s;
     }
   }
   StructuredMatrix<double>& J() { return J_; }
@@ -162,7 +183,7 @@ class Derivatives {
     auto G = [&](const Vector& y, Vector& o) {
       ok = ok && value(fn, t, y, sys_.p(), o[0], name, message);
     };
-    return differences(G, y_, v0, out) && ok;
+    return differences(G, y_, v0, x_work_y_, row_y_, out) && ok;
   }
   // d value / dp: the given gradient, else forward differences in p
   bool gradient_p(const AdjointFunctional::Value& fn, const AdjointFunctional::Gradient& grad,
@@ -173,14 +194,15 @@ class Derivatives {
     auto G = [&](const Vector& p, Vector& o) {
       ok = ok && value(fn, t, y_, p, o[0], name, message);
     };
-    return differences(G, sys_.p(), v0, out) && ok;
+    return differences(G, sys_.p(), v0, x_work_p_, row_p_, out) && ok;
   }
+  // forward differences of a scalar map (the shared rule), in the scratch kept here: the
+  // backward solve's steps allocate nothing
   template <typename G>
-  bool differences(G& map, const Vector& x, double v0, Vector& out) {
-    Vector x_work = x, g_work(1), g0(1);
-    g0[0] = v0;
-    Matrix row(1, x.size());
-    FiniteDifferenceJacobian::evaluate_dense(map, x, g0, nullptr, x_work, g_work, row);
+  bool differences(G& map, const Vector& x, double v0, Vector& x_work, Matrix& row, Vector& out) {
+    g0_[0] = v0;
+    x_work = x;
+    FiniteDifferenceJacobian::evaluate_dense(map, x, g0_, nullptr, x_work, g_work_, row);
     out = row.transpose();
     return true;
   }
@@ -195,6 +217,9 @@ class Derivatives {
   Vector y_, f0_, qy_, qp_;
   StructuredMatrix<double> J_;
   Matrix Jp_;
+  SparseMatrix parameter_pattern_;            // f_p's declared structure (empty: dense)
+  Vector x_work_y_, x_work_p_, g_work_, g0_;  // difference scratch
+  Matrix row_y_, row_p_;
 };
 
 /// A state of the forward solve kept for recomputation: the start of step `step` of its run.
@@ -489,7 +514,7 @@ class AdjointSolver {
       derivatives_at(tau);
       d_.transpose_times(z.head(n_), out.head(n_));
       out.head(n_) += d_.qy();
-      if (np_ > 0) out.segment(n_, np_).noalias() = d_.Jp().transpose() * z.head(n_);
+      d_.parameter_transpose_times(z.head(n_), out.segment(n_, np_));
       out.segment(n_, np_) += d_.qp();
       out[n_ + np_] = d_.q();
     };
