@@ -283,3 +283,18 @@ TEST(Adjoint, ScalarDecayInClosedForm) {
   EXPECT_NEAR(a.gradient[0], -T * e + (T * e * p - (1 - e)) / (p * p), 1e-9);
   EXPECT_NEAR(a.lambda0[0], e + (1 - e) / p, 1e-9);  // dG/dy0
 }
+
+// Integrator::last_segment(): the step's continuous output the checkpointing stores.
+TEST(Adjoint, LastSegmentIsTheContinuousOutputOfTheLastStep) {
+  const MassMatrixDae d = adjoint_test_robertson(false, false);
+  Integrator it(d, 0.0, 1.0, Vector::Unit(3, 0), "radau5");
+  EXPECT_THROW(it.last_segment(), InvalidArgument);
+  it.step();
+  it.step();
+  const DenseSegment s = it.last_segment();
+  EXPECT_EQ(s.t_right, it.t());
+  EXPECT_LT(s.t_left, s.t_right);
+  EXPECT_LT((s.evaluate(it.t()) - it.y()).cwiseAbs().maxCoeff(), 1e-15);
+  const double tm = 0.5 * (s.t_left + s.t_right);
+  EXPECT_LT((s.evaluate(tm) - it.y_at(tm)).cwiseAbs().maxCoeff(), 1e-15);
+}
