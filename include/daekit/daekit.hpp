@@ -12,6 +12,7 @@
 #include "daekit/core/sparsity.hpp"
 #include "daekit/core/stats.hpp"
 #include "daekit/core/types.hpp"
+#include "daekit/integrator/adjoint.hpp"
 #include "daekit/integrator/impasse_solve.hpp"
 #include "daekit/integrator/integrator.hpp"
 #include "daekit/integrator/options.hpp"

@@ -18,6 +18,7 @@ from ._ivp import (BuiltinProblem, DaeResult, DenseSolution, Event, Integrator, 
 from ._mechanical import FORMULATIONS, MechanicalSystem
 from ._ensemble import CompiledProblem, EnsembleResult, solve_many
 from ._plot import plot_result
+from ._adjoint import AdjointResult, adjoint_gradient
 
 __all__ = [
     "RecoverableError", "__version__", "EVENT", "RESIDUAL", "RHS", "SIGNATURES",
@@ -25,5 +26,5 @@ __all__ = [
     "BuiltinProblem", "DaeResult", "DenseSolution", "Event", "Integrator", "Switch", "banded",
     "method_info", "methods", "problem", "problems", "scd", "solve_dae", "solve_ivp",
     "solve_problem", "FORMULATIONS", "MechanicalSystem", "CompiledProblem", "EnsembleResult",
-    "solve_many", "plot_result",
+    "solve_many", "plot_result", "AdjointResult", "adjoint_gradient",
 ]

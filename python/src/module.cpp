@@ -774,6 +774,86 @@ ResultPtr solve_mass(const MassProblem& prob, double t0, double t1, const py::ob
   return r;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Adjoint gradients (integrator/adjoint.hpp): the functional's callbacks from Python callables
+// fn(t, y, *args, p) (None: not given), a value or a gradient of size `size`.
+
+AdjointFunctional::Value adjoint_value(const py::object& fn, const CallbackSpec& spec,
+                                       const char* name) {
+  if (fn.is_none()) return nullptr;
+  PyCallable c = make_callable(fn, spec, name);
+  return [c](double t, const VecIn& y, const VecIn& p) {
+    py::gil_scoped_acquire gil;
+    try {
+      return read_scalar(call_python(c, t, {to_array(y.data(), y.size())}, &p), c.name);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  };
+}
+
+AdjointFunctional::Gradient adjoint_gradient_callback(const py::object& fn,
+                                                      const CallbackSpec& spec, const char* name) {
+  if (fn.is_none()) return nullptr;
+  PyCallable c = make_callable(fn, spec, name);
+  return [c](double t, const VecIn& y, VecOut out, const VecIn& p) {
+    py::gil_scoped_acquire gil;
+    try {
+      read_vector(call_python(c, t, {to_array(y.data(), y.size())}, &p), out, c.name);
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  };
+}
+
+/// adjoint_gradient on a MassProblem: the functional as a dict of callables or None (g, g_y,
+/// g_p, q, q_y, q_p), the result as a dict.
+py::dict adjoint_mass(const MassProblem& prob, double t0, double t1, const py::object& y0,
+                      const std::string& method, const OptionValues& method_options,
+                      const py::dict& options, const py::tuple& args, bool pass_p,
+                      const py::dict& functional, long max_stored_steps, double quadrature_atol) {
+  Options o = make_options(options, {args, pass_p});
+  const Vector y = to_vector(y0, "y0");
+  const MethodChoice choice = make_method(method, method_options);
+  const CallbackSpec spec{args, true};
+  auto get = [&](const char* key) {
+    return functional.contains(key) ? py::object(functional[key]) : py::object(py::none());
+  };
+  AdjointFunctional F;
+  F.g = adjoint_value(get("g"), spec, "g");
+  F.g_y = adjoint_gradient_callback(get("g_y"), spec, "g_y");
+  F.g_p = adjoint_gradient_callback(get("g_p"), spec, "g_p");
+  F.q = adjoint_value(get("q"), spec, "q");
+  F.q_y = adjoint_gradient_callback(get("q_y"), spec, "q_y");
+  F.q_p = adjoint_gradient_callback(get("q_p"), spec, "q_p");
+  AdjointOptions ao;
+  ao.max_stored_steps = max_stored_steps;
+  ao.quadrature_atol = quadrature_atol;
+  AdjointResult r;
+  {
+    py::gil_scoped_release release;
+    r = adjoint_gradient(prob.dae, t0, t1, y, F, choice, o, ao);
+  }
+  raise_if_interrupted(signal_state(o), py::none());
+  py::dict d;
+  d["status"] = to_string(r.status);
+  d["message"] = r.message;
+  d["value"] = r.value;
+  d["gradient"] = vector_array(r.gradient);
+  d["lambda0"] = vector_array(r.lambda0);
+  d["forward_steps"] = r.forward_steps;
+  d["recomputed_steps"] = r.recomputed_steps;
+  d["backward_steps"] = r.backward_steps;
+  d["forward_runs"] = r.forward_runs;
+  d["backward_runs"] = r.backward_runs;
+  d["peak_stored_states"] = r.peak_stored_states;
+  d["peak_checkpoints"] = r.peak_checkpoints;
+  d["nfev"] = r.forward_stats.nfev + r.backward_stats.nfev;
+  d["njev"] = r.forward_stats.njac + r.backward_stats.njac;
+  d["cpu_seconds"] = r.cpu_seconds;
+  return d;
+}
+
 ResultPtr solve_implicit(const ImplicitProblem& prob, double t0, double t1, const py::object& y0,
                          const py::object& yp0, const std::string& method,
                          const OptionValues& method_options, const py::dict& options,
@@ -1303,6 +1383,7 @@ PYBIND11_MODULE(_daekit, m) {
 
   m.def("_solve_mass", &solve_mass);
   m.def("_solve_implicit", &solve_implicit);
+  m.def("_adjoint_mass", &adjoint_mass);
   m.def("_solve_many", &solve_many);
 
   py::class_<PyIntegrator>(m, "Integrator")

@@ -1577,6 +1577,15 @@ Vector Integrator::y_at(double t) const {
                         "Options::store_dense (Python: dense_output=True) keeps every step");
 }
 
+DenseSegment Integrator::last_segment() const {
+  const Impl& I = impl();
+  if (I.result.stats.naccept == 0)
+    throw InvalidArgument("last_segment: no step has been accepted yet");
+  DenseSegment segment = I.method->segment();
+  if (I.have_correction) segment.correction = I.delta;
+  return segment;
+}
+
 const Result& Integrator::result() const {
   const Impl& I = impl();
   if (I.taken)

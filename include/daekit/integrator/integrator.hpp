@@ -101,6 +101,9 @@ class Integrator {
   /// The continuous solution at t: from the step that ended at t() (exact at its ends), or from
   /// the stored steps (Options::store_dense); InvalidArgument outside what was integrated.
   Vector y_at(double t) const;
+  /// The continuous output of the last accepted step (what Options::store_dense keeps per
+  /// step; the adjoint's checkpointing stores it); InvalidArgument before the first step.
+  DenseSegment last_segment() const;
   const Result& result() const;
   /// Moves the result out (statistics and CPU time final); the integrator is finished after.
   Result take_result();
