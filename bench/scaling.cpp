@@ -26,6 +26,8 @@
 //                                                idaHeat2D_kry's preconditioner at equal scd,
 //                                                ns per unknown per Krylov iteration against
 //                                                the STREAM-triad bound
+//   build/bench/daekit_scaling --backend         the STREAM triad and the iterative backend alone
+//                                                (--krylov's first table)
 //   build/bench/daekit_scaling --kernels         ns per row of A x and of a Gauss-Seidel sweep
 //                                                at n = 1e4, 1e5, 1e6 (the machine's share)
 //   build/bench/daekit_scaling --foodweb         food-web, tol 1e-4 .. 1e-9: equal scd over
@@ -634,6 +636,13 @@ int main(int argc, char** argv) {
       return 0;
     } else if (!std::strcmp(argv[i], "--krylov")) {
       krylov = true;
+    } else if (!std::strcmp(argv[i], "--backend")) {
+      const double bandwidth = triad_bandwidth();
+      std::printf("rerun: build/bench/daekit_scaling --backend\n");
+      std::printf("STREAM triad: %.2f GB/s (best of 10 passes over 3 x 80 MB)\n",
+                  bandwidth / 1e9);
+      backend_table(max_n, bandwidth);
+      return 0;
     } else if (!std::strcmp(argv[i], "--foodweb")) {
       std::printf("rerun: build/bench/daekit_scaling --foodweb\n\n");
       foodweb_table(0.01);
@@ -663,7 +672,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: daekit_scaling [--max-n N] [--codes radau5,bdf,ida,radau5-amg,bdf-amg,"
-                   "ida-spgmr] | [--max-n N] --krylov | --accuracy | --kernels | "
+                   "ida-spgmr] | [--max-n N] --krylov | --backend | --accuracy | --kernels | "
                    "--foodweb | --case CODE M TOL\n");
       return 2;
     }
