@@ -277,6 +277,24 @@ TEST(BuiltinAirPipe, ReferenceSupportsTenDigits) {
   EXPECT_GE(digits, 9.0);
 }
 
+// circuit-chain (index 1, n = 320) at rtol = 1e-10 with the bench's tolerances: radau5 works
+// at rtol' = 1e-10 (the floor of index-1 DAEs since issue 24, 1e-9 before: 8.66 digits) and
+// its reference (bdf at 1e-12, checked by dirk at 1e-12 to 10.3 digits) shows at least
+// -log10(rtol) - 1 = 9 digits (10.16; the old table was 1.1e-9 off).
+TEST(BuiltinCircuitChain, Radau5MeetsTheToleranceAtRtol1e10) {
+  const BuiltinProblem p = make_builtin_problem("circuit-chain");
+  Options o;
+  o.rtol = 1e-10;
+  o.atol = o.rtol * p.atol / p.rtol;
+  o.h0 = p.h0;
+  o.store_steps = false;
+  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const double digits = scd(r.y, p.reference->y, p.scd_components);
+  std::printf("circuit-chain radau5 rtol 1e-10: scd %.2f, steps %ld\n", digits, r.stats.naccept);
+  EXPECT_GE(digits, 9.0);
+}
+
 // At rtol' = 1e-10 and h0 = 1e-9 the simplified Newton iteration of radau5 on Andrews' squeezer
 // stops contracting at t = 0 (increments of weighted norm 1.0e-4 at every h from 1e-9 down to
 // 1e-13, contraction 0.976: the round-off of the constraint, lifted by the h^-2 of the index-3
@@ -375,7 +393,8 @@ TEST(BuiltinTransistor, JacobianMatchesDifferences) {
   EXPECT_LT(e1, 1e-6);
 }
 
-// (at 1e-10 radau5 works at its floor on DAEs, rtol' = 1e-9, as at 1e-8: the same digits)
+// (at 1e-10 radau5 works at rtol' = 1e-10, its floor on index-1 DAEs since issue 24: 12.2 digits
+// against 10.85 at 1e-8; with the floor 1e-9 before, the digits of 1e-8 and a warning)
 TEST(BuiltinTransistor, Radau5AccuracyGrowsWithTolerance) {
   const BuiltinProblem p = make_builtin_problem("transistor");
   std::vector<double> digits;
@@ -383,7 +402,7 @@ TEST(BuiltinTransistor, Radau5AccuracyGrowsWithTolerance) {
     const Result r =
         solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, builtin_tolerances(tol, tol));
     ASSERT_TRUE(r.ok()) << r.message;
-    EXPECT_EQ(builtin_warns(r, "looser than rtol"), tol < 1e-8) << r.report();
+    EXPECT_FALSE(builtin_warns(r, "looser than rtol")) << r.report();
     digits.push_back(scd(r.y, p.reference->y, p.scd_components));
     std::printf(
         "transistor radau5 tol %.0e (h0 = tol): scd %.2f, steps %ld (rejected %ld), nfev %ld, "
@@ -391,9 +410,8 @@ TEST(BuiltinTransistor, Radau5AccuracyGrowsWithTolerance) {
         tol, digits.back(), r.stats.nsteps, r.stats.nreject, r.stats.nfev, r.stats.njac);
   }
   EXPECT_GT(digits[0], 1.5);
-  for (size_t i = 1; i + 1 < digits.size(); ++i) EXPECT_GT(digits[i], digits[i - 1] + 1.0);
-  EXPECT_GE(digits[3], digits[2] - 0.1);
-  EXPECT_GT(digits.back(), 8.0);
+  for (size_t i = 1; i < digits.size(); ++i) EXPECT_GT(digits[i], digits[i - 1] + 1.0);
+  EXPECT_GT(digits.back(), 11.0);
 }
 
 // ------------------------------------------------------------------------------------------
