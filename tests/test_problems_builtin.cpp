@@ -221,8 +221,9 @@ TEST(BuiltinAndrews, Radau5ReachesTheReference) {
   EXPECT_GE(scd(rf.y, p.reference->y, p.scd_components), 4.0);
 }
 
-// radau5 works at rtol' = 0.1 rtol down to its floor 1e-9 on DAEs (rtol = 1e-8); at rtol = 1e-10
-// it works at the floor, says so, and is as accurate as at 1e-8.
+// radau5 works at rtol' = 0.1 rtol; on a DAE with index-2/3 components its floor is 1e-11, so
+// that at rtol = 1e-10 it works at 1e-11, says nothing about a looser tolerance, and gains
+// digits over 1e-8 (at the floor of index-1 DAEs, rtol' = 1e-9, it stayed at 7.6).
 TEST(BuiltinAndrews, Radau5AccuracyGrowsWithTolerance) {
   const BuiltinProblem p = make_builtin_problem("andrews");
   double previous = 0.0;
@@ -233,14 +234,79 @@ TEST(BuiltinAndrews, Radau5AccuracyGrowsWithTolerance) {
     const double digits = scd(r.y, p.reference->y, p.scd_components);
     std::printf("andrews radau5 tol %.0e (h0 = tol): scd %.2f, steps %ld, nfev %ld, njac %ld\n",
                 tol, digits, r.stats.nsteps, r.stats.nfev, r.stats.njac);
-    if (tol < 1e-8) {
-      EXPECT_GE(digits, previous - 0.1);
-      EXPECT_TRUE(builtin_warns(r, "looser than rtol")) << r.report();
-    } else {
-      EXPECT_GT(digits, previous + 0.8);
-      EXPECT_FALSE(builtin_warns(r, "looser than rtol")) << r.report();
-    }
+    EXPECT_GT(digits, previous + 0.8);
+    EXPECT_FALSE(builtin_warns(r, "looser than rtol")) << r.report();
     previous = digits;
+  }
+}
+
+// Issue 24's acceptance on Andrews' squeezer (index 3): radau5 at rtol = 1e-10 with the
+// tolerances of bench/tolerance_meaning.cpp (atol = rtol atol/rtol of the problem, its h0)
+// delivers at least -log10(rtol) - 1 = 9 digits (7.60 with the floor rtol' >= 1e-9 of index-1
+// DAEs), and at 1e-9 at least 8 (7.60 before).
+TEST(BuiltinAndrews, Radau5MeetsTheToleranceAtTightRtol) {
+  const BuiltinProblem p = make_builtin_problem("andrews");
+  for (double rtol : {1e-9, 1e-10}) {
+    Options o;
+    o.rtol = rtol;
+    o.atol = rtol * p.atol / p.rtol;
+    o.h0 = p.h0;
+    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+    ASSERT_TRUE(r.ok()) << r.message;
+    const double digits = scd(r.y, p.reference->y, p.scd_components);
+    std::printf("andrews radau5 rtol %.0e: scd %.3f, steps %ld\n", rtol, digits, r.stats.naccept);
+    EXPECT_GE(digits, -std::log10(rtol) - 1.0) << "rtol " << rtol;
+  }
+}
+
+// air-pipe's reference is the state at t_end = 5000 (a bdf run at 1e-14 checked by radau), not
+// the steady state 3.7e-6 K away from it, which capped every method at 8.2 digits: radau5 at
+// rtol = 1e-10 with the bench's tolerances (atol_i = rtol atol/rtol atol_scale_i) now shows at
+// least -log10(rtol) - 1 = 9 digits (11.07).
+TEST(BuiltinAirPipe, ReferenceSupportsTenDigits) {
+  const BuiltinProblem p = make_builtin_problem("air-pipe");
+  Options o;
+  o.rtol = 1e-10;
+  o.atol_vector = o.rtol * p.atol / p.rtol * p.atol_scale;
+  o.atol = o.atol_vector.maxCoeff();
+  o.h0 = p.h0;
+  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const double digits = scd(r.y, p.reference->y, p.scd_components);
+  std::printf("air-pipe radau5 rtol 1e-10: scd %.2f\n", digits);
+  EXPECT_GE(digits, 9.0);
+}
+
+// circuit-chain (index 1, n = 320) at rtol = 1e-10 with the bench's tolerances: radau5 works
+// at rtol' = 1e-10 (the floor of index-1 DAEs since issue 24, 1e-9 before: 8.66 digits) and
+// its reference (bdf at 1e-12, checked by dirk at 1e-12 to 10.3 digits) shows at least
+// -log10(rtol) - 1 = 9 digits (10.16; the old table was 1.1e-9 off).
+TEST(BuiltinCircuitChain, Radau5MeetsTheToleranceAtRtol1e10) {
+  const BuiltinProblem p = make_builtin_problem("circuit-chain");
+  Options o;
+  o.rtol = 1e-10;
+  o.atol = o.rtol * p.atol / p.rtol;
+  o.h0 = p.h0;
+  o.store_steps = false;
+  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const double digits = scd(r.y, p.reference->y, p.scd_components);
+  std::printf("circuit-chain radau5 rtol 1e-10: scd %.2f, steps %ld\n", digits, r.stats.naccept);
+  EXPECT_GE(digits, 9.0);
+}
+
+// At rtol' = 1e-10 and h0 = 1e-9 the simplified Newton iteration of radau5 on Andrews' squeezer
+// stops contracting at t = 0 (increments of weighted norm 1.0e-4 at every h from 1e-9 down to
+// 1e-13, contraction 0.976: the round-off of the constraint, lifted by the h^-2 of the index-3
+// rows' scaling); the round-off test of the iteration (kNewtonRoundOff in methods/radau.cpp)
+// accepts it there instead of failing 30 times in a row.
+TEST(BuiltinAndrews, Radau5NewtonAcceptsItsRoundOffLevel) {
+  const BuiltinProblem p = make_builtin_problem("andrews");
+  for (double tol : {1e-9, 1e-10}) {
+    const Result r =
+        solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, builtin_tolerances(tol, 1e-9));
+    ASSERT_TRUE(r.ok()) << "tol " << tol << ": " << r.message;
+    EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), 8.0) << "tol " << tol;
   }
 }
 
@@ -327,7 +393,8 @@ TEST(BuiltinTransistor, JacobianMatchesDifferences) {
   EXPECT_LT(e1, 1e-6);
 }
 
-// (at 1e-10 radau5 works at its floor on DAEs, rtol' = 1e-9, as at 1e-8: the same digits)
+// (at 1e-10 radau5 works at rtol' = 1e-10, its floor on index-1 DAEs since issue 24: 12.2 digits
+// against 10.85 at 1e-8; with the floor 1e-9 before, the digits of 1e-8 and a warning)
 TEST(BuiltinTransistor, Radau5AccuracyGrowsWithTolerance) {
   const BuiltinProblem p = make_builtin_problem("transistor");
   std::vector<double> digits;
@@ -335,7 +402,7 @@ TEST(BuiltinTransistor, Radau5AccuracyGrowsWithTolerance) {
     const Result r =
         solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, builtin_tolerances(tol, tol));
     ASSERT_TRUE(r.ok()) << r.message;
-    EXPECT_EQ(builtin_warns(r, "looser than rtol"), tol < 1e-8) << r.report();
+    EXPECT_FALSE(builtin_warns(r, "looser than rtol")) << r.report();
     digits.push_back(scd(r.y, p.reference->y, p.scd_components));
     std::printf(
         "transistor radau5 tol %.0e (h0 = tol): scd %.2f, steps %ld (rejected %ld), nfev %ld, "
@@ -343,9 +410,8 @@ TEST(BuiltinTransistor, Radau5AccuracyGrowsWithTolerance) {
         tol, digits.back(), r.stats.nsteps, r.stats.nreject, r.stats.nfev, r.stats.njac);
   }
   EXPECT_GT(digits[0], 1.5);
-  for (size_t i = 1; i + 1 < digits.size(); ++i) EXPECT_GT(digits[i], digits[i - 1] + 1.0);
-  EXPECT_GE(digits[3], digits[2] - 0.1);
-  EXPECT_GT(digits.back(), 8.0);
+  for (size_t i = 1; i < digits.size(); ++i) EXPECT_GT(digits[i], digits[i - 1] + 1.0);
+  EXPECT_GT(digits.back(), 11.0);
 }
 
 // ------------------------------------------------------------------------------------------

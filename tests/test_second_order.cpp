@@ -142,8 +142,8 @@ TEST(SecondOrder, AndrewsWithAndWithoutElimination) {
   const BuiltinProblem p = make_builtin_problem("andrews");
   MassMatrixDae plain = p.dae;
   plain.second_order = {};
-  // (not below 1e-8: at rtol = 1e-9 radau5 works at its floor on DAEs, rtol' = 1e-9, where the
-  // Newton iteration is close to stalling and rounding moves scd by 0.06)
+  // (not below 1e-8: at rtol = 1e-9 radau5 worked at its floor on DAEs then, rtol' = 1e-9, where
+  // the Newton iteration was close to stalling and rounding moved scd by 0.06)
   for (double tol : {1e-5, 1e-7, 1e-8}) {
     Options o;
     o.rtol = o.atol = o.h0 = tol;

@@ -352,6 +352,7 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     be[p] = k.blocks.beta[p] / h;
   }
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
+  double previous_norm = 0.0;
   for (;;) {
     stage_arguments<S, N>(y);
     if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data())) {
@@ -409,7 +410,12 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
         sum += v * v;
       }
     }
-    const Verdict v = monitor.next(std::sqrt(sum / (static_cast<double>(s) * n_)));
+    const double norm = std::sqrt(sum / (static_cast<double>(s) * n_));
+    const bool at_roundoff =
+        monitor.iterations() >= 1 && norm <= roundoff_level_ && norm > 0.5 * previous_norm;
+    previous_norm = norm;
+    Verdict v = monitor.next(norm);
+    if (at_roundoff && v != Verdict::NonFinite) v = Verdict::Converged;
     // the verdicts that end the iteration before its update
     if (v == Verdict::NonFinite || v == Verdict::Diverging || v == Verdict::TooSlow) return v;
     double* wc = W_.data();

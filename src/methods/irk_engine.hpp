@@ -98,6 +98,11 @@ class IrkEngine {
   /// failed at a stage.
   NewtonMonitor::Verdict newton(double t, const Vector& y, double h, const Vector& scal,
                                 NewtonMonitor& monitor);
+  /// The round-off level of the increment norm (0: none): from the second iteration on, an
+  /// increment at or below it that shrank by less than half counts as converged (the
+  /// iteration has reached the round-off of f, and of the h^-2-scaled index-3 rows, which no
+  /// further iteration removes).
+  void set_roundoff_level(double level) { roundoff_level_ = level; }
   /// True if the last newton() stopped because f failed (the guard holds the failure).
   bool function_failed() const { return function_failed_; }
 
@@ -179,6 +184,7 @@ class IrkEngine {
   bool function_failed_ = false;
   const char* failed_ = nullptr;  // singular_reason() of the solver whose factor() failed
   double h_lu_ = 0.0;
+  double roundoff_level_ = 0.0;
   Matrix Z_, W_, F_, R_, MW_, Y_;  // Y_: the stage arguments y + Z_i
   // f's arguments Y_.col(i) and F_.col(i), made once: a call then passes them as they are
   // (no Eigen::Ref built and destroyed per call: a fifth of a small system's f-call cost)
