@@ -156,3 +156,132 @@ TEST(Notes004Claims, Index1PendulumMultiplierFormula) {
               (r1.y - r3.y).cwiseAbs().maxCoeff());
   EXPECT_LT((r1.y - r3.y).cwiseAbs().maxCoeff(), 1e-6);
 }
+
+// Example 4.1 of the notes from the built-in problem (mass-matrix form, the form the command line
+// and Python's problem objects solve): implicit Euler (bdf, fixed_order = 1) at constant steps on
+// y1' = y2, y2' = y3, 0 = y1 - sin x (index 3, consistent start): y1 = sin x to the Newton
+// tolerance, y2 and y3 of order 1 with the errors of the notes' table (which starts from the
+// inconsistent (0.3, 5, -7): at index 3 implicit Euler forgets its start within two steps).
+// Variable steps stay refused at index 3. (Before, the mass-matrix form was refused at index 3
+// even at constant steps.)
+// claim: 004-eq4.1-implicit-euler
+TEST(Notes004Claims, Example41FromTheBuiltinIndex3Chain) {
+  const BuiltinProblem p = make_builtin_problem("index3-chain");
+  BdfOptions m;
+  m.fixed_order = 1;
+  const double table[3][2] = {{0.0411, 0.0588}, {0.0208, 0.0282}, {0.0105, 0.0138}};
+  double previous[2] = {0, 0};
+  int row = 0;
+  for (double h : {0.1, 0.05, 0.025}) {
+    Options o;
+    o.fixed_step = true;
+    o.h0 = h;
+    o.rtol = o.atol = 1e-10;
+    const Result r = solve(p.dae, 0.0, 1.0, p.y0, m, o);
+    ASSERT_TRUE(r.ok()) << r.message;
+    const double e1 = std::abs(r.y[0] - std::sin(1.0));
+    const double e2 = std::abs(r.y[1] - std::cos(1.0));
+    const double e3 = std::abs(r.y[2] + std::sin(1.0));
+    std::printf("index3-chain, implicit Euler, h = %.3f: e1 %.1e e2 %.4f e3 %.4f\n", h, e1, e2, e3);
+    EXPECT_LT(e1, 1e-9);
+    EXPECT_NEAR(e2, table[row][0], 6e-4);
+    EXPECT_NEAR(e3, table[row][1], 6e-4);
+    ++row;
+    if (previous[0] > 0) {
+      EXPECT_NEAR(previous[0] / e2, 2.0, 0.15);
+      EXPECT_NEAR(previous[1] / e3, 2.0, 0.15);
+    }
+    previous[0] = e2;
+    previous[1] = e3;
+  }
+  Options variable;
+  EXPECT_THROW(solve(p.dae, 0.0, 1.0, p.y0, "bdf", variable), InvalidArgument);
+  Options fixed_any_order;  // constant steps, but the order left to the method: refused too
+  fixed_any_order.fixed_step = true;
+  fixed_any_order.h0 = 0.1;
+  EXPECT_THROW(solve(p.dae, 0.0, 1.0, p.y0, "bdf", fixed_any_order), InvalidArgument);
+}
+
+// Sec. 2.2.1: the state-space form method (the algebraic equations solved at every stage, the
+// explicit Runge-Kutta method applied to y' = f(y, z(y))) keeps the classical order in y and in
+// z at index 1. erk with the classical RK4 at constant steps on
+// y' = y^2 + sin t - z - y cos^2(y), 0 = z - y^2 - sin t (on the manifold y' = -y cos^2 y;
+// z = y^2 + sin t depends on y): orders 4 in both, against a radau solution at rtol 1e-13.
+// claim: 004-2.2.1-state-space-form
+TEST(Notes004Claims, StateSpaceFormKeepsTheClassicalOrder) {
+  MassMatrixDae d;
+  d.n = 2;
+  d.mass = Matrix::Zero(2, 2);
+  d.mass(0, 0) = 1;
+  d.f = [](double t, VecIn y, VecOut f) {
+    const double c = std::cos(y[0]);
+    f[0] = y[0] * y[0] + std::sin(t) - y[1] - y[0] * c * c;
+    f[1] = y[1] - y[0] * y[0] - std::sin(t);
+  };
+  Vector y0(2);
+  y0 << 1.0, 1.0;
+  Options ref;
+  ref.rtol = ref.atol = 1e-13;
+  const Result reference = solve(d, 0.0, 1.0, y0, "radau", ref);
+  ASSERT_TRUE(reference.ok()) << reference.message;
+  ErkOptions m;
+  m.tableau = classical_rk4();
+  double ey[2], ez[2];
+  for (int k = 0; k < 2; ++k) {
+    Options o;
+    o.fixed_step = true;
+    o.h0 = 1.0 / (16 << k);
+    o.rtol = o.atol = 1e-12;
+    const Result r = solve(d, 0.0, 1.0, y0, m, o);
+    ASSERT_TRUE(r.ok()) << r.message;
+    ey[k] = std::abs(r.y[0] - reference.y[0]);
+    ez[k] = std::abs(r.y[1] - reference.y[1]);
+  }
+  const double oy = std::log2(ey[0] / ey[1]), oz = std::log2(ez[0] / ez[1]);
+  std::printf(
+      "state-space form, RK4: y errors %.2e %.2e (order %.2f), z errors %.2e %.2e (order "
+      "%.2f)\n",
+      ey[0], ey[1], oy, ez[0], ez[1], oz);
+  EXPECT_NEAR(oy, 4.0, 0.3);
+  EXPECT_NEAR(oz, 4.0, 0.3);
+}
+
+// Def. 1.2 (perturbation index): y' = f(y, z), 0 = g(y) has perturbation index 2: a defect
+// delta(t) in the constraint changes z by delta' (its derivative), not by delta. Here
+// y' = -y + z, 0 = y - sin t - delta(t), delta = eps sin(w t) with eps = 1e-5, w = 1e3:
+// y moves by eps, z = y' + y by eps w = 1e-2 (radau5, z tagged index 2).
+// claim: 004-1-perturbation-index
+TEST(Notes004Claims, PerturbationIndexTwoFeelsTheDefectsDerivative) {
+  const double eps = 1e-5, w = 1e3;
+  auto problem = [](double e, double om) {
+    MassMatrixDae d;
+    d.n = 2;
+    d.mass = Matrix::Zero(2, 2);
+    d.mass(0, 0) = 1;
+    d.index = {1, 2};
+    d.f = [e, om](double t, VecIn y, VecOut f) {
+      f[0] = -y[0] + y[1];
+      f[1] = y[0] - std::sin(t) - e * std::sin(om * t);
+    };
+    return d;
+  };
+  Options o;
+  o.rtol = o.atol = 1e-10;
+  o.store_steps = false;
+  double dy = 0, dz = 0;
+  for (double t_end : {0.3, 0.7, 1.0}) {
+    Vector y0(2);
+    y0 << 0.0, 1.0 + eps * w;  // consistent: y = sin t + delta, z = y' + y
+    const Result r = solve(problem(eps, w), 0.0, t_end, y0, "radau5", o);
+    ASSERT_TRUE(r.ok()) << r.message;
+    const double y_plain = std::sin(t_end), z_plain = std::cos(t_end) + std::sin(t_end);
+    dy = std::max(dy, std::abs(r.y[0] - y_plain));
+    dz = std::max(dz, std::abs(r.y[1] - z_plain));
+    // the perturbed solution: y = sin t + delta, z = y' + y
+    EXPECT_NEAR(r.y[1], z_plain + eps * w * std::cos(w * t_end) + eps * std::sin(w * t_end), 1e-5);
+  }
+  std::printf("defect eps = %.0e, eps w = %.0e: max |dy| = %.2e, max |dz| = %.2e\n", eps, eps * w,
+              dy, dz);
+  EXPECT_LE(dy, 1.01 * eps);
+  EXPECT_GT(dz, 0.3 * eps * w);
+}

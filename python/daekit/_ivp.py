@@ -41,7 +41,8 @@ class DaeResult(dict):
     located event with its name), ``global_error`` (with ``global_error_check=True``: the
     answer's estimated global error in units of the tolerance, else NaN), ``method_options``
     (every option of the method, ``daekit.method_info(method)["options"]``, with the value the
-    method used) and ``result`` (the compiled Result); ``report()`` prints what
+    method used), ``impasse`` (with ``solve_ivp(..., impasse=...)``: the impasse point located
+    and the curve followed, or None) and ``result`` (the compiled Result); ``report()`` prints what
     the daekit command prints and ``plot()`` draws the solution with matplotlib."""
 
     def __getattr__(self, name):

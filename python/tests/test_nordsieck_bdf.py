@@ -36,6 +36,26 @@ def test_example_4_1_with_fixed_order_one():
         assert res.method_options["fixed_order"] == 1
 
 
+# claim: 004-eq4.1-implicit-euler
+def test_example_4_1_on_the_builtin_index3_chain():
+    """The built-in (mass-matrix form, consistent start): implicit Euler at constant steps keeps
+    y1 = sin x; y2, y3 converge with order 1, with the errors of the notes' table (their
+    inconsistent start is forgotten within two steps).  Variable steps are refused at index 3."""
+    errs = []
+    table = {0.05: (0.0208, 0.0282), 0.025: (0.0105, 0.0138)}
+    for h in (0.05, 0.025):
+        res = daekit.solve_problem("index3-chain", method="bdf", fixed_order=1, fixed_step=True,
+                                   first_step=h, rtol=1e-10, atol=1e-10)
+        assert res.success, res.message
+        y = res.y[:, -1]
+        assert abs(y[0] - math.sin(1)) < 1e-9
+        errs.append((abs(y[1] - math.cos(1)), abs(y[2] + math.sin(1))))
+        assert abs(errs[-1][0] - table[h][0]) < 6e-4 and abs(errs[-1][1] - table[h][1]) < 6e-4
+    assert abs(errs[0][0] / errs[1][0] - 2) < 0.15 and abs(errs[0][1] / errs[1][1] - 2) < 0.15
+    with pytest.raises(ValueError, match="BDF does not take index-3"):
+        daekit.solve_problem("index3-chain", method="bdf")
+
+
 # claim: 004-10-order-limit
 def test_nordsieck_bdf_order_from_python():
     """Order q of nordsieck-bdf at constant steps on y' = -y + cos t: errors at t = 1 for
