@@ -252,3 +252,34 @@ TEST(NordsieckBdf, StepSizesFollowTheDnaFormula) {
     EXPECT_LT(worst, 1e-12);
   }
 }
+
+// (10.9): a change of step size multiplies Y(j) by alpha^j, which leaves the polynomial in t
+// unchanged; with the correction vanishing at the previous step (Lambda(-1) = 0) every step's
+// interpolant passes through the previous step's value. Under error control (h changes at
+// almost every step) on Van der Pol, each stored segment at its left end against the value
+// there: round-off.
+// claim: 004-10-nordsieck-rescale
+TEST(NordsieckBdf, RescalingKeepsThePolynomial) {
+  const BuiltinProblem p = make_builtin_problem("vanderpol");
+  Options o;
+  o.rtol = o.atol = 1e-6;
+  o.store_dense = true;
+  o.store_steps = true;
+  const Result r = solve(p.dae, p.t0, 0.5, p.y0, "nordsieck-bdf", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_EQ(r.segments.size() + 1, r.t_steps.size());
+  int changes = 0;
+  double worst = 0;
+  for (size_t k = 5; k < r.segments.size(); ++k) {  // past the radau5 start
+    const DenseSegment& s = r.segments[k];
+    const Vector left = s.evaluate(s.t_left);
+    worst = std::max(worst, (left - r.y_steps[k]).cwiseAbs().maxCoeff() /
+                                (1 + r.y_steps[k].cwiseAbs().maxCoeff()));
+    const DenseSegment& before = r.segments[k - 1];
+    if (std::abs((s.t_right - s.t_left) / (before.t_right - before.t_left) - 1) > 1e-3) ++changes;
+  }
+  std::printf("%zu steps, %d changes of h: max |p_(n+1)(t_n) - y_n| / (1 + |y_n|) = %.2e\n",
+              r.segments.size(), changes, worst);
+  EXPECT_GT(changes, 50);
+  EXPECT_LT(worst, 1e-13);
+}
