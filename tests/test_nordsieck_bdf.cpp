@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "daekit/daekit.hpp"
@@ -282,4 +283,21 @@ TEST(NordsieckBdf, RescalingKeepsThePolynomial) {
               r.segments.size(), changes, worst);
   EXPECT_GT(changes, 50);
   EXPECT_LT(worst, 1e-13);
+}
+
+// An index-1 method: problems tagged index 2 or 3 are refused before the solve with a message
+// naming the methods that take them (they ran and failed numerically: the index-3 pendulum
+// with 30 Newton failures in a row at t = 0.18).
+TEST(NordsieckBdf, RefusesHigherIndexProblems) {
+  for (const char* name : {"pendulum", "pendulum-index2"}) {
+    const BuiltinProblem p = make_builtin_problem(name);
+    try {
+      solve(p.dae, p.t0, p.t_end, p.y0, "nordsieck-bdf", Options{});
+      ADD_FAILURE() << name << " was not refused";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("index-1 problems only"), std::string::npos) << e.what();
+    }
+  }
+  const BuiltinProblem p = make_builtin_problem("pendulum-index1");
+  EXPECT_TRUE(solve(p.dae, p.t0, p.t_end, p.y0, "nordsieck-bdf", Options{}).ok());
 }

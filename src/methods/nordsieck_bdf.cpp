@@ -53,6 +53,11 @@ class NordsieckBdf final : public MassMatrixMethod {
         stats_(*in.stats),
         l_(bdf_correction_vector(options.order)),
         milne_(std::abs(bdf_milne_factor(options.order))) {
+    if (dae.max_index() > 1)
+      throw InvalidArgument("nordsieck-bdf: index-1 problems only ('" + dae.name +
+                            "' has components tagged index " + std::to_string(dae.max_index()) +
+                            "): it is the BDF of the index-1 energy-system models of Bendtsen and "
+                            "Thomsen (1999), ch. 10; use bdf (index 2) or radau5 (index 3)");
     if (!opt_.exact_history) {
       MethodInput start = in;
       start.options = nullptr;
