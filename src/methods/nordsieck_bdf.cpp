@@ -12,7 +12,6 @@
 #include "methods/factory.hpp"
 #include "methods/mass_matrix_method.hpp"
 #include "methods/newton_attempt.hpp"
-#include "nonlinear/consistency.hpp"
 #include "nonlinear/systems.hpp"
 
 namespace daekit {
