@@ -132,6 +132,11 @@ Options of 'solve' (defaults: the problem's recommended values, see 'daekit list
                     radau, bdf; problems with parameters: robertson, akzo, transistor, andrews,
                     pendulum, ...); with --json the field sensitivities, the n x np
                     matrix dy(t)/dp as a list of n rows
+  --impasse        for a DAE M y' = f with constant singular M: watch for impasse points
+                    (Bendtsen and Thomsen (1999), ch. 7); at one, locate it, pass it on the
+                    augmented system (7.22) and report it (exit 0); JSON field impasse
+  --impasse-arc-length L
+                    how far SingDAE follows the augmented curve (default 0.5)
   --json            print one JSON object on stdout instead of the report
   --full-report     the full report (settings given and used, every counter, warnings)
 Options also take the form --name=value. Numbers are plain decimals (0.5, 1e-6, -2). A
@@ -564,6 +569,11 @@ struct Run {
   Options options;
   std::string trace_file;           ///< --trace (empty: none)
   std::vector<double> tstops_used;  ///< the solve's tstops (--tstops and the problem's)
+  /// --impasse: solve_with_impasses (notes ch. 7) instead of solve(); `passage` is set when an
+  /// impasse point stopped the ordinary solve.
+  bool impasse = false;
+  SingDaeOptions sing;
+  std::optional<ImpassePassage> passage;
   Result result;
 };
 
@@ -668,13 +678,51 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
   // the drift of the model's first integrals is reported over the steps (the moon flights)
   if (!p.first_integrals.empty()) o.store_steps = true;
   if (trace) o.trace = [trace](const StepTrace& s) { trace->row(s); };
-  run.result = solve(p.dae, p.t0, p.t_end, p.y0, run.choice, o);
+  if (run.impasse) {
+    ImpasseSolve s = solve_with_impasses(p.dae, p.t0, p.t_end, p.y0, run.choice, o, run.sing);
+    run.result = std::move(s.result);
+    if (s.impasse) run.passage = std::move(s.passage);
+  } else {
+    run.result = solve(p.dae, p.t0, p.t_end, p.y0, run.choice, o);
+  }
   bar.finish();
   // A pair the sweep skips runs all the same, with the reason as a warning (not a refusal).
   const std::string why = method_not_applicable(method_info(run.choice.name()), p);
   if (!why.empty())
     run.result.warnings.push_back("method '" + run.choice.name() +
                                   "' is not applicable to problem '" + p.name + "': " + why);
+}
+
+/// What --impasse adds to the report: the located point and the augmented curve followed.
+std::string impasse_report(const ImpassePassage& passage) {
+  std::string s = "impasse: " + passage.message + "\n";
+  if (passage.t.empty()) return s;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "impasse: SingDAE followed the augmented curve (7.22) for %zu RK4 steps, from t = "
+                "%.10g to t = %.10g\n",
+                passage.t.size() - 1, passage.t.front(), passage.t.back());
+  return s + line;
+}
+
+/// "impasse" of the JSON (--impasse): whether a point stopped the solve, where, its alpha.
+void write_impasse(JsonWriter& w, const Run& run) {
+  w.begin_object("impasse");
+  w.boolean("found", run.passage.has_value());
+  if (run.passage) {
+    const ImpassePassage& p = *run.passage;
+    w.boolean("passed", p.passed);
+    if (p.passed) {
+      w.number("t", p.point.t);
+      w.numbers("x", std::vector<double>(p.point.x.data(), p.point.x.data() + p.point.x.size()));
+      w.number("alpha", p.point.alpha);
+      w.boolean("accessible", p.point.accessible);
+    }
+    w.integer("rk4_steps", static_cast<long long>(p.t.size()) - 1);
+    if (!p.t.empty()) w.number("t_last", p.t.back());
+    w.string("message", p.message);
+  }
+  w.end_object();
 }
 
 /// "method_options": the options the method used, each as a JSON value of its type (a
@@ -844,6 +892,7 @@ std::string to_json(const Run& run) {
     w.null("tableau");
   w.integers("nonnegative", run.options.nonnegative);
   w.numbers("tstops", run.tstops_used);
+  if (run.impasse) write_impasse(w, run);
   w.boolean("global_error_check", run.options.global_error_check);
   if (r.global_error_component >= 0) {
     w.number("global_error", r.global_error);
@@ -963,11 +1012,12 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
                   {"--exclude-from-error", kComponentsValue},
                   {"--nonnegative", kComponentsValue},
                   {"--tstops", "a comma-separated list of times"},
+                  {"--impasse-arc-length", kNumberValue},
                   {"--out", kFileValue},
                   {"--trace", kFileValue},
                   {"--plot", kFileValue}},
                  {"--fixed-step", "--no-jacobian-check", "--no-structure-detection",
-                  "--global-error", "--json", "--full-report", "--sensitivities"});
+                  "--global-error", "--json", "--full-report", "--sensitivities", "--impasse"});
   if (a.positional.empty())
     throw UsageError("'solve' needs a problem name; valid problems: " +
                      join(builtin_problem_names()));
@@ -983,6 +1033,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   std::optional<std::string> projection, formulation, exclude, nonnegative;
   std::string out, plot;
   bool json = false, full_report = false;
+  std::optional<double> impasse_arc_length;
   OptionValues method_values;  // --option and --tableau, in order
   for (const auto& [opt, value] : a.options) {
     try {
@@ -1037,6 +1088,10 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
         full_report = true;
       } else if (opt == "--sensitivities") {
         o.sensitivities = true;
+      } else if (opt == "--impasse") {
+        run.impasse = true;
+      } else if (opt == "--impasse-arc-length") {
+        impasse_arc_length = parse_double(opt, value);
       }
     } catch (const InvalidArgument& e) {
       throw UsageError(std::string(e.what()));
@@ -1044,6 +1099,15 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   }
 
   check_distinct_outputs({{"--out", out}, {"--trace", run.trace_file}, {"--plot", plot}});
+  if (impasse_arc_length) {
+    if (!run.impasse) throw UsageError("--impasse-arc-length needs --impasse");
+    run.sing.arc_length = *impasse_arc_length;
+    try {
+      run.sing.validate();
+    } catch (const InvalidArgument& e) {
+      throw UsageError(std::string("--impasse-arc-length: ") + e.what());
+    }
+  }
 
   // The problem (the method "auto" is chosen from its size, index and tolerance).
   run.problem = make_builtin_problem(name);
@@ -1153,14 +1217,18 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   const Result& r = run.result;
   // With --json, out carries exactly one JSON object; everything else goes to err.
   std::FILE* info_out = json ? io.err : io.out;
-  int rc = finished(r) ? kExitOk : kExitFailure;
+  // --impasse: an impasse point located and passed is the designed end of the run
+  const bool passed = run.passage && run.passage->passed;
+  const bool done = finished(r) || passed;
+  int rc = done ? kExitOk : kExitFailure;
   if (!run.method_choice.empty())
     std::fprintf(info_out, "method auto: %s\n", run.method_choice.c_str());
   if (json) {
     std::fputs(to_json(run).c_str(), io.out);
-    if (!finished(r)) std::fputs(problem_report(p, r, full_report).c_str(), io.err);
+    if (!done) std::fputs(problem_report(p, r, full_report).c_str(), io.err);
   } else {
     std::fputs(problem_report(p, r, full_report).c_str(), io.out);
+    if (run.passage) std::fputs(impasse_report(*run.passage).c_str(), io.out);
   }
   io.flush_out();
   auto output = [&](const char* what, auto&& write) {
@@ -1188,7 +1256,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
       plot_png(plot, p, r);
       std::fprintf(info_out, "wrote %s\n", plot.c_str());
     });
-  if (!finished(r))
+  if (!done)
     std::fprintf(io.err, "daekit solve: problem '%s' ended with status %s: %s\n", name.c_str(),
                  to_string(r.status), r.message.c_str());
   return rc;

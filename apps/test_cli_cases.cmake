@@ -397,6 +397,20 @@ elseif(CASE STREQUAL "applications")
   # end (exit 0, issue 28), and report the drift of the Jacobi integral; the
   # attemperator's switch (ch. 10) is a located event.
   expect(1 "" "an impasse point \\(Bendtsen and Thomsen 1999, ch. 7\\)" solve impasse)
+  # issue 28: --impasse locates and passes the point (exit 0, the designed end), reports its
+  # alpha; bad settings and a regular M are refused
+  expect(0 "status +user_stop: the solve stopped at t = 0.99997.*\nimpasse: impasse point of the DAE at t = 1 .*accessible \\(alpha = -2 < 0\\).*\nimpasse: SingDAE followed the augmented curve \\(7.22\\) for 500 RK4 steps" ""
+         solve impasse --impasse)
+  expect(0 "\"impasse\": \\{[ \n]*\"found\": true,[ \n]*\"passed\": true,[ \n]*\"t\": (1|0\\.99999999)[0-9.e+-]*,.*\"alpha\": -(2|1\\.9999)[.0-9e-]*,[ \n]*\"accessible\": true,[ \n]*\"rk4_steps\": 100," ""
+         solve impasse --impasse --impasse-arc-length 0.1 --json)
+  expect(2 "" "--impasse-arc-length needs --impasse" solve impasse --impasse-arc-length 1)
+  expect(2 "" "--impasse-arc-length: SingDAE options" solve impasse --impasse --impasse-arc-length -1)
+  expect(2 "" "regular" solve vanderpol-b --impasse)
+  # the notes' Example 4.1: implicit Euler at constant steps on the index-3 chain, y at x = 1
+  # with the notes' errors (y2 - cos 1 = 0.0208, y3 + sin 1 = 0.0282 at h = 0.05); variable
+  # steps stay refused at index 3
+  expect(0 "\"y\": \\[0\\.84147098[0-9]*, 0\\.5611[0-9]*, -0\\.813[0-9]*\\]" "" solve index3-chain --method bdf --option fixed_order=1 --fixed-step --h0 0.05 --json)
+  expect(2 "" "BDF does not take index-3 problems" solve index3-chain --method bdf)
   expect(0 "closest approach to the Moon.*Jacobi integral J: max \\|I - I\\(y0\\)\\| [0-9.e-]+ over the steps" "" solve moon)
   expect(0 "hits the Earth" "" solve moon-0.5 --method erk)
   expect(0 "leaves the Earth-Moon system" "" solve moon-stabilised-2.0)

@@ -23,6 +23,7 @@
 #include "daekit/methods/dirk.hpp"
 #include "daekit/methods/erk.hpp"
 #include "daekit/methods/hem.hpp"
+#include "daekit/methods/nordsieck_bdf.hpp"
 #include "daekit/methods/projected_rk.hpp"
 #include "daekit/methods/radau.hpp"
 #include "daekit/methods/radau5.hpp"

@@ -41,7 +41,8 @@ class DaeResult(dict):
     located event with its name), ``global_error`` (with ``global_error_check=True``: the
     answer's estimated global error in units of the tolerance, else NaN), ``method_options``
     (every option of the method, ``daekit.method_info(method)["options"]``, with the value the
-    method used) and ``result`` (the compiled Result); ``report()`` prints what
+    method used), ``impasse`` (with ``solve_ivp(..., impasse=...)``: the impasse point located
+    and the curve followed, or None) and ``result`` (the compiled Result); ``report()`` prints what
     the daekit command prints and ``plot()`` draws the solution with matplotlib."""
 
     def __getattr__(self, name):
@@ -749,7 +750,7 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
               vectorized=False, args=None, *, rtol=1e-3, atol=1e-6, jac=None,
               jac_sparsity=None, mass=None, index=None, p=None, initialize=False,
               first_step=None, max_step=np.inf, tableau=None, component_names=None,
-              name="user problem", jac_p=None, **options):
+              name="user problem", jac_p=None, impasse=False, **options):
     """Solves ``M y' = f(t, y)`` (``M`` the identity without ``mass``) on ``t_span`` from ``y0``.
 
     Arguments as scipy.integrate.solve_ivp (``fun(t, y, *args)``, ``t_eval``, ``dense_output``,
@@ -806,6 +807,15 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
         switch's branch in ``p[parameter]`` (+1 where s > 0, -1 where s < 0), fixed inside a
         step and flipped where s changes sign (the method restarts there); ``fun`` reads
         ``p[parameter]`` to choose its branch.  Needs ``p``.
+    impasse
+        ``True`` (or a dict with any of ``ds``, ``arc_length``, ``gamma_tol``, the settings of
+        Algorithm SingDAE): for a constant singular ``mass``, watch for impasse points
+        (Bendtsen and Thomsen (1999), ch. 7, C++ ``solve_with_impasses``): where the solution
+        approaches one, or the solve stalls next to one, the point is located and passed on the
+        augmented system (7.22).  The result's ``impasse`` is None when no point stopped the
+        solve, else a dict: ``passed``, ``t``, ``x`` (the point, with t appended), ``alpha``
+        and ``accessible`` (Def. 7.2: alpha < 0), ``message``, and the curve followed:
+        ``s``, ``t_curve``, ``x_curve`` (n + 1 rows), ``gamma``.
     ``**options``
         the method's options by name, e.g. ``stages=4`` for ``"spark"``, ``max_order=2`` for
         ``"bdf"``, ``transform_tolerances=False`` for ``"radau5"``: every option of
@@ -837,6 +847,9 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
                         max_step=max_step, tableau=tableau, component_names=component_names,
                         name=name, jac_p=jac_p, **options)
     y0 = _initialize_mass(a.problem, a.t0, a.y0, True) if a.initialize else a.y0
+    sing = _impasse_settings(impasse)
+    if sing is not None:
+        return _solve_with_impasses(a, y0, sing, choice)
     return _interruptible(
         lambda: _daekit._solve_mass(a.problem, a.t0, a.t1, y0, a.method, a.method_options,
                                     a.options, a.args, a.pass_p),
@@ -844,6 +857,54 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
             _to_result(r, a.n_events, a.problem.component_names, t_eval_given=a.t_eval_given,
                        method_choice=choice),
             a.vectorized_calls))
+
+
+_IMPASSE_SETTINGS = {"ds": 1e-3, "arc_length": 0.5, "gamma_tol": 1e-2}
+
+
+def _impasse_settings(impasse):
+    """(ds, arc_length, gamma_tol) of solve_ivp's ``impasse``, or None for False."""
+    if impasse is False or impasse is None:
+        return None
+    if impasse is True:
+        given = {}
+    elif isinstance(impasse, dict):
+        given = dict(impasse)
+    else:
+        raise TypeError("impasse must be True, False or a dict of %s, got %r"
+                        % (", ".join(_IMPASSE_SETTINGS), impasse))
+    unknown = sorted(set(given) - set(_IMPASSE_SETTINGS))
+    if unknown:
+        raise TypeError("impasse: unknown setting(s) %s; valid: %s"
+                        % (", ".join(map(str, unknown)), ", ".join(_IMPASSE_SETTINGS)))
+    settings = []
+    for key, default in _IMPASSE_SETTINGS.items():
+        value = given.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError("impasse: %s must be a number, got %r" % (key, value))
+        settings.append(float(value))
+    return tuple(settings)
+
+
+def _solve_with_impasses(a, y0, sing, choice):
+    """solve_ivp(..., impasse=...): the compiled solve_with_impasses."""
+    found = {}
+
+    def run():
+        r, passage = _daekit._solve_mass_with_impasses(
+            a.problem, a.t0, a.t1, y0, a.method, a.method_options, a.options, a.args, a.pass_p,
+            *sing)
+        found["impasse"] = passage
+        return r
+
+    res = _interruptible(
+        run,
+        lambda r: _counted_vectorized(
+            _to_result(r, a.n_events, a.problem.component_names, t_eval_given=a.t_eval_given,
+                       method_choice=choice),
+            a.vectorized_calls))
+    res["impasse"] = found.get("impasse")
+    return res
 
 
 def _no_band(integrator_options, caller):

@@ -854,6 +854,53 @@ py::dict adjoint_mass(const MassProblem& prob, double t0, double t1, const py::o
   return d;
 }
 
+/// The augmented curve SingDAE followed and the point it located, as a dict (None: no impasse
+/// point stopped the solve).
+py::object passage_dict(const ImpasseSolve& s) {
+  if (!s.impasse) return py::none();
+  const ImpassePassage& p = s.passage;
+  py::dict d;
+  d["passed"] = p.passed;
+  d["message"] = p.message;
+  d["t"] = p.passed ? py::object(py::float_(p.point.t)) : py::object(py::none());
+  d["x"] = p.passed ? py::object(vector_array(p.point.x)) : py::object(py::none());
+  d["alpha"] = p.passed ? py::object(py::float_(p.point.alpha)) : py::object(py::none());
+  d["accessible"] = p.passed ? py::object(py::bool_(p.point.accessible)) : py::object(py::none());
+  d["s"] = py::array_t<double>(static_cast<py::ssize_t>(p.s.size()), p.s.data());
+  d["t_curve"] = py::array_t<double>(static_cast<py::ssize_t>(p.t.size()), p.t.data());
+  d["gamma"] = py::array_t<double>(static_cast<py::ssize_t>(p.gamma.size()), p.gamma.data());
+  Matrix x(p.x.empty() ? 0 : p.x.front().size(), static_cast<Eigen::Index>(p.x.size()));
+  for (size_t i = 0; i < p.x.size(); ++i) x.col(static_cast<Eigen::Index>(i)) = p.x[i];
+  d["x_curve"] = matrix_array(x);
+  return d;
+}
+
+/// solve_with_impasses (notes ch. 7) for solve_ivp(..., impasse=...): (Result, passage or None).
+py::tuple solve_mass_with_impasses(const MassProblem& prob, double t0, double t1,
+                                   const py::object& y0, const std::string& method,
+                                   const OptionValues& method_options, const py::dict& options,
+                                   const py::tuple& args, bool pass_p, double ds, double arc_length,
+                                   double gamma_tol) {
+  Options o = make_options(options, {args, pass_p});
+  add_problem_options(prob, t0, t1, o);
+  const Vector y = to_vector(y0, "y0");
+  const MethodChoice choice = make_method(method, method_options);
+  SingDaeOptions sing;
+  sing.ds = ds;
+  sing.arc_length = arc_length;
+  sing.gamma_tol = gamma_tol;
+  sing.validate();
+  auto r = std::make_shared<Result>();
+  ImpasseSolve s;
+  {
+    py::gil_scoped_release release;
+    s = solve_with_impasses(prob.dae, t0, t1, y, choice, o, sing);
+    *r = std::move(s.result);
+  }
+  raise_if_interrupted(signal_state(o), py::cast(r));
+  return py::make_tuple(r, passage_dict(s));
+}
+
 ResultPtr solve_implicit(const ImplicitProblem& prob, double t0, double t1, const py::object& y0,
                          const py::object& yp0, const std::string& method,
                          const OptionValues& method_options, const py::dict& options,
@@ -1384,6 +1431,7 @@ PYBIND11_MODULE(_daekit, m) {
   m.def("_solve_mass", &solve_mass);
   m.def("_solve_implicit", &solve_implicit);
   m.def("_adjoint_mass", &adjoint_mass);
+  m.def("_solve_mass_with_impasses", &solve_mass_with_impasses);
   m.def("_solve_many", &solve_many);
 
   py::class_<PyIntegrator>(m, "Integrator")

@@ -1,12 +1,15 @@
 #include "daekit/integrator/impasse_solve.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace daekit {
 
 namespace {
 // The ordinary solve from (t0, y0), stopped by the impasse monitor when |gamma| of the unit
-// tangent falls below gamma_tol; `stopped` tells whether the monitor stopped it.
+// tangent falls below gamma_tol while decreasing (the solution approaches a singular point;
+// next to an inaccessible one |gamma| is small but grows: the solution leaves it, Def. 7.2);
+// `stopped` tells whether the monitor stopped it.
 Result monitored_solve(const MassMatrixDae& dae, const SplitQuasiLinearDae& q, double t0,
                        double t_end, const Vector& y0, const MethodChoice& method,
                        const Options& options, const SingDaeOptions& sing, bool& stopped) {
@@ -14,11 +17,20 @@ Result monitored_solve(const MassMatrixDae& dae, const SplitQuasiLinearDae& q, d
   stopped = false;
   Vector x(q.n);
   ImpasseMonitor monitor(q);
+  double previous = std::numeric_limits<double>::infinity();
+  if (y0.size() == dae.n && y0.allFinite()) {  // else solve() refuses y0
+    x.head(dae.n) = y0;
+    x[dae.n] = t0;
+    previous = std::abs(monitor(x).gamma);
+  }
   o.step_callback = [&, user = options.step_callback](const StepInfo& info) {
     if (user && !user(info)) return false;
     x.head(dae.n) = *info.y;
     x[dae.n] = info.t;
-    if (std::abs(monitor(x).gamma) >= sing.gamma_tol) return true;
+    const double gamma = std::abs(monitor(x).gamma);
+    const bool approaching = gamma < previous;
+    previous = gamma;
+    if (gamma >= sing.gamma_tol || !approaching) return true;
     stopped = true;
     return false;
   };

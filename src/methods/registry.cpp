@@ -22,14 +22,15 @@ MethodRegistration erk_method();             // methods/erk.cpp
 MethodRegistration beta_multistep_method();  // methods/beta_multistep.cpp
 MethodRegistration spark_method();           // methods/spark.cpp
 MethodRegistration hem_method();             // methods/hem.cpp
+MethodRegistration nordsieck_bdf_method();   // methods/nordsieck_bdf.cpp
 
 namespace {
 
 const std::vector<MethodRegistration>& families() {
   static const std::vector<MethodRegistration> all = {
-      radau5_method(),         bdf_method(),   projected_rk_method(),
-      radau_method(),          dirk_method(),  erk_method(),
-      beta_multistep_method(), spark_method(), hem_method(),
+      radau5_method(), bdf_method(),           projected_rk_method(),   radau_method(),
+      dirk_method(),   erk_method(),           beta_multistep_method(), spark_method(),
+      hem_method(),    nordsieck_bdf_method(),
   };
   return all;
 }

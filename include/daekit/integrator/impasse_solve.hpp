@@ -1,7 +1,8 @@
 // A solve that knows about impasse points (Bendtsen and Thomsen 1999, ch. 7): the ordinary solve of
 // M y' = f(t, y) (constant singular M) runs with the impasse monitor of nonlinear/impasse.hpp
 // after every accepted step; when |gamma| (dt/ds of the unit tangent of the augmented curve)
-// falls below SingDaeOptions::gamma_tol, or the solve fails (step size, Newton, singular
+// falls below SingDaeOptions::gamma_tol while decreasing (approaching; near an inaccessible point
+// it grows), or the solve fails (step size, Newton, singular
 // matrix) where the monitor says E = [A1; Dg2] is nearly singular, it stops and reports the
 // impasse point instead of an unexplained step-size underflow; Algorithm SingDAE then follows
 // the augmented system (7.22) through the point (pass_impasse), locating it where gamma

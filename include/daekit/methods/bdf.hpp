@@ -38,7 +38,10 @@
 // (jay-index2 at rtol = atol = h0 = 3.2e-9: h stuck near 1e-12, max_steps_exceeded). The
 // excluded components' error is not controlled and reaches the others through the constraint
 // forces (a warning says so; knife-edge at rtol 5.6e-9: lambda off by up to 1.5e-3, x by 6e-7).
-// Index-3 problems are refused (BDF codes fail at index 3, Bendtsen and Thomsen (1999), ch. 4).
+// Index-3 problems in mass-matrix form are refused (BDF codes fail at index 3 with variable
+// steps, Bendtsen and Thomsen (1999), ch. 4) unless the solve takes constant steps of a fixed
+// order (Options::fixed_step with fixed_order), where BDF converges (their Theorem 4.1 and
+// Example 4.1: implicit Euler, y2 and y3 of order 1).
 // The Jacobian dF/dy + c_j dF/dy' comes from the shared source (analytic, or differences along
 // (e_j, c_j e_j) with the one increment rule and typical magnitudes |h y'_j|, coloured by the
 // declared sparsity); the linear systems from the shared backends; Newton from the shared
