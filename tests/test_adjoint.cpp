@@ -190,7 +190,7 @@ TEST(Adjoint, CheckpointingKeepsTheStoredStatesWithinTheBound) {
   const Options o = adjoint_test_options(1e-9);
   const AdjointResult all = adjoint_gradient(d, 0.0, 1e4, Vector::Unit(3, 0), F, "radau5", o);
   ASSERT_TRUE(all.ok()) << all.message;
-  for (long bound : {64L, 24L}) {
+  for (long bound : {64L, 32L}) {
     AdjointOptions ao;
     ao.max_stored_steps = bound;
     const AdjointResult a = adjoint_gradient(d, 0.0, 1e4, Vector::Unit(3, 0), F, "radau5", o, ao);
