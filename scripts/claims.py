@@ -33,6 +33,10 @@ PAGE = os.path.join(ROOT, "docs", "claims.md")
 DOC_HEADING = re.compile(r"^## (paper|notes) (\d{3})\s*$")
 ROW = re.compile(r"^\|\s*(?P<id>\d{3}-[A-Za-z0-9.+-]+)\s*\|(?P<where>[^|]*)\|(?P<claim>.*)\|\s*$")
 CLAIM = re.compile(r"^\s*(?://|#)\s*claim:\s*(?P<id>\S+)(?:\s+\((?P<note>deviation:.*)\))?\s*$")
+# a comment line that mentions `claim: NNN-...` but is not a whole annotation: one that
+# clang-format wrapped (a deviation note cut off before its closing parenthesis) or merged
+# into the comment above; refused instead of being dropped silently
+MENTION = re.compile(r"^\s*(?://|#).*\bclaim:\s*\d{3}-")
 CPP_TEST = re.compile(r"^\s*TEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 PY_TEST = re.compile(r"^\s*def (test_\w+)\s*\(")
 
@@ -87,6 +91,11 @@ def annotations(root=ROOT):
             if m:
                 pending.append((m.group("id"), m.group("note")))
                 continue
+            if MENTION.match(line):
+                raise ValueError("%s: a malformed `claim:` comment (one line, `// claim: ID` or "
+                                 "`// claim: ID (deviation: ...)`, under 100 columns so that "
+                                 "clang-format leaves it alone): %s"
+                                 % (os.path.relpath(path, root), line.strip()))
             t = test_re.match(line)
             if t:
                 name = "%s.%s" % t.groups() if kind == "cpp" else \

@@ -73,3 +73,18 @@ def test_unknown_ids_are_reported(tmp_path):
     (tmp_path / "tests" / "test_x.cpp").write_text("// claim: 000-no-such-claim\nTEST(A, B) {}\n")
     notes = claims.annotations(str(tmp_path))
     assert claims.unknown_ids(claims.read_inventory(), notes) == [("000-no-such-claim", "A.B")]
+
+
+@pytest.mark.parametrize("text", [
+    # a deviation note that clang-format wrapped before its closing parenthesis
+    "// claim: 000-d3-definition (deviation: the printed d3 equals 2 lambda on the\n"
+    "// exact solution)\nTEST(A, B) {}\n",
+    # a claim merged into the comment above it
+    "// the stages stay close to the step. claim: 000-L3.2-stage-bound\nTEST(A, B) {}\n",
+])
+def test_a_malformed_annotation_is_refused_not_dropped(tmp_path, text):
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_wrapped.cpp").write_text(text)
+    with pytest.raises(ValueError, match="malformed `claim:`"):
+        claims.annotations(str(tmp_path))
