@@ -328,8 +328,7 @@ void set_parameter_jacobian(MassProblem& prob, const py::object& fn, const py::t
   prob.dae.parameter_jacobian = [c](double t, const VecIn& y, Matrix& J, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r = call_python(c, t, {to_array(y.data(), y.size())}, &p);
-      read_matrix(r, J, c.name);
+      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_matrix(r, J, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -441,11 +440,13 @@ Event make_event(const py::dict& e, const CallbackSpec& spec) {
     ev.r = [c, with_yp](double t, const VecIn& y, const VecIn& yp, const VecIn& p) {
       py::gil_scoped_acquire gil;
       try {
-        py::object r =
-            with_yp ? call_python(
-                          c, t, {to_array(y.data(), y.size()), to_array(yp.data(), yp.size())}, &p)
-                    : call_python(c, t, {to_array(y.data(), y.size())}, &p);
-        return read_scalar(r, c.name);
+        double value = 0.0;
+        auto read = [&](const py::object& r) { value = read_scalar(r, c.name); };
+        if (with_yp)
+          call_python(c, t, {&y, &yp}, &p, read);
+        else
+          call_python(c, t, {&y}, &p, read);
+        return value;
       } catch (py::error_already_set& e) {
         rethrow_python(e);
       }
@@ -785,7 +786,9 @@ AdjointFunctional::Value adjoint_value(const py::object& fn, const CallbackSpec&
   return [c](double t, const VecIn& y, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      return read_scalar(call_python(c, t, {to_array(y.data(), y.size())}, &p), c.name);
+      double value = 0.0;
+      call_python(c, t, {&y}, &p, [&](const py::object& r) { value = read_scalar(r, c.name); });
+      return value;
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -799,7 +802,7 @@ AdjointFunctional::Gradient adjoint_gradient_callback(const py::object& fn,
   return [c](double t, const VecIn& y, VecOut out, const VecIn& p) {
     py::gil_scoped_acquire gil;
     try {
-      read_vector(call_python(c, t, {to_array(y.data(), y.size())}, &p), out, c.name);
+      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_vector(r, out, c.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -1188,7 +1191,7 @@ std::shared_ptr<MechanicalHolder> make_mechanical(int nq, int nlambda, const py:
     s.mass = [c](double t, const VecIn& q, MatOut M, const VecIn& pp) {
       py::gil_scoped_acquire gil;
       try {
-        read_matrix(call_python(c, t, {to_array(q.data(), q.size())}, &pp), M, c.name);
+        call_python(c, t, {&q}, &pp, [&](const py::object& r) { read_matrix(r, M, c.name); });
       } catch (py::error_already_set& e) {
         rethrow_python(e);
       }
@@ -1198,9 +1201,7 @@ std::shared_ptr<MechanicalHolder> make_mechanical(int nq, int nlambda, const py:
   s.force = [cf](double t, const VecIn& q, const VecIn& v, VecOut f, const VecIn& pp) {
     py::gil_scoped_acquire gil;
     try {
-      read_vector(
-          call_python(cf, t, {to_array(q.data(), q.size()), to_array(v.data(), v.size())}, &pp), f,
-          cf.name);
+      call_python(cf, t, {&q, &v}, &pp, [&](const py::object& r) { read_vector(r, f, cf.name); });
     } catch (py::error_already_set& e) {
       rethrow_python(e);
     }
@@ -1210,7 +1211,7 @@ std::shared_ptr<MechanicalHolder> make_mechanical(int nq, int nlambda, const py:
     s.g = [c](double t, const VecIn& q, VecOut out, const VecIn& pp) {
       py::gil_scoped_acquire gil;
       try {
-        read_vector(call_python(c, t, {to_array(q.data(), q.size())}, &pp), out, c.name);
+        call_python(c, t, {&q}, &pp, [&](const py::object& r) { read_vector(r, out, c.name); });
       } catch (py::error_already_set& e) {
         rethrow_python(e);
       }
@@ -1221,7 +1222,7 @@ std::shared_ptr<MechanicalHolder> make_mechanical(int nq, int nlambda, const py:
     s.G = [c](double t, const VecIn& q, MatOut out, const VecIn& pp) {
       py::gil_scoped_acquire gil;
       try {
-        read_matrix(call_python(c, t, {to_array(q.data(), q.size())}, &pp), out, c.name);
+        call_python(c, t, {&q}, &pp, [&](const py::object& r) { read_matrix(r, out, c.name); });
       } catch (py::error_already_set& e) {
         rethrow_python(e);
       }
@@ -1232,9 +1233,7 @@ std::shared_ptr<MechanicalHolder> make_mechanical(int nq, int nlambda, const py:
     s.curvature = [c](double t, const VecIn& q, const VecIn& v, VecOut out, const VecIn& pp) {
       py::gil_scoped_acquire gil;
       try {
-        read_vector(
-            call_python(c, t, {to_array(q.data(), q.size()), to_array(v.data(), v.size())}, &pp),
-            out, c.name);
+        call_python(c, t, {&q, &v}, &pp, [&](const py::object& r) { read_vector(r, out, c.name); });
       } catch (py::error_already_set& e) {
         rethrow_python(e);
       }

@@ -54,3 +54,44 @@ def test_callback_changing_its_arguments_in_place():
     ref = daekit.solve_ivp(decay_rhs, (0, 1), np.ones(3), rtol=1e-8, atol=1e-10)
     assert r.success
     np.testing.assert_array_equal(r.y[:, -1], ref.y[:, -1])
+
+
+def _reuse_counter():
+    """A callback wrapper's bookkeeping: how often a call got the array of the call before."""
+    state = {"previous": None, "calls": 0, "reused": 0}
+
+    def seen(a):
+        if state["previous"] is not None and state["previous"]() is a:
+            state["reused"] += 1
+        state["previous"] = weakref.ref(a)
+        state["calls"] += 1
+    return state, seen
+
+
+def test_event_callbacks_reuse_their_arrays():
+    # events are called at every step (their sign) and while their roots are located: the
+    # same no-allocation call as fun's
+    state, seen = _reuse_counter()
+
+    def crossing(t, y):
+        seen(y)
+        return y[0] - 0.5
+
+    r = daekit.solve_ivp(decay_rhs, (0, 1), np.ones(3), rtol=1e-6, events=[crossing])
+    assert r.success and len(r.t_events[0]) == 1 and state["calls"] > 20
+    assert state["reused"] == state["calls"] - 1
+
+
+def test_mechanical_callbacks_reuse_their_arrays():
+    state, seen = _reuse_counter()
+
+    def force(t, q, v):
+        seen(q)
+        return [0.0, -1.0]
+
+    sys = daekit.MechanicalSystem(
+        nq=2, nlambda=1, mass=np.eye(2), force=force,
+        g=lambda t, q: [0.5 * (q[0] ** 2 + q[1] ** 2 - 1.0)], G=lambda t, q: [[q[0], q[1]]])
+    res = sys.solve((0, 1), [1.0, 0.0], [0.0, 0.0], form="index2", rtol=1e-6, atol=1e-6)
+    assert res.success and state["calls"] > 20
+    assert state["reused"] == state["calls"] - 1
