@@ -393,10 +393,13 @@ const OptionTable<NordsieckBdfOptions>& nordsieck_option_table() {
 MethodRegistration nordsieck_bdf_method() {
   MethodRegistration r;
   r.info.name = "nordsieck-bdf";
-  r.info.title = "BDF of fixed order (1..5, default 4) in Nordsieck form, Milne's error estimate";
+  r.info.title =
+      "BDF of fixed order (1..5, default 4) in Nordsieck form, Milne's error estimate (DNA's "
+      "scheme, "
+      "Bendtsen and Thomsen (1999); for general use bdf, more accurate at the same tolerance)";
   r.info.reference =
-      "Bendtsen and Thomsen (1999), ch. 10 (DNA, (10.6)-(10.11)); Hairer-Wanner II, III.6 "
-      "(Nordsieck form)";
+      "Bendtsen and Thomsen (1999), ch. 10 (DNA, (10.6)-(10.11)); Hairer, Norsett and Wanner, "
+      "Solving ODEs I, III.6 (Nordsieck form)";
   MethodCapabilities& c = r.info.capabilities;
   c.mass_matrix_form = true;
   c.max_index = 1;
