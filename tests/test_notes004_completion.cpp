@@ -284,3 +284,64 @@ TEST(Notes004Completion, EventRestartsWhereTheSwitchHasChangedSign) {
     EXPECT_GT(r.events[0].residual, -1e-13) << method;
   }
 }
+
+// (2.6b) gives h g = eps sum_j omega_ij (Z_j - z_n) with omega = A^{-1} before eps is set to 0
+// in (2.7): the epsilon-embedding needs an invertible A, so an explicit tableau (A strictly
+// lower triangular, det A = 0) cannot be used. projected-rk (the epsilon-embedding) refuses
+// classical RK4 before integrating and runs Radau IIA(3).
+// claim: 004-2.2.2-implicit-only
+TEST(Notes004Completion, EpsilonEmbeddingNeedsAnInvertibleA) {
+  EXPECT_EQ(classical_rk4().A.determinant(), 0.0);
+  EXPECT_GT(std::abs(radau_iia(3).A.determinant()), 1e-3);
+  MassMatrixDae d;  // y' = -y + z, 0 = z - sin t (index 1)
+  d.n = 2;
+  d.mass = Matrix::Zero(2, 2);
+  d.mass(0, 0) = 1;
+  d.f = [](double t, VecIn y, VecOut f) {
+    f[0] = -y[0] + y[1];
+    f[1] = y[1] - std::sin(t);
+  };
+  Vector y0(2);
+  y0 << 0.0, 0.0;
+  Options o;
+  o.fixed_step = true;
+  o.h0 = 0.1;
+  ProjectedRkOptions m;
+  m.tableau = classical_rk4();
+  try {
+    solve(d, 0.0, 1.0, y0, m, o);
+    ADD_FAILURE() << "an explicit tableau was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("A is singular"), std::string::npos) << e.what();
+  }
+  m.tableau = radau_iia(3);
+  const Result r = solve(d, 0.0, 1.0, y0, m, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const double exact = 0.5 * (std::sin(1.0) - std::cos(1.0) + std::exp(-1.0));
+  EXPECT_NEAR(r.y[0], exact, 1e-7);
+}
+
+// Sec. 8.2.2: the moon flight's reformulation y' = f - D z, 0 = J(y) - J0 with D = C^T,
+// C = grad J: the constraint does not contain z (g_z = 0: not index 1) and g_y f_z = -C D is
+// invertible (index 2), here by differences of the model's right-hand side.
+// claim: 004-8.2.2-index2
+TEST(Notes004Completion, DaeReformulationOfTheMoonFlightHasIndexTwo) {
+  const BuiltinProblem p = make_builtin_problem("moon-dae");
+  ASSERT_EQ(p.dae.n, 5);
+  Vector y = p.y0, f0(5), f1(5);
+  p.dae.f(0.0, y, f0);
+  const double dz = 1e-3;
+  y[4] += dz;
+  p.dae.f(0.0, y, f1);
+  EXPECT_EQ(f1[4], f0[4]);  // g_z = 0
+  Vector C(4);
+  for (int i = 0; i < 4; ++i) {
+    Vector a = p.y0.head(4), b = p.y0.head(4);
+    a[i] += 1e-6;
+    b[i] -= 1e-6;
+    C[i] = (moon_jacobi_integral(a) - moon_jacobi_integral(b)) / 2e-6;
+  }
+  const double gy_fz = C.dot((f1 - f0).head(4)) / dz;
+  std::printf("moon-dae: g_z = 0, g_y f_z = %.6f, -|C|^2 = %.6f\n", gy_fz, -C.squaredNorm());
+  EXPECT_NEAR(gy_fz, -C.squaredNorm(), 1e-5 * C.squaredNorm());  // D = C^T: -|C|^2
+}
