@@ -464,3 +464,48 @@ TEST(Notes004Completion, OdeHasPerturbationIndexZero) {
   EXPECT_LT(deviation, 3 / w);  // C = 1.5 times max |integral of delta| = 2/w
   EXPECT_GT(deviation, 1 / w);
 }
+
+// Sec. 10.2.1: the switch is located by interpolating the inverse function t(z_s) at z_s = 0
+// (the library: Illinois regula falsi, linear inverse interpolation on the step's continuous
+// output) rather than by iterating on z_s(t) = 0 without a model of z_s (bisecting the
+// bracket). y' = 1, z_s = exp(y) - exp(0.7) (nonlinear in t): every evaluation of z_s inside
+// the step that holds the root is counted (the step's interior samples and the iteration); the
+// root is found to round-off with far fewer than the ~log2(h / ulp) bisections.
+// claim: 004-10-inverse-interpolation
+TEST(Notes004Completion, InverseInterpolationLocatesTheSwitchInFewEvaluations) {
+  MassMatrixDae d;
+  d.n = 1;
+  d.name = "clock";
+  d.f = [](double, VecIn, VecOut f) { f[0] = 1.0; };
+  std::vector<double> calls;
+  Event e;
+  e.name = "z_s";
+  e.r = [&calls](double t, VecIn y, VecIn) {
+    calls.push_back(t);
+    return std::exp(y[0]) - std::exp(0.7);
+  };
+  e.direction = 1;
+  Options o = completion_tolerances(1e-8);
+  o.events = {e};
+  o.store_steps = true;
+  const Result r = solve(d, 0.0, 2.0, Vector::Zero(1), "radau5", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_EQ(r.events.size(), 1u);
+  const double t_root = r.events[0].t;
+  EXPECT_NEAR(t_root, 0.7, 1e-14);
+  double a = 0, b = 2;  // the accepted step holding the root
+  for (double t : r.t_steps) {
+    if (t < t_root) a = std::max(a, t);
+    if (t >= t_root) b = std::min(b, t);
+  }
+  long inside = 0;
+  for (double t : calls)
+    if (t > a && t < b) ++inside;
+  const double bisections = std::log2((b - a) / (4 * 2.2e-16 * 0.7));
+  std::printf(
+      "root at %.16f in the step [%.4f, %.4f]: %ld evaluations inside it, bisection "
+      "to the same bracket %.0f\n",
+      t_root, a, b, inside, bisections);
+  EXPECT_GT(bisections, 40);
+  EXPECT_LT(inside, 20);
+}
