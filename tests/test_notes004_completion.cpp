@@ -1,8 +1,11 @@
-// The remaining checkable claims of Bendtsen and Thomsen (1999), one test each: index reduction
-// to index 0 (1.1.3), the stiffness of Van der Pol as eps -> 0 (1.3), the extra solutions of
-// the index-reduced pendulum (3.2.3), BDF at variable steps on index 1 and 2 (4.2.2, 4.2.3),
-// the augmented system's gamma at an impasse point (7.3.4), the phase-space volume of a
-// symplectic method (8.2.1) and the side of the switch the event restarts on (Table 10.1).
+// The remaining checkable claims of Bendtsen and Thomsen (1999), one test each (the claim IDs of
+// docs/claims/inventory.md above every test): index reduction to index 0 and the perturbation
+// index of an ODE (ch. 1), Van der Pol's stiffness as eps -> 0 (1.3), the epsilon-embedding's
+// invertible A and its identity with collocation (2.2.2, 2.3.3), the extra solutions of the
+// index-reduced pendulum (3.2.3), BDF at variable steps on index 1 and 2 (4.2.2, 4.2.3), the
+// augmented system's gamma at an impasse point (7.3.4), phase-space volume under a symplectic
+// method and the index of the DAE reformulation (8.2), and the energy-system numerics of ch. 10
+// (the log-mean guard, the side of the switch, inverse interpolation).
 #include <gtest/gtest.h>
 
 #include <algorithm>
