@@ -141,6 +141,91 @@ TEST(Bdf, ImplicitEulerVariableStepExample42) {
 }
 
 namespace {
+// y1' = y2, 0 = y1 - g(x): index 2, the index-2 analogue of (4.1).
+ImplicitDae index2_chain(std::function<double(double)> g) {
+  ImplicitDae d;
+  d.n = 2;
+  d.name = "index-2 chain";
+  d.differential = {true, false};
+  d.F = [g](double t, VecIn y, VecIn yp, VecOut F) {
+    F[0] = yp[0] - y[1];
+    F[1] = y[0] - g(t);
+  };
+  return d;
+}
+
+// Implicit Euler (BDF1) through the method's own interface with the given steps; the state
+// at the end.
+Vector implicit_euler_steps(const ImplicitDae& d, const Vector& y0, const Vector& yp0,
+                            const std::vector<double>& steps) {
+  BdfOptions m;
+  m.fixed_order = 1;
+  CallGuard guard;
+  Stats stats;
+  const std::any options = m;
+  MethodInput in;
+  in.implicit_form = &d;
+  in.yp0 = &yp0;
+  in.options = &options;
+  in.guard = &guard;
+  in.stats = &stats;
+  auto st = method_registration("bdf").make(in);
+  Tolerances tol;
+  tol.rtol = 1e-12;
+  tol.atol = Vector::Constant(d.n, 1e-12);
+  ErrorWeights w;
+  w.setup(tol, std::vector<char>(static_cast<size_t>(d.n), 1));
+  w.update(y0);
+  std::string message;
+  EXPECT_TRUE(st->start(0.0, y0, w, message)) << message;
+  for (double h : steps) {
+    const StepAttempt a = st->attempt(h);
+    EXPECT_EQ(a.outcome, AttemptOutcome::Converged);
+    EXPECT_TRUE(st->accept());
+    w.update(st->y());
+  }
+  return st->y();
+}
+}  // namespace
+
+// Ch. 4 (Brenan-Campbell-Petzold): at variable steps BDF k is O(h_max^q), q = min(k, k - nu + 2).
+// Checked for k = 1 with steps alternating h, h/10 (ratio 0.1, then 10) up to x = 0.44:
+// index 2, q = 1: the error of y2 falls like h_max; index 3, q = 0: the error of y3 does not
+// fall at all (O(1): y3 ~ (1 + h_n / h_(n+1)) g''/2 after a step shrinks by 10).
+// claim: 004-4-variable-step-order
+TEST(Bdf, VariableStepOrderIsMinOfKAndKMinusIndexPlusTwo) {
+  auto g = [](double t) { return std::sin(t + 0.5); };
+  double e2[3], e3[3];
+  int i = 0;
+  for (double h : {0.1, 0.01, 0.001}) {
+    std::vector<double> steps;
+    const int pairs = static_cast<int>(std::lround(0.4 / h));  // to x = 0.44 every time
+    for (int j = 0; j < pairs; ++j) {
+      steps.push_back(h);
+      steps.push_back(h / 10);
+    }
+    double x = 0;
+    for (double s : steps) x += s;
+    Vector y0(2), yp0(2);
+    y0 << g(0), std::cos(0.5);
+    yp0 << std::cos(0.5), -std::sin(0.5);
+    e2[i] = std::abs(implicit_euler_steps(index2_chain(g), y0, yp0, steps)[1] - std::cos(x + 0.5));
+    Vector z0(3), zp0(3);
+    z0 << g(0), std::cos(0.5), -std::sin(0.5);
+    zp0 << std::cos(0.5), -std::sin(0.5), -std::cos(0.5);
+    e3[i] = std::abs(implicit_euler_steps(index3_chain(g), z0, zp0, steps)[2] + std::sin(x + 0.5));
+    std::printf("h_max %.0e: index 2 error of y2 %.3e, index 3 error of y3 %.3e\n", h, e2[i],
+                e3[i]);
+    ++i;
+  }
+  for (int j = 1; j < 3; ++j) {
+    EXPECT_NEAR(std::log10(e2[j - 1] / e2[j]), 1.0, 0.15);  // q = 1
+    EXPECT_GT(e3[j], 0.5 * e3[j - 1]);                      // q = 0: no convergence
+  }
+  EXPECT_GT(e3[2], 1.0);
+}
+
+namespace {
 // Smooth index-1 test: y' = -y + z, 0 = z - sin t; y = (sin t - cos t + e^{-t}) / 2.
 ImplicitDae smooth_index1() {
   ImplicitDae d;
@@ -165,6 +250,8 @@ Vector smooth_exact_derivative(double t) {
 }
 }  // namespace
 
+// y1' = -y1 + sin t (z = sin t): BDF k of order k, implicit Euler (k = 1) of order 1.
+// claim: 004-4.1.1-implicit-euler
 TEST(Bdf, FixedOrderConstantStepConvergence) {
   const ImplicitDae d = smooth_index1();
   const double T = 2.0;

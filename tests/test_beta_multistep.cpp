@@ -165,6 +165,7 @@ TEST(EulerLagrange, AdaptorFromSemiExplicitIndex2) {
 // claim: 003-T2.1-lambda
 // claim: 003-eq3.3-orders
 // claim: 004-ch5-beta-blocking
+// claim: 004-5.5-observed-error
 TEST(BetaMultistepOrders, BetaBlockedDcbdfIsOrderKPlusOneInXAndKInLambda) {
   const double h[] = {0, 0.05, 0.05, 0.05, 0.05, 0.1, 0.1};  // errors stay above round-off
   for (int k = 1; k <= 6; ++k) {
@@ -188,6 +189,7 @@ TEST(BetaMultistepOrders, BetaBlockedAdamsMoultonIsOrderKPlusOneInXAndKInLambda)
 }
 
 // claim: 003-eq3.2-compound
+// claim: 004-5.5-observed-error
 // claim: 004-5.4.1-commutative
 TEST(BetaMultistepOrders, BdfAndTheCompoundDcbdfBdfAreOrderK) {
   for (int k = 1; k <= 5; ++k) {

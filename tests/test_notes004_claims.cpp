@@ -52,6 +52,7 @@ TEST(Notes004Claims, RungeKuttaMethodsKeepLinearInvariants) {
 // those tolerances on the 0.5 and 1.1 flights: J drifts by far more than the tolerance, and the
 // steps where it changes most are those closest to the Earth.
 // claim: 004-8-ode45-drift
+// claim: 004-8.3.2-drift-near-planet
 TEST(Notes004Claims, Ode45DoesNotKeepTheJacobiIntegral) {
   for (const char* name : {"moon-0.5", "moon-1.1"}) {
     const BuiltinProblem p = make_builtin_problem(name);

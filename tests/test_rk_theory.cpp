@@ -105,6 +105,7 @@ SemiExplicitDae generic_index2() {
 // claim: 004-2.3.4-gauss-even-global
 // claim: 004-2.3.4-projected-gauss-global
 // claim: 004-2.3.4-radau-ia-global
+// claim: 004-2-index2-collocation
 // claim: 004-2.3.4-projected-radau-ia-global
 // claim: 004-2.3.4-radau-iia-global
 // claim: 004-2.3.4-lobatto-iiia-odd-global
@@ -188,6 +189,7 @@ TEST(RkTheory, Index2OrderTable) {
 // claim: 004-2.3.4-gauss-even-local
 // claim: 004-2.3.4-projected-gauss-local
 // claim: 004-2.3.4-radau-ia-local
+// claim: 004-2-index2-collocation
 // claim: 004-2.3.4-projected-radau-ia-local
 // claim: 004-2.3.4-radau-iia-local
 // claim: 004-2.3.4-lobatto-iiia-odd-local
@@ -363,6 +365,7 @@ double richardson_order(const std::function<Vector(int)>& D, int steps, int comp
 // method of order 4 is of order 4 on the reduced DAE): z = O(h^4) + eps O(h), as IV(16).
 // Every entry is asserted within +-0.3 of the derived order.
 // claim: 004-T2.2-sp-radau-ia
+// claim: 004-C2.1-sp-orders
 // claim: 004-T2.2-sp-radau-iia
 // claim: 004-T2.2-sp-sdirk16
 // claim: 004-T2.2-sp-lobatto-iiic (deviation: the eps powers of y and z are swapped)
@@ -483,6 +486,7 @@ MassMatrixDae prothero_robinson(double lambda) {
 // stiffly accurate methods give y_{n+1} = Y_s = sin(t_{n+1}) + O(h^(q+1) / z) (order q with a
 // factor 1/|lambda|). Non-stiff (lambda = -1): the classical order p.
 // claim: 004-2.1.3-order-reduction
+// claim: 004-2.1.3-stiffly-accurate (deviation: they drop to order q too, error / |lambda|)
 TEST(RkTheory, OrderReductionProtheroRobinson) {
   struct Row {
     RungeKuttaTableau tab;
