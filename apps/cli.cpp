@@ -787,6 +787,8 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added with the detection of Jacobian structures (issue 29, format_version still 1):
 //   jacobian_structure (string: the structure used and whether it was declared or detected,
 //   Result::jacobian_structure); stats gained nfev_check and nfev_structure.
+// Added with the sensitivities of event times (format_version still 1): events[].dt_dp (only
+//   with --sensitivities: the event time's derivative by the problem's parameters).
 // Added with --method auto (issue 29, format_version still 1): method_choice (string: the rule
 //   of daekit::auto_method that chose "method" when --method auto was given, null otherwise).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
@@ -856,6 +858,7 @@ std::string to_json(const Run& run) {
     w.begin_object();
     w.number("t", e.t);
     w.string("name", e.name);
+    if (e.dt_dp.size() > 0) w.numbers("dt_dp", std::vector<double>(e.dt_dp.begin(), e.dt_dp.end()));
     w.end_object();
   }
   w.end_array();

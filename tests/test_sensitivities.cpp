@@ -495,3 +495,93 @@ TEST(Sensitivities, AnalyticParameterJacobianReplacesTheDifferences) {
     EXPECT_NE(r.message.find("parameter_jacobian"), std::string::npos) << r.message;
   }
 }
+
+// ----------------------------------------------------------------------------------------------
+// Sensitivities of event times: a ball falling from h0 = 10 (y = [height, velocity],
+// y' = [v, -g]) crosses the level H at t* = sqrt(2 (h0 - H) / g), so dt*/dg = -t* / (2 g) and
+// dt*/dH = -1 / (g t*); p = [g, H], the event r = y0 - H reads H from p. A level crossed on
+// the way (no action) and the ground (terminal); an action that changes the state ends the
+// solve naming the jump of dy/dp it would need.
+namespace {
+MassMatrixDae event_sens_ball() {
+  MassMatrixDae d;
+  d.name = "falling ball with parameters";
+  d.n = 2;
+  d.f = [](double, VecIn y, VecOut out, VecIn p) {
+    out[0] = y[1];
+    out[1] = -p[0];
+  };
+  d.p = Vector(2);
+  d.p << 9.81, 4.0;
+  return d;
+}
+Event event_sens_level(bool terminal) {
+  Event e;
+  e.name = terminal ? "ground" : "level";
+  if (terminal) {
+    e.r = [](double, VecIn y, VecIn) { return y[0]; };
+    e.action = [](double, Vector&) { return EventAction::Stop; };
+  } else {
+    e.r = [](double, VecIn y, VecIn, VecIn p) { return y[0] - p[1]; };
+  }
+  return e;
+}
+}  // namespace
+
+TEST(EventTimeSensitivities, FallingBallCrossingTimesMatchTheirDerivatives) {
+  for (const char* method : {"radau5", "radau", "bdf"}) {
+    const MassMatrixDae d = event_sens_ball();
+    Options o;
+    o.rtol = o.atol = 1e-10;
+    o.sensitivities = true;
+    o.events = {event_sens_level(false), event_sens_level(true)};
+    Vector y0(2);
+    y0 << 10.0, 0.0;
+    const Result r = solve(d, 0.0, 5.0, y0, method, o);
+    ASSERT_EQ(r.status, Status::TerminalEvent) << method << ": " << r.message;
+    ASSERT_EQ(r.events.size(), 2u) << method;
+    const double g = 9.81, H = 4.0;
+    const double t_level = std::sqrt(2 * (10.0 - H) / g), t_ground = std::sqrt(2 * 10.0 / g);
+    const EventRecord& level = r.events[0];
+    const EventRecord& ground = r.events[1];
+    ASSERT_EQ(level.dt_dp.size(), 2);
+    ASSERT_EQ(ground.dt_dp.size(), 2);
+    EXPECT_NEAR(level.t, t_level, 1e-8) << method;
+    EXPECT_NEAR(level.dt_dp[0], -t_level / (2 * g), 1e-6) << method;
+    EXPECT_NEAR(level.dt_dp[1], -1.0 / (g * t_level), 1e-6) << method;
+    EXPECT_NEAR(ground.dt_dp[0], -t_ground / (2 * g), 1e-6) << method;
+    EXPECT_NEAR(ground.dt_dp[1], 0.0, 1e-8) << method;  // the ground does not depend on H
+    std::printf("%-7s dt/dg level %.10f (exact %.10f), dt/dH %.10f (exact %.10f)\n", method,
+                level.dt_dp[0], -t_level / (2 * g), level.dt_dp[1], -1.0 / (g * t_level));
+  }
+}
+
+TEST(EventTimeSensitivities, AnActionThatChangesTheStateEndsTheSolve) {
+  const MassMatrixDae d = event_sens_ball();
+  Options o;
+  o.rtol = o.atol = 1e-8;
+  o.sensitivities = true;
+  Event bounce = event_sens_level(true);
+  bounce.action = [](double, Vector& y) {
+    y[1] = -0.9 * y[1];
+    return EventAction::Restart;
+  };
+  o.events = {bounce};
+  Vector y0(2);
+  y0 << 10.0, 0.0;
+  const Result r = solve(d, 0.0, 5.0, y0, "radau5", o);
+  EXPECT_EQ(r.status, Status::CallbackError);
+  EXPECT_NE(r.message.find("not implemented"), std::string::npos) << r.message;
+  EXPECT_NEAR(r.events.at(0).dt_dp[0], -std::sqrt(2 * 10.0 / 9.81) / (2 * 9.81), 1e-5);
+}
+
+TEST(EventTimeSensitivities, WithoutSensitivitiesTheRecordHasNone) {
+  const MassMatrixDae d = event_sens_ball();
+  Options o;
+  o.events = {event_sens_level(true)};
+  Vector y0(2);
+  y0 << 10.0, 0.0;
+  const Result r = solve(d, 0.0, 5.0, y0, "radau5", o);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].dt_dp.size(), 0);
+}

@@ -130,6 +130,12 @@ def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_give
         n = len(r.y)
         res["t_events"] = [np.asarray(te, dtype=float) for te in t_events]
         res["y_events"] = [np.asarray(ye, dtype=float).reshape(-1, n) for ye in y_events]
+        if r.n_parameters > 0:  # d t_event / dp, one row per located event
+            none = np.full(r.n_parameters, np.nan)  # an event the solve failed at
+            res["t_events_sensitivities"] = [
+                np.asarray([e.get("dt_dp", none) for e in r.events if e["index"] == i],
+                           dtype=float).reshape(-1, r.n_parameters)
+                for i in range(n_user_events)]
     if builtin is not None:
         res["_builtin"] = builtin
     return res

@@ -1385,6 +1385,7 @@ PYBIND11_MODULE(_daekit, m) {
                                  d["name"] = e.name;
                                  d["residual"] = e.residual;
                                  d["y"] = vector_array(e.y);
+                                 if (e.dt_dp.size() > 0) d["dt_dp"] = vector_array(e.dt_dp);
                                  l.append(d);
                                }
                                return l;

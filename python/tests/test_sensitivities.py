@@ -153,3 +153,41 @@ def test_solve_many_refuses_sensitivities_it_would_drop():
     with pytest.raises(ValueError, match="sensitivities"):
         daekit.solve_many(lambda t, y, p: -p[0] * y, np.array([[1.0], [2.0]]), (0, 2), [1.0],
                           sensitivities=True)
+
+
+@pytest.mark.parametrize("method", ["radau5", "bdf"])
+def test_event_times_have_sensitivities(method):
+    # a ball falling from 10 with gravity g = p[0] crosses the level p[1] = 4 (an event reading
+    # p) and hits the ground (terminal): t* = sqrt(2 (10 - H) / g), dt*/dg = -t*/(2 g),
+    # dt*/dH = -1/(g t*); res.t_events_sensitivities[i] has one row of dt/dp per event
+    def ball(t, y, p):
+        return [y[1], -p[0]]
+
+    def level(t, y, p):
+        return y[0] - p[1]
+
+    def ground(t, y, p):
+        return y[0]
+    ground.terminal = True
+    g, H = 9.81, 4.0
+    res = daekit.solve_ivp(ball, (0, 5), [10.0, 0.0], p=[g, H], method=method,
+                           events=[level, ground], rtol=1e-10, atol=1e-10, sensitivities=True)
+    assert res.status == 1, res.message
+    t_level, t_ground = np.sqrt(2 * (10 - H) / g), np.sqrt(2 * 10 / g)
+    dl, dg = res.t_events_sensitivities
+    assert dl.shape == (1, 2) and dg.shape == (1, 2)
+    np.testing.assert_allclose(dl[0], [-t_level / (2 * g), -1 / (g * t_level)], rtol=1e-6)
+    np.testing.assert_allclose(dg[0], [-t_ground / (2 * g), 0.0], rtol=1e-6, atol=1e-9)
+    assert "dt_dp" in res.events[0]
+
+
+def test_an_event_action_that_jumps_ends_a_sensitivity_solve():
+    def ball(t, y, p):
+        return [y[1], -p[0]]
+
+    def ground(t, y, p):
+        return y[0]
+    ground.action = lambda t, y, p: [y[0], -0.9 * y[1]]
+    res = daekit.solve_ivp(ball, (0, 5), [10.0, 0.0], p=[9.81], events=[ground],
+                           sensitivities=True)
+    assert not res.success and "not implemented" in res.message

@@ -211,6 +211,49 @@ bool EventLocator::slope(const DenseSource& source, size_t i, double t, double h
   return true;
 }
 
+bool EventLocator::time_sensitivity(const DenseSource& source, double t_lo, double t_hi,
+                                    const Matrix& S, const Matrix& S_dot, const Vector& p,
+                                    EventRecord& rec) {
+  const size_t i = static_cast<size_t>(rec.index);
+  const double te = rec.t;
+  const long np = p.size();
+  rec.dt_dp = Vector::Constant(np, std::numeric_limits<double>::quiet_NaN());
+  const double cbrt_eps = std::cbrt(kEps);
+  // d/dt r along the solution: a central difference inside the step (one-sided at its ends)
+  const double width = std::abs(t_hi - t_lo);
+  const double dt = cbrt_eps * std::max(width, std::abs(te) * kEps * 1e3);
+  const double lo = std::min(t_lo, t_hi), hi = std::max(t_lo, t_hi);
+  const double ta = std::max(lo, te - dt), tb = std::min(hi, te + dt);
+  if (!(tb > ta)) return true;  // a step too short to difference in: dt/dp unknown (NaN)
+  double ra = 0.0, rb = 0.0;
+  source.dense(ta, y_shifted_);
+  source.dense_derivative(ta, yp_shifted_);
+  if (!root(i, ta, y_shifted_, yp_shifted_, p, ra)) return false;
+  source.dense(tb, y_shifted_);
+  source.dense_derivative(tb, yp_shifted_);
+  if (!root(i, tb, y_shifted_, yp_shifted_, p, rb)) return false;
+  const double r_t = (rb - ra) / (tb - ta);
+  if (!(std::abs(r_t) > 0.0) || !std::isfinite(r_t)) return true;  // tangential: no dt/dp
+  // d/de r along the parameter direction k
+  source.dense(te, y_);
+  source.dense_derivative(te, yp_);
+  Vector pk = p;
+  for (long k = 0; k < np; ++k) {
+    const double e = cbrt_eps * std::max(1.0, std::abs(p[k]));
+    double r_plus = 0.0, r_minus = 0.0;
+    for (int side = 0; side < 2; ++side) {
+      const double sgn = side == 0 ? 1.0 : -1.0;
+      y_shifted_ = y_ + (sgn * e) * S.col(k);
+      yp_shifted_ = yp_ + (sgn * e) * S_dot.col(k);
+      pk[k] = p[k] + sgn * e;
+      if (!root(i, te, y_shifted_, yp_shifted_, pk, side == 0 ? r_plus : r_minus)) return false;
+    }
+    pk[k] = p[k];
+    rec.dt_dp[k] = -((r_plus - r_minus) / (2.0 * e)) / r_t;
+  }
+  return true;
+}
+
 // How much r_i changes when y_ moves by its error weights atol + rtol |y| (all up; alternating
 // up and down): what the tolerances leave r uncertain by at the event. Evaluations that fail
 // recoverably or give NaN/Inf (a state outside r's domain) are left out; exceptions stay fatal.

@@ -109,6 +109,14 @@ class EventLocator {
                    const ErrorWeights* weights = nullptr);
   /// Root values after a restart at (t, y, yp).
   bool reset(double t, const Vector& y, const Vector& yp, const Vector& p);
+  /// The derivative of event `rec`'s time by the parameters (rec.dt_dp, np entries): the event
+  /// time t*(p) solves r(t, y(t, p), y'(t, p), p) = 0, so
+  ///   dt*/dp_k = -(d/de r(t*, y + e S_k, y' + e S'_k, p + e e_k)) / (d/dt r(t, y(t), y'(t), p)),
+  /// both by central differences: the numerator along the sensitivities S = dy/dp and
+  /// S' = dS/dt at t* (given), the denominator along the step's continuous output within
+  /// [t_lo, t_hi]. False on a callback failure (rec.dt_dp then holds NaN where it failed).
+  bool time_sensitivity(const DenseSource& source, double t_lo, double t_hi, const Matrix& S,
+                        const Matrix& S_dot, const Vector& p, EventRecord& rec);
   /// Event i starts on the side `sign` of its root where its value is exactly 0 there (a
   /// switch restarted at its root, Options::switches): the next sign change away from the
   /// branch is a crossing (a value of 0 on its own is on neither side).

@@ -106,6 +106,7 @@ struct Integrator::Impl : public DenseSource {
   SensitivityRequest sens_request;
   int np = 0;  // their number of parameters (0: none)
   Matrix s_work;
+  Vector p_before_events;  // p before an event's action (it must not change with sensitivities)
   // CPU time of this solve: the calling thread's CPU time summed over the calls into it
   // (construction, step(), solve_until()). std::clock() counts every thread of the process, so
   // concurrent solves on other threads would be added to each one's Result::cpu_seconds.
@@ -407,6 +408,42 @@ struct Integrator::Impl : public DenseSource {
     return true;
   }
 
+  // dt/dp of the events recorded from index `first` on in the step from t_old (EventRecord::
+  // dt_dp), from S and dS/dt on the step's continuous output; an event action that changed
+  // the state or the parameters ends the solve: the jump of S there is not implemented.
+  bool event_time_sensitivities(size_t first, double t_old, const EventCut& cut) {
+    const double t_new = method->t();
+    const double width = std::abs(t_new - t_old);
+    Matrix S(s_work.rows(), s_work.cols()), S_a(S.rows(), S.cols()), S_b(S.rows(), S.cols());
+    for (size_t k = first; k < result.events.size(); ++k) {
+      EventRecord& rec = result.events[k];
+      const double lo = std::min(t_old, t_new), hi = std::max(t_old, t_new);
+      const double d = std::cbrt(std::numeric_limits<double>::epsilon()) * width;
+      const double ta = std::max(lo, rec.t - d), tb = std::min(hi, rec.t + d);
+      method->dense_sensitivities(rec.t, S);
+      method->dense_sensitivities(ta, S_a);
+      method->dense_sensitivities(tb, S_b);
+      const Matrix S_dot =
+          tb > ta ? Matrix((S_b - S_a) / (tb - ta)) : Matrix::Zero(S.rows(), S.cols());
+      if (!events->time_sensitivity(*this, t_old, t_new, S, S_dot, method->parameters(), rec)) {
+        fail(Status::CallbackError, guard.failure().describe());
+        return false;
+      }
+    }
+    const bool state_changed = (cut.kind == EventCut::Restart) ||
+                               (cut.kind == EventCut::Stop && cut.y_after != cut.y_before);
+    if (state_changed || method->parameters() != p_before_events) {
+      fail(Status::CallbackError,
+           "Options::sensitivities: the action of an event changed the state or the parameters "
+           "at t = " +
+               fmt(cut.kind != EventCut::None ? cut.t : t_new) +
+               ": dy/dp across such a jump is not implemented (events without an action, and "
+               "terminal ones, are)");
+      return false;
+    }
+    return true;
+  }
+
   // The request of Options::sensitivities, refused (InvalidArgument) where it cannot be met.
   const SensitivityRequest* sensitivity_request(const MethodInfo& info, const MethodInput& input,
                                                 const Vector& y0) {
@@ -425,10 +462,6 @@ struct Integrator::Impl : public DenseSource {
       throw InvalidArgument(refused + "the problem has no parameters p to differentiate by");
     if (opt.projection != Projection::None)
       throw InvalidArgument(refused + "not available with a projection (Options::projection)");
-    if (!opt.events.empty())
-      throw InvalidArgument(refused +
-                            "not available with events (sensitivities of event times are not "
-                            "implemented)");
     if (!opt.switches.empty())
       throw InvalidArgument(refused +
                             "not available with switching functions (sensitivities of switching "
@@ -1065,11 +1098,14 @@ struct Integrator::Impl : public DenseSource {
 
     // state events in (t, t_new]: may cut the step at an event time
     if (events) {
+      const size_t recorded = result.events.size();
+      if (np > 0) p_before_events = method->parameters();
       const EventCut cut = events->process(
           *this, t, method->t(), method->y(), dir, method->parameters(), result.events,
           interior_samples(caps.dense_output_order, method->order()), &weights);
       if (cut.kind == EventCut::Failure)
         return fail(Status::CallbackError, guard.failure().describe());
+      if (np > 0 && !event_time_sensitivities(recorded, t, cut)) return Stop::Failure;
       if (cut.kind == EventCut::Accumulation) {  // ends at the event like a terminal one
         EventCut at = cut;
         at.kind = EventCut::Stop;

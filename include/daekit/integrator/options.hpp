@@ -111,6 +111,9 @@ struct EventRecord {
   std::string name;
   double residual = 0;  ///< r at the reported time
   Vector y;             ///< state before the action
+  /// With Options::sensitivities: dt/dp (np) of the event time, -(dr/dp along (S, S', e_k)) /
+  /// (dr/dt along the solution); empty otherwise.
+  Vector dt_dp;
 };
 
 /// A switching function (issue 26): a model whose right-hand side has branches (a relay, a
@@ -245,8 +248,10 @@ struct Options {
   // Forward sensitivities S = dy/dp with respect to the problem's parameters p
   // (docs/sensitivities.md): methods with MethodCapabilities::sensitivities (radau5, radau,
   // bdf);
-  // a request to another method, to a problem without p, with a projection or with events is
-  // refused (InvalidArgument). Result::sensitivities (at t), s_out (output times), s_steps.
+  // a request to another method, to a problem without p, with a projection, switches or
+  // tstops is refused (InvalidArgument). Result::sensitivities (at t), s_out (output times),
+  // s_steps; with events EventRecord::dt_dp (an event action that changes y or p ends the
+  // solve with Status::CallbackError: the jump of S is not implemented).
   bool sensitivities = false;
   /// Include the sensitivities in the error test (IDAS's errconS; default off, as IDAS): the
   /// step's error is the larger of the state's and theirs, with the weights rtol |S_ik| +
