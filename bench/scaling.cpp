@@ -47,7 +47,8 @@
 #include <vector>
 
 #include "daekit/daekit.hpp"
-#include "linalg/linear_solver.hpp"  // the iterative backend alone (--krylov's kernel table)
+#include "linalg/linear_solver.hpp"  // the iterative backend alone (--backend)
+#include "timing.hpp"
 #ifdef DAEKIT_HAVE_IDA
 #include "ida_runner.hpp"
 #endif
@@ -56,26 +57,13 @@ using namespace daekit;
 
 namespace {
 
-double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+using daekit_bench::cpu_now;
+using daekit_bench::median_cpu;
 
 double peak_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss / 1024.0;  // Linux: kilobytes
-}
-
-// Median CPU seconds of run() (run once; repeated while the total stays under min_time).
-double median_cpu(const std::function<void()>& run, double min_time) {
-  std::vector<double> times;
-  double total = 0.0;
-  do {
-    const double t0 = cpu_now();
-    run();
-    times.push_back(cpu_now() - t0);
-    total += times.back();
-  } while (total < min_time && times.size() < 51);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 struct Outcome {
@@ -110,8 +98,7 @@ Outcome run_code(const std::string& code, const BuiltinProblem& p, double tol, c
     Result r;
     const double t0 = cpu_now();
     r = once();
-    out.cpu = cpu_now() - t0;
-    if (out.cpu < min_time) out.cpu = median_cpu([&] { once(); }, min_time);
+    out.cpu = median_cpu([&] { once(); }, min_time, cpu_now() - t0);
     out.ok = r.ok();
     out.steps = r.stats.naccept;
     out.nfev = r.stats.nfev + r.stats.nfev_jac;
@@ -142,9 +129,8 @@ Outcome run_code(const std::string& code, const BuiltinProblem& p, double tol, c
     IdaRun r;
     const double t0 = cpu_now();
     r = run_ida(dae, p.t0, p.t_end, p.y0, yp0, tol, tol, s);
-    out.cpu = cpu_now() - t0;
-    if (out.cpu < min_time)
-      out.cpu = median_cpu([&] { run_ida(dae, p.t0, p.t_end, p.y0, yp0, tol, tol, s); }, min_time);
+    out.cpu = median_cpu([&] { run_ida(dae, p.t0, p.t_end, p.y0, yp0, tol, tol, s); }, min_time,
+                         cpu_now() - t0);
     out.ok = r.ok;
     out.steps = r.nsteps;
     out.nfev = r.nre;
@@ -639,8 +625,7 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--backend")) {
       const double bandwidth = triad_bandwidth();
       std::printf("rerun: build/bench/daekit_scaling --backend\n");
-      std::printf("STREAM triad: %.2f GB/s (best of 10 passes over 3 x 80 MB)\n",
-                  bandwidth / 1e9);
+      std::printf("STREAM triad: %.2f GB/s (best of 10 passes over 3 x 80 MB)\n", bandwidth / 1e9);
       backend_table(max_n, bandwidth);
       return 0;
     } else if (!std::strcmp(argv[i], "--foodweb")) {

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "daekit/daekit.hpp"
+#include "timing.hpp"
 
 using namespace daekit;
 
@@ -46,7 +47,7 @@ constexpr int kParameters = 3;
 // Step limit of every solve (both codes): a configuration that needs more is reported as failed.
 constexpr long kMaxSteps = 100000;
 
-double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+using daekit_bench::cpu_now;
 
 /// One test problem: the built-in problem with its first three parameters only.
 struct SensProblem {
