@@ -237,7 +237,8 @@ bool EventLocator::time_sensitivity(const DenseSource& source, double t_lo, doub
   // d/de r along the parameter direction k
   source.dense(te, y_);
   source.dense_derivative(te, yp_);
-  Vector pk = p;
+  Vector& pk = p_shifted_;
+  pk = p;  // sized at the first event (np does not change within a solve)
   for (long k = 0; k < np; ++k) {
     const double e = cbrt_eps * std::max(1.0, std::abs(p[k]));
     double r_plus = 0.0, r_minus = 0.0;

@@ -155,6 +155,7 @@ class EventLocator {
   std::vector<char> sampled_;   ///< r_i evaluated at the interior points of this step
   std::vector<AccumulationMonitor> monitors_;
   Vector y_, yp_, y_shifted_, yp_shifted_;
+  Vector p_shifted_;  // p moved along e_k (time_sensitivity)
 };
 
 }  // namespace daekit

@@ -106,6 +106,8 @@ struct Integrator::Impl : public DenseSource {
   SensitivityRequest sens_request;
   int np = 0;  // their number of parameters (0: none)
   Matrix s_work;
+  // S at an event, around it and dS/dt there (EventRecord::dt_dp), sized with the request
+  Matrix s_event, s_event_a, s_event_b, s_event_dot;
   Vector p_before_events;  // p before an event's action (it must not change with sensitivities)
   // CPU time of this solve: the calling thread's CPU time summed over the calls into it
   // (construction, step(), solve_until()). std::clock() counts every thread of the process, so
@@ -414,7 +416,7 @@ struct Integrator::Impl : public DenseSource {
   bool event_time_sensitivities(size_t first, double t_old, const EventCut& cut) {
     const double t_new = method->t();
     const double width = std::abs(t_new - t_old);
-    Matrix S(s_work.rows(), s_work.cols()), S_a(S.rows(), S.cols()), S_b(S.rows(), S.cols());
+    Matrix &S = s_event, &S_a = s_event_a, &S_b = s_event_b, &S_dot = s_event_dot;
     for (size_t k = first; k < result.events.size(); ++k) {
       EventRecord& rec = result.events[k];
       const double lo = std::min(t_old, t_new), hi = std::max(t_old, t_new);
@@ -423,8 +425,10 @@ struct Integrator::Impl : public DenseSource {
       method->dense_sensitivities(rec.t, S);
       method->dense_sensitivities(ta, S_a);
       method->dense_sensitivities(tb, S_b);
-      const Matrix S_dot =
-          tb > ta ? Matrix((S_b - S_a) / (tb - ta)) : Matrix::Zero(S.rows(), S.cols());
+      if (tb > ta)
+        S_dot = (S_b - S_a) / (tb - ta);
+      else
+        S_dot.setZero();
       if (!events->time_sensitivity(*this, t_old, t_new, S, S_dot, method->parameters(), rec)) {
         fail(Status::CallbackError, guard.failure().describe());
         return false;
@@ -479,6 +483,10 @@ struct Integrator::Impl : public DenseSource {
     sens_request.error_control = opt.sensitivity_error_control;
     sens_request.initial = S0.size() != 0 ? &opt.initial_sensitivities : nullptr;
     s_work.setZero(y0.size(), np);
+    if (!opt.events.empty()) {
+      for (Matrix* m : {&s_event, &s_event_a, &s_event_b, &s_event_dot}) m->setZero(y0.size(), np);
+      p_before_events.setZero(np);
+    }
     result.n_parameters = np;
     return &sens_request;
   }

@@ -395,8 +395,8 @@ MethodRegistration nordsieck_bdf_method() {
   r.info.name = "nordsieck-bdf";
   r.info.title =
       "BDF of fixed order (1..5, default 4) in Nordsieck form, Milne's error estimate (DNA's "
-      "scheme, "
-      "Bendtsen and Thomsen (1999); for general use bdf, more accurate at the same tolerance)";
+      "scheme, Bendtsen and Thomsen (1999); for general use bdf, more accurate at the same "
+      "tolerance)";
   r.info.reference =
       "Bendtsen and Thomsen (1999), ch. 10 (DNA, (10.6)-(10.11)); Hairer, Norsett and Wanner, "
       "Solving ODEs I, III.6 (Nordsieck form)";
