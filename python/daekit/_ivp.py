@@ -42,7 +42,10 @@ class DaeResult(dict):
     answer's estimated global error in units of the tolerance, else NaN), ``method_options``
     (every option of the method, ``daekit.method_info(method)["options"]``, with the value the
     method used), ``impasse`` (with ``solve_ivp(..., impasse=...)``: the impasse point located
-    and the curve followed, or None) and ``result`` (the compiled Result); ``report()`` prints what
+    and the curve followed, or None), with ``sensitivities=True`` ``sensitivities`` (dy/dp,
+    shape (n, len(p), len(t))) and ``t_events_sensitivities`` (per event function, one row of
+    d t_event / dp per located event), ``method_choice`` (with ``method="auto"``: the rule) and
+    ``result`` (the compiled Result); ``report()`` prints what
     the daekit command prints and ``plot()`` draws the solution with matplotlib."""
 
     def __getattr__(self, name):
