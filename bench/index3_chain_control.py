@@ -15,7 +15,8 @@ Printed (docs/results/tolerance-meaning.md, "Fourth session"):
      radau5) with: RADAU5's scaling of the index-2/3 errors by h and h^2; the index-2 error
      unscaled; the next step also chosen from the unscaled y3 estimate against
      m rtol (1 + |y3|) (m = 1, 10), with and without a last step balanced against the one
-     before (two equal steps instead of one short one).
+     before (two equal steps instead of one short one), and with that target never below the
+     estimate's round-off level K eps (gamma/h)^2 max|y| (K = 10).
 
     /usr/bin/python3 bench/index3_chain_control.py
 """
@@ -34,7 +35,7 @@ GAMMA = _EIG[np.abs(_EIG.imag) < 1e-12].real[0]  # the real eigenvalue of A^{-1}
 E = np.array([-(13 + 7 * S6) / 3, (-13 + 7 * S6) / 3, -1 / 3])  # RADAU5's DD1..DD3
 M = np.diag([1.0, 1.0, 0.0])
 J = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
-INDEX = np.array([1, 2, 3])
+EPS = np.finfo(float).eps
 
 
 def f(t, y):
@@ -77,9 +78,11 @@ def stale_parts_at_constant_steps():
               (h, e3, inherited, -eps, e3 - inherited + eps, true3))
 
 
-def run(rtol, scaling2=-1, y3_selects=False, margin=1.0, balanced=False, h0=1e-6,
+def run(rtol, scaling2=-1, y3_selects=False, margin=1.0, balanced=False, roundoff=0.0, h0=1e-6,
         max_attempts=20000):
-    """scd at t = 1, accepted steps, attempts (None for scd if the run did not finish)."""
+    """scd at t = 1, accepted steps, attempts (None for scd if the run did not finish).
+    `roundoff` K > 0: y3's target is never below K eps (gamma/h)^2 max|y|, the rounding of the
+    constraint's residual through the (gamma/h)^2 of the estimate's index-3 row."""
     t, y, h = 0.0, exact(0.0), h0
     refine, accepted, attempts = True, 0, 0
     while t < 1.0 - 1e-14 and attempts < max_attempts:
@@ -95,7 +98,9 @@ def run(rtol, scaling2=-1, y3_selects=False, margin=1.0, balanced=False, h0=1e-6
         err = max(math.sqrt(np.mean((err_vec / scale) ** 2)), 1e-10)
         choose = err
         if y3_selects:
-            err3 = abs(err_vec[2]) / (margin * rtol * (1.0 + abs(y[2]))) / math.sqrt(3.0)
+            target = margin * rtol * (1.0 + abs(y[2]))
+            target = max(target, roundoff * EPS * (GAMMA / h) ** 2 * np.max(np.abs(y)))
+            err3 = abs(err_vec[2]) / target / math.sqrt(3.0)
             choose = max(err, err3)
         if err < 1.0:
             y, t, refine = y + z[2], t + h, False
@@ -122,6 +127,8 @@ def controls():
         ("+ y3 chooses the next h, m = 1", dict(y3_selects=True)),
         ("  and a balanced last step", dict(y3_selects=True, balanced=True)),
         ("  m = 10, balanced last step", dict(y3_selects=True, balanced=True, margin=10.0)),
+        ("  m = 1, round-off level K = 10", dict(y3_selects=True, roundoff=10.0)),
+        ("  and a balanced last step", dict(y3_selects=True, roundoff=10.0, balanced=True)),
     ]
     for name, kw in variants:
         cells = []
