@@ -1,8 +1,11 @@
 #include "linalg/dense_lu.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "linalg/linear_solver.hpp"
@@ -71,12 +74,30 @@ struct SubtractProduct<std::complex<double>, true> {
 };
 #endif
 
-// Up to this size the fixed-size kernels are straight-line code (every loop unrolled: no loop
-// control, no peeling for vectorisation; radau5 at 1e-7: transistor (n = 8) 41.4 -> 37.0 M,
+// Up to these sizes the fixed-size kernels are straight-line code (every loop unrolled: no
+// loop control, no peeling for vectorisation; radau5 at 1e-7: transistor (n = 8) 41.4 -> 37.0 M,
 // pendulum (n = 5) 4.20 -> 3.81 M instructions per solve, the same results to the bit). Above
-// it the code outgrows the instruction cache: unrolled up to 16, Andrews' eliminated system
-// (n = 13) took 6 % fewer instructions but 20 % more time (interleaved runs, 2026-11-24).
-constexpr int kMaxUnrolled = 10;
+// them the loops stay loops over the size known at compile time (the compiler unrolls the inner
+// ones partly). Chosen by time, not instructions: straight-line code outgrows the instruction
+// cache (unrolled up to 16, Andrews' eliminated system (n = 13) took 6 % fewer instructions but
+// 20 % more time, 2026-11-24). The complex factor kernel unrolled at n = 8 was 20 KB of code,
+// 1.2 M simulated L1i misses per transistor solve (at 1e-7); as loops from n = 4 on the
+// transistor takes 9 % less time, akzo (n = 6) and pendulum (n = 5) 2-4 % less, for 1.7 %
+// more instructions (interleaved runs, docs/results/small-problem-speed.md). The real factor
+// kernel (7 KB at n = 8) and both solve kernels (2 and 4.5 KB) stay faster unrolled up to 10
+// (the real factor as loops from n = 6 on: transistor 5 % slower; the complex solve as loops:
+// the same time, 3.5 % more instructions).
+template <typename Scalar>
+constexpr int kMaxUnrolledFactor = std::is_same_v<Scalar, double> ? 10 : 3;
+constexpr int kMaxUnrolledSolve = 10;
+
+// x == 0 (either sign of zero; NaN is not): for complex numbers one test of the bits of both
+// parts instead of two floating-point comparisons with their unordered cases.
+inline bool is_zero(double x) { return x == 0.0; }
+inline bool is_zero(const std::complex<double>& x) {
+  const auto bits = [](double d) { return std::bit_cast<std::uint64_t>(d); };
+  return ((bits(x.real()) | bits(x.imag())) << 1) == 0;
+}
 
 // factor_kernel's arithmetic for a size N known at compile time, every loop unrolled.
 template <typename Scalar, int N>
@@ -100,7 +121,7 @@ bool factor_kernel_unrolled(Scalar* a, int* perm, Scalar* inv_diag) {
     for (int j = k + 1; j < N; ++j) {
       Scalar* col_j = a + N * j;
       const Scalar a_kj = col_j[k];
-      if (a_kj == Scalar(0)) continue;
+      if (is_zero(a_kj)) continue;
       const SubtractProduct<Scalar, (N >= 4)> update(a_kj);
 #pragma GCC unroll 16
       for (int i = k + 1; i < N; ++i) update(col_j[i], col_k[i]);
@@ -119,7 +140,7 @@ bool factor_kernel_unrolled(Scalar* a, int* perm, Scalar* inv_diag) {
 // in the same order either way, so the factors agree to the bit.
 template <typename Scalar, int N>
 bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
-  if constexpr (N > 0 && N <= kMaxUnrolled)
+  if constexpr (N > 0 && N <= kMaxUnrolledFactor<Scalar>)
     return factor_kernel_unrolled<Scalar, N>(a, perm, inv_diag);
   const int n = N > 0 ? N : n_runtime;
   const auto at = [a, n](int i, int j) -> Scalar& { return a[i + static_cast<long>(n) * j]; };
@@ -138,8 +159,9 @@ bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
     for (int j = k + 1; j < n; ++j) {
       Scalar* col_j = &at(0, j);
       const Scalar a_kj = col_j[k];
-      if (a_kj == Scalar(0)) continue;
-      for (int i = k + 1; i < n; ++i) col_j[i] -= col_k[i] * a_kj;
+      if (is_zero(a_kj)) continue;
+      const SubtractProduct<Scalar, (N >= 4)> update(a_kj);
+      for (int i = k + 1; i < n; ++i) update(col_j[i], col_k[i]);
     }
   }
   return true;
@@ -148,14 +170,14 @@ bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
 // Forward and back substitution, as dense_lu_solve in dense_lu.hpp (same order of operations).
 template <typename Scalar, int N>
 void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* inv_diag, Scalar* x) {
-  if constexpr (N > 0 && N <= kMaxUnrolled) {  // the same, fully unrolled
+  if constexpr (N > 0 && N <= kMaxUnrolledSolve) {  // the same, fully unrolled
 #pragma GCC unroll 16
     for (int i = 0; i < N; ++i)
       if (p[i] != i) std::swap(x[i], x[p[i]]);
 #pragma GCC unroll 16
     for (int k = 0; k < N - 1; ++k) {
       const Scalar xk = x[k];
-      if (xk == Scalar(0)) continue;
+      if (is_zero(xk)) continue;
       const Scalar* col = a + k * N;
       const SubtractProduct<Scalar, (N >= 4)> update(xk);
 #pragma GCC unroll 16
@@ -165,7 +187,7 @@ void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* in
     for (int k = N - 1; k >= 0; --k) {
       x[k] *= inv_diag[k];
       const Scalar xk = x[k];
-      if (xk == Scalar(0)) continue;
+      if (is_zero(xk)) continue;
       const Scalar* col = a + k * N;
       const SubtractProduct<Scalar, (N >= 4)> update(xk);
 #pragma GCC unroll 16
@@ -178,16 +200,18 @@ void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* in
     if (p[i] != i) std::swap(x[i], x[p[i]]);
   for (int k = 0; k < n - 1; ++k) {  // forward substitution with the unit lower triangle
     const Scalar xk = x[k];
-    if (xk == Scalar(0)) continue;
+    if (is_zero(xk)) continue;
     const Scalar* col = a + static_cast<long>(k) * n;
-    for (int i = k + 1; i < n; ++i) x[i] -= col[i] * xk;
+    const SubtractProduct<Scalar, (N >= 4)> update(xk);
+    for (int i = k + 1; i < n; ++i) update(x[i], col[i]);
   }
   for (int k = n - 1; k >= 0; --k) {  // back substitution
     x[k] *= inv_diag[k];
     const Scalar xk = x[k];
-    if (xk == Scalar(0)) continue;
+    if (is_zero(xk)) continue;
     const Scalar* col = a + static_cast<long>(k) * n;
-    for (int i = 0; i < k; ++i) x[i] -= col[i] * xk;
+    const SubtractProduct<Scalar, (N >= 4)> update(xk);
+    for (int i = 0; i < k; ++i) update(x[i], col[i]);
   }
 }
 
@@ -233,7 +257,7 @@ bool panel_kernel(Scalar* a, long lda, int rows, int cols, int* perm, Scalar* in
     for (int j = k + 1; j < cols; ++j) {
       Scalar* col_j = a + lda * j;
       const Scalar a_kj = col_j[k];
-      if (a_kj == Scalar(0)) continue;
+      if (is_zero(a_kj)) continue;
       for (int i = k + 1; i < rows; ++i) col_j[i] -= col_k[i] * a_kj;
     }
   }
