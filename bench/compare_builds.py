@@ -27,6 +27,9 @@ CASES = [
     ("transistor", "radau5", ["--rtol", "1e-7", "--atol", "1e-7", "--h0", "1e-7"]),
     ("akzo", "radau5", ["--rtol", "1e-7", "--atol", "1e-7"]),
     ("vanderpol", "radau5", ["--rtol", "1e-7", "--atol", "1e-7"]),
+    # the car-axis-type case: a planar vehicle multibody system in index-3 form (n = 20), built
+    # into both the old and new builds (the IVP Test Set's CARAXIS is not built in)
+    ("truck-index3", "radau5", ["--rtol", "1e-7", "--atol", "1e-7"]),
     ("transistor", "bdf", ["--rtol", "1e-7", "--atol", "1e-7", "--h0", "1e-7"]),
     ("akzo", "bdf", ["--rtol", "1e-7", "--atol", "1e-7"]),
     ("vanderpol", "bdf", ["--rtol", "1e-7", "--atol", "1e-7"]),
