@@ -167,34 +167,83 @@ bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
   return true;
 }
 
+// One entry of x held in a register by solve_kernel_unrolled, with the operations of the
+// substitutions on it: the scalar itself, or for complex numbers from n = 4 on a packed
+// (re, im) pair (SSE2) with the products and sums of SubtractProduct and of the complex product
+// under Fortran's rules, so the same results to the bit.
+template <typename Scalar, bool Packed>
+struct InRegister {
+  using Type = Scalar;
+  using Multiplier = Scalar;
+  static Type load(const Scalar* p) { return *p; }
+  static void store(Scalar* p, Type v) { *p = v; }
+  static bool zero(Type v) { return is_zero(v); }
+  static Multiplier multiplier(Type v) { return v; }
+  static Type subtract_product(Type v, const Scalar* a, Multiplier b) { return v - *a * b; }
+  static Type times(Type v, const Scalar* s) { return v * *s; }
+};
+#if defined(__SSE2__)
+template <>
+struct InRegister<std::complex<double>, true> {
+  using Scalar = std::complex<double>;
+  using Type = __m128d;
+  struct Multiplier {
+    __m128d re, im;  // (b_re, b_re) and (-b_im, b_im)
+  };
+  static const double* parts(const Scalar* p) { return reinterpret_cast<const double*>(p); }
+  static Type load(const Scalar* p) { return _mm_loadu_pd(parts(p)); }
+  static void store(Scalar* p, Type v) { _mm_storeu_pd(reinterpret_cast<double*>(p), v); }
+  static bool zero(Type v) { return _mm_movemask_pd(_mm_cmpeq_pd(v, _mm_setzero_pd())) == 3; }
+  static Multiplier multiplier(Type v) {
+    return {_mm_unpacklo_pd(v, v), _mm_xor_pd(_mm_unpackhi_pd(v, v), _mm_set_pd(0.0, -0.0))};
+  }
+  // v - a b = v - (a * (b_re, b_re) + (a_im, a_re) * (-b_im, b_im))
+  static Type product(Type a, Multiplier b) {
+    return _mm_add_pd(_mm_mul_pd(a, b.re), _mm_mul_pd(_mm_shuffle_pd(a, a, 1), b.im));
+  }
+  static Type subtract_product(Type v, const Scalar* a, Multiplier b) {
+    return _mm_sub_pd(v, product(load(a), b));
+  }
+  static Type times(Type v, const Scalar* s) { return product(v, multiplier(load(s))); }
+};
+#endif
+
+// solve_kernel for a size N known at compile time, every loop unrolled and x in registers
+// between the row interchanges and the end (in memory every update of x[i] waited for the
+// store of the previous one: the substitutions are a chain through x).
+template <typename Scalar, int N>
+void solve_kernel_unrolled(const Scalar* a, const int* p, const Scalar* inv_diag, Scalar* x) {
+  using R = InRegister<Scalar, (N >= 4)>;
+#pragma GCC unroll 16
+  for (int i = 0; i < N; ++i)
+    if (p[i] != i) std::swap(x[i], x[p[i]]);
+  typename R::Type v[N];
+#pragma GCC unroll 16
+  for (int i = 0; i < N; ++i) v[i] = R::load(x + i);
+#pragma GCC unroll 16
+  for (int k = 0; k < N - 1; ++k) {  // forward substitution with the unit lower triangle
+    if (R::zero(v[k])) continue;
+    const typename R::Multiplier b = R::multiplier(v[k]);
+#pragma GCC unroll 16
+    for (int i = k + 1; i < N; ++i) v[i] = R::subtract_product(v[i], a + k * N + i, b);
+  }
+#pragma GCC unroll 16
+  for (int k = N - 1; k >= 0; --k) {  // back substitution
+    v[k] = R::times(v[k], inv_diag + k);
+    if (R::zero(v[k])) continue;
+    const typename R::Multiplier b = R::multiplier(v[k]);
+#pragma GCC unroll 16
+    for (int i = 0; i < k; ++i) v[i] = R::subtract_product(v[i], a + k * N + i, b);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < N; ++i) R::store(x + i, v[i]);
+}
+
 // Forward and back substitution, as dense_lu_solve in dense_lu.hpp (same order of operations).
 template <typename Scalar, int N>
 void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* inv_diag, Scalar* x) {
-  if constexpr (N > 0 && N <= kMaxUnrolledSolve) {  // the same, fully unrolled
-#pragma GCC unroll 16
-    for (int i = 0; i < N; ++i)
-      if (p[i] != i) std::swap(x[i], x[p[i]]);
-#pragma GCC unroll 16
-    for (int k = 0; k < N - 1; ++k) {
-      const Scalar xk = x[k];
-      if (is_zero(xk)) continue;
-      const Scalar* col = a + k * N;
-      const SubtractProduct<Scalar, (N >= 4)> update(xk);
-#pragma GCC unroll 16
-      for (int i = k + 1; i < N; ++i) update(x[i], col[i]);
-    }
-#pragma GCC unroll 16
-    for (int k = N - 1; k >= 0; --k) {
-      x[k] *= inv_diag[k];
-      const Scalar xk = x[k];
-      if (is_zero(xk)) continue;
-      const Scalar* col = a + k * N;
-      const SubtractProduct<Scalar, (N >= 4)> update(xk);
-#pragma GCC unroll 16
-      for (int i = 0; i < k; ++i) update(x[i], col[i]);
-    }
-    return;
-  }
+  if constexpr (N > 0 && N <= kMaxUnrolledSolve)
+    return solve_kernel_unrolled<Scalar, N>(a, p, inv_diag, x);
   const int n = N > 0 ? N : n_runtime;
   for (int i = 0; i < n; ++i)
     if (p[i] != i) std::swap(x[i], x[p[i]]);
