@@ -78,17 +78,17 @@ struct SubtractProduct<std::complex<double>, true> {
 // loop control, no peeling for vectorisation; radau5 at 1e-7: transistor (n = 8) 41.4 -> 37.0 M,
 // pendulum (n = 5) 4.20 -> 3.81 M instructions per solve, the same results to the bit). Above
 // them the loops stay loops over the size known at compile time (the compiler unrolls the inner
-// ones partly). Chosen by time, not instructions: straight-line code outgrows the instruction
-// cache (unrolled up to 16, Andrews' eliminated system (n = 13) took 6 % fewer instructions but
-// 20 % more time, 2026-11-24). The complex factor kernel unrolled at n = 8 was 20 KB of code,
-// 1.2 M simulated L1i misses per transistor solve (at 1e-7); as loops from n = 4 on the
-// transistor takes 9 % less time, akzo (n = 6) and pendulum (n = 5) 2-4 % less, for 1.7 %
-// more instructions (interleaved runs, docs/results/small-problem-speed.md). The real factor
-// kernel (7 KB at n = 8) and both solve kernels (2 and 4.5 KB) stay faster unrolled up to 10
-// (the real factor as loops from n = 6 on: transistor 5 % slower; the complex solve as loops:
-// the same time, 3.5 % more instructions).
+// ones partly). Chosen by time, not instructions (interleaved runs of radau5 at 1e-7,
+// docs/results/small-problem-speed.md): straight-line code outgrows the instruction cache
+// (unrolled up to 16, Andrews' eliminated system (n = 13) took 6 % fewer instructions but 20 %
+// more time, 2026-11-24). The complex factor kernel unrolled at n = 8 was 20 KB of code, 1.2 M
+// simulated L1i misses per transistor solve; as loops from n = 4 on the transistor takes 9 %
+// less time (+1.7 % instructions). The real factor kernel at n = 8 (7 KB, then the most missed
+// code) as loops: 4 % less time (+5 % instructions); at n = 6, 7 unrolled is as fast. The
+// solve kernels (2 and 4.5 KB at n = 8) stay unrolled: as loops the same time and 3.5 % more
+// instructions, unrolled they keep x in registers.
 template <typename Scalar>
-constexpr int kMaxUnrolledFactor = std::is_same_v<Scalar, double> ? 10 : 3;
+constexpr int kMaxUnrolledFactor = std::is_same_v<Scalar, double> ? 7 : 3;
 constexpr int kMaxUnrolledSolve = 10;
 // From this size on the unrolled solve kernels take the row interchanges as one gather
 // (interchanged_rows, made once per factorisation): transistor (n = 8) 7 % less time; at
