@@ -94,6 +94,9 @@ constexpr int kMaxUnrolledSolve = 10;
 // (interchanged_rows, made once per factorisation): transistor (n = 8) 7 % less time; at
 // n = 4, 5 the interchanges in place stay faster (pendulum 2.7 % slower gathered).
 constexpr int kMinGather = 6;
+// From this size on the unrolled solve kernels keep x in registers (below, in memory: Van der
+// Pol, n = 2, took 0.5 % more instructions with x in registers, no less time).
+constexpr int kMinInRegisters = 4;
 
 // x == 0 (either sign of zero; NaN is not): for complex numbers one test of the bits of both
 // parts instead of two floating-point comparisons with their unordered cases.
@@ -261,8 +264,29 @@ void solve_kernel_unrolled(const Scalar* a, const int* p, const Scalar* inv_diag
 // their gather (interchanged_rows).
 template <typename Scalar, int N>
 void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* inv_diag, Scalar* x) {
-  if constexpr (N > 0 && N <= kMaxUnrolledSolve)
+  if constexpr (N >= kMinInRegisters && N <= kMaxUnrolledSolve)
     return solve_kernel_unrolled<Scalar, N>(a, p, inv_diag, x);
+  if constexpr (N > 0 && N < kMinInRegisters) {  // the same, unrolled, x in memory
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i)
+      if (p[i] != i) std::swap(x[i], x[p[i]]);
+#pragma GCC unroll 16
+    for (int k = 0; k < N - 1; ++k) {
+      const Scalar xk = x[k];
+      if (is_zero(xk)) continue;
+#pragma GCC unroll 16
+      for (int i = k + 1; i < N; ++i) x[i] -= a[k * N + i] * xk;
+    }
+#pragma GCC unroll 16
+    for (int k = N - 1; k >= 0; --k) {
+      x[k] *= inv_diag[k];
+      const Scalar xk = x[k];
+      if (is_zero(xk)) continue;
+#pragma GCC unroll 16
+      for (int i = 0; i < k; ++i) x[i] -= a[k * N + i] * xk;
+    }
+    return;
+  }
   const int n = N > 0 ? N : n_runtime;
   for (int i = 0; i < n; ++i)
     if (p[i] != i) std::swap(x[i], x[p[i]]);
@@ -448,17 +472,26 @@ bool recursive_factor(Scalar* a, long lda, int rows, int cols, int* perm, Scalar
 // the row interchanges (interchanged_rows) instead of the interchanges.
 template <typename Scalar>
 struct LuKernels {
-  bool (*factor)(Scalar*, int, int*, Scalar*);
+  bool (*factor)(Scalar*, int, int*, Scalar*, int*);
   void (*solve)(const Scalar*, int, const int*, const Scalar*, Scalar*);
   bool solve_gathers;
 };
 
 constexpr int kMaxFixed = 16;  // fixed-size kernels for n = 1 .. kMaxFixed
 
+// factor_kernel for the solver: also the gather of the interchanges (rows) for the solve
+// kernels that take one.
+template <typename Scalar, int N>
+bool factor_and_gather(Scalar* a, int n, int* perm, Scalar* inv_diag, int* rows) {
+  if (!factor_kernel<Scalar, N>(a, n, perm, inv_diag)) return false;
+  if constexpr (N >= kMinGather && N <= kMaxUnrolledSolve) interchanged_rows(perm, N, rows);
+  return true;
+}
+
 template <typename Scalar, int... N>
 LuKernels<Scalar> kernels_for(int n, std::integer_sequence<int, N...>) {
-  LuKernels<Scalar> k{&factor_kernel<Scalar, 0>, &solve_kernel<Scalar, 0>, false};
-  ((n == N + 1 ? (k = {&factor_kernel<Scalar, N + 1>, &solve_kernel<Scalar, N + 1>,
+  LuKernels<Scalar> k{&factor_and_gather<Scalar, 0>, &solve_kernel<Scalar, 0>, false};
+  ((n == N + 1 ? (k = {&factor_and_gather<Scalar, N + 1>, &solve_kernel<Scalar, N + 1>,
                        N + 1 <= kMaxUnrolledSolve && N + 1 >= kMinGather},
                   0)
                : 0),
@@ -504,22 +537,24 @@ class DenseSolver final : public LinearSolver<Scalar> {
     rows_.resize(n);
     inv_diag_.resize(n);
     if (blocked_) workspace_.resize(n);
+    solve_order_ = kernels_.solve_gathers ? rows_.data() : perm_.data();
   }
   const char* name() const override { return "dense LU"; }
   LinearSolverKind kind() const override { return LinearSolverKind::Dense; }
   bool factor() override {
     auto& a = this->matrix_.dense();
     const int n = static_cast<int>(a.rows());
-    const bool factored =
-        blocked_ ? recursive_factor(a.data(), n, n, n, perm_.data(), inv_diag_.data(), workspace_)
-                 : kernels_.factor(a.data(), n, perm_.data(), inv_diag_.data());
-    if (factored && kernels_.solve_gathers) interchanged_rows(perm_.data(), n, rows_.data());
-    return factored;
+    if (blocked_) {
+      if (!recursive_factor(a.data(), n, n, n, perm_.data(), inv_diag_.data(), workspace_))
+        return false;
+      if (kernels_.solve_gathers) interchanged_rows(perm_.data(), n, rows_.data());
+      return true;
+    }
+    return kernels_.factor(a.data(), n, perm_.data(), inv_diag_.data(), rows_.data());
   }
   void solve_in_place(Eigen::Ref<VectorType> b) const override {
     const auto& a = this->matrix_.dense();
-    const int* p = kernels_.solve_gathers ? rows_.data() : perm_.data();
-    kernels_.solve(a.data(), static_cast<int>(a.rows()), p, inv_diag_.data(), b.data());
+    kernels_.solve(a.data(), static_cast<int>(a.rows()), solve_order_, inv_diag_.data(), b.data());
   }
   // A^T X = B with P A = L U (P the row swaps): U^T Z = B (forward), L^T W = Z (backward),
   // then X = P^T W (the swaps in reverse order); dot products along the columns of the
@@ -566,11 +601,15 @@ class DenseSolver final : public LinearSolver<Scalar> {
         for (int c = 0; c < R; ++c) std::swap(x[c][k], x[c][perm_[k]]);
   }
 
+  DenseSolver(const DenseSolver&) = delete;  // solve_order_ points into its own members
+  DenseSolver& operator=(const DenseSolver&) = delete;
+
   LuKernels<Scalar> kernels_;
   bool blocked_;
   BlockedWorkspace<Scalar> workspace_;
   Eigen::VectorXi perm_;
-  Eigen::VectorXi rows_;  // interchanged_rows(perm_) for kernels_.solve_gathers
+  Eigen::VectorXi rows_;    // interchanged_rows(perm_) for kernels_.solve_gathers
+  const int* solve_order_;  // what kernels_.solve takes: rows_ or perm_
   VectorType inv_diag_;
 };
 
