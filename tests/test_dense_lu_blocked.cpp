@@ -7,7 +7,8 @@
 // non-finite matrices (a NaN or Inf anywhere: first and last entry, L and U parts, entries
 // that only ever sit above the diagonal) make factor() return false on both paths and the
 // solver recovers on the next matrix; factor() and solve_in_place() of the blocked path
-// allocate nothing.
+// allocate nothing. The fixed-size kernels (n <= 16) give the run-time kernel's factors and
+// solutions to the bit.
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
@@ -175,6 +176,54 @@ void check_failures() {
 
 TEST(DenseLuBlocked, SingularAndNonFiniteReal) { check_failures<double>(); }
 TEST(DenseLuBlocked, SingularAndNonFiniteComplex) { check_failures<Complex>(); }
+
+// The fixed-size kernels of the solver (n = 1 .. 16: straight-line code up to one size, loops
+// over the size known at compile time above it; kMaxUnrolledFactor / kMaxUnrolledSolve in
+// dense_lu.cpp) against the run-time kernel of dense_lu_factor / dense_lu_solve: the same
+// arithmetic in the same order, so the same factors, pivots and solutions to the bit; with
+// exact zeros in the matrix and the right-hand side (the skipped multipliers) and a zero column
+// (factor() false).
+template <typename Scalar>
+void check_fixed_size_kernels_match_runtime_kernel() {
+  std::mt19937 rng(13);
+  for (int n = 1; n <= 16; ++n) {
+    for (int variant = 0; variant < 2; ++variant) {
+      DenseOf<Scalar> a = random_matrix<Scalar>(n, rng);
+      VectorOf<Scalar> b(n);
+      for (int i = 0; i < n; ++i) b[i] = lu_random_scalar<Scalar>(rng);
+      if (variant == 1)  // a sparse pattern: zero multipliers and zero right-hand side entries
+        for (int j = 0; j < n; ++j) {
+          for (int i = 0; i < n; ++i)
+            if (i != j && (i + 2 * j) % 3 == 0) a(i, j) = Scalar(0);
+          if (j % 2 == 1) b[j] = Scalar(0);
+        }
+      DenseOf<Scalar> lu = a;
+      Eigen::VectorXi perm;
+      VectorOf<Scalar> inv_diag;
+      ASSERT_TRUE(dense_lu_factor(lu, perm, inv_diag)) << n;
+      VectorOf<Scalar> x_runtime = b;
+      dense_lu_solve(lu, perm, inv_diag, x_runtime);
+      auto fixed = make_dense_solver<Scalar>(n, kKernelOnly);
+      fixed->matrix().dense() = a;
+      ASSERT_TRUE(fixed->factor()) << n;
+      EXPECT_TRUE(fixed->matrix().dense() == lu) << "factors differ, n = " << n;
+      VectorOf<Scalar> x_fixed = b;
+      fixed->solve_in_place(x_fixed);
+      EXPECT_TRUE(x_fixed == x_runtime) << "solutions differ, n = " << n;
+      DenseOf<Scalar> singular = a;
+      singular.col(n / 2).setZero();
+      fixed->matrix().dense() = singular;
+      EXPECT_FALSE(fixed->factor()) << "zero column, n = " << n;
+    }
+  }
+}
+
+TEST(DenseLuBlocked, FixedSizeKernelsMatchRuntimeKernelReal) {
+  check_fixed_size_kernels_match_runtime_kernel<double>();
+}
+TEST(DenseLuBlocked, FixedSizeKernelsMatchRuntimeKernelComplex) {
+  check_fixed_size_kernels_match_runtime_kernel<Complex>();
+}
 
 template <typename Scalar>
 void check_blocked_lu_no_allocation() {

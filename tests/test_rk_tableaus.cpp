@@ -2,14 +2,17 @@
 // the order conditions of every shipped tableau, the families' orders, linear stability by the
 // E-polynomial, the algebraic stability matrices and the examples of NOTES-004.md ch. 6, AN-,
 // B- and BN-stability checks, and the block-diagonal transformation of A^{-1} against the
-// constants printed in Hairer-Wanner's RADAU code.
+// constants printed in Hairer-Wanner's RADAU code; the tabulated constants of radau5 and radau
+// (methods/radau_tables.cpp) against their computation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "daekit/daekit.hpp"
 #include "daekit/tableaus/analysis.hpp"
+#include "methods/radau_tables.hpp"
 
 using namespace daekit;
 
@@ -352,4 +355,43 @@ TEST(RkTableaus, ShippedTableauTable) {
       EXPECT_TRUE(a.bn_check.contractive(1e-9));
     }
   }
+}
+
+// radau5's and radau's constants come from tables (methods/radau_tables.cpp): every entry is
+// what IrkConstants::make(radau_iia(s)) computes, to the bit on this platform (the tables were
+// printed from it; anywhere else within a few ulps), and so are the flags and dense-output nodes.
+TEST(RkTableaus, TabulatedRadauConstantsAreTheComputedOnes) {
+  const auto expect_same = [](const Eigen::MatrixXd& tab, const Eigen::MatrixXd& made,
+                              const char* what, int s) {
+    ASSERT_EQ(tab.rows(), made.rows()) << what << ", s = " << s;
+    ASSERT_EQ(tab.cols(), made.cols()) << what << ", s = " << s;
+    const double scale = made.size() ? std::max(1.0, made.cwiseAbs().maxCoeff()) : 1.0;
+    for (Eigen::Index i = 0; i < made.size(); ++i)
+      EXPECT_LE(std::abs(tab.data()[i] - made.data()[i]), 4e-16 * scale)
+          << what << "[" << i << "], s = " << s;
+  };
+  for (int s : {1, 3, 5, 7}) {
+    const IrkConstants tab = radau_iia_constants(s);
+    const IrkConstants made = IrkConstants::make(radau_iia(s));
+    EXPECT_EQ(tab.tableau.name, made.tableau.name);
+    EXPECT_EQ(tab.tableau.order, made.tableau.order);
+    EXPECT_EQ(tab.tableau.stage_order, made.tableau.stage_order);
+    expect_same(tab.tableau.A, made.tableau.A, "A", s);
+    expect_same(tab.tableau.b, made.tableau.b, "b", s);
+    expect_same(tab.c, made.c, "c", s);
+    expect_same(tab.blocks.gamma, made.blocks.gamma, "gamma", s);
+    expect_same(tab.blocks.alpha, made.blocks.alpha, "alpha", s);
+    expect_same(tab.blocks.beta, made.blocks.beta, "beta", s);
+    expect_same(tab.blocks.T, made.blocks.T, "T", s);
+    expect_same(tab.blocks.T_inverse, made.blocks.T_inverse, "T^-1", s);
+    expect_same(tab.d, made.d, "d", s);
+    expect_same(tab.e, made.e, "e", s);
+    EXPECT_EQ(tab.stiffly_accurate, made.stiffly_accurate);
+    EXPECT_EQ(tab.has_error_estimate, made.has_error_estimate);
+    EXPECT_EQ(tab.nodes, made.nodes);
+    EXPECT_EQ(tab.node_source, made.node_source);
+    EXPECT_EQ(tab.node_c, made.node_c);
+    EXPECT_EQ(tab.end_node, made.end_node);
+  }
+  EXPECT_THROW(radau_iia_constants(2), InvalidArgument);
 }

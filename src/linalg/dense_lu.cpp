@@ -1,8 +1,11 @@
 #include "linalg/dense_lu.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "linalg/linear_solver.hpp"
@@ -71,12 +74,37 @@ struct SubtractProduct<std::complex<double>, true> {
 };
 #endif
 
-// Up to this size the fixed-size kernels are straight-line code (every loop unrolled: no loop
-// control, no peeling for vectorisation; radau5 at 1e-7: transistor (n = 8) 41.4 -> 37.0 M,
+// Up to these sizes the fixed-size kernels are straight-line code (every loop unrolled: no
+// loop control, no peeling for vectorisation; radau5 at 1e-7: transistor (n = 8) 41.4 -> 37.0 M,
 // pendulum (n = 5) 4.20 -> 3.81 M instructions per solve, the same results to the bit). Above
-// it the code outgrows the instruction cache: unrolled up to 16, Andrews' eliminated system
-// (n = 13) took 6 % fewer instructions but 20 % more time (interleaved runs, 2026-11-24).
-constexpr int kMaxUnrolled = 10;
+// them the loops stay loops over the size known at compile time (the compiler unrolls the inner
+// ones partly). Chosen by time, not instructions (interleaved runs of radau5 at 1e-7,
+// docs/results/small-problem-speed.md): straight-line code outgrows the instruction cache
+// (unrolled up to 16, Andrews' eliminated system (n = 13) took 6 % fewer instructions but 20 %
+// more time, 2026-11-24). The complex factor kernel unrolled at n = 8 was 20 KB of code, 1.2 M
+// simulated L1i misses per transistor solve; as loops from n = 4 on the transistor takes 9 %
+// less time (+1.7 % instructions). The real factor kernel at n = 8 (7 KB, then the most missed
+// code) as loops: 4 % less time (+5 % instructions); at n = 6, 7 unrolled is as fast. The
+// solve kernels (2 and 4.5 KB at n = 8) stay unrolled: as loops the same time and 3.5 % more
+// instructions, unrolled they keep x in registers.
+template <typename Scalar>
+constexpr int kMaxUnrolledFactor = std::is_same_v<Scalar, double> ? 7 : 3;
+constexpr int kMaxUnrolledSolve = 10;
+// From this size on the unrolled solve kernels take the row interchanges as one gather
+// (interchanged_rows, made once per factorisation): transistor (n = 8) 7 % less time; at
+// n = 4, 5 the interchanges in place stay faster (pendulum 2.7 % slower gathered).
+constexpr int kMinGather = 6;
+// From this size on the unrolled solve kernels keep x in registers (below, in memory: Van der
+// Pol, n = 2, took 0.5 % more instructions with x in registers, no less time).
+constexpr int kMinInRegisters = 4;
+
+// x == 0 (either sign of zero; NaN is not): for complex numbers one test of the bits of both
+// parts instead of two floating-point comparisons with their unordered cases.
+inline bool is_zero(double x) { return x == 0.0; }
+inline bool is_zero(const std::complex<double>& x) {
+  const auto bits = [](double d) { return std::bit_cast<std::uint64_t>(d); };
+  return ((bits(x.real()) | bits(x.imag())) << 1) == 0;
+}
 
 // factor_kernel's arithmetic for a size N known at compile time, every loop unrolled.
 template <typename Scalar, int N>
@@ -100,7 +128,7 @@ bool factor_kernel_unrolled(Scalar* a, int* perm, Scalar* inv_diag) {
     for (int j = k + 1; j < N; ++j) {
       Scalar* col_j = a + N * j;
       const Scalar a_kj = col_j[k];
-      if (a_kj == Scalar(0)) continue;
+      if (is_zero(a_kj)) continue;
       const SubtractProduct<Scalar, (N >= 4)> update(a_kj);
 #pragma GCC unroll 16
       for (int i = k + 1; i < N; ++i) update(col_j[i], col_k[i]);
@@ -119,7 +147,7 @@ bool factor_kernel_unrolled(Scalar* a, int* perm, Scalar* inv_diag) {
 // in the same order either way, so the factors agree to the bit.
 template <typename Scalar, int N>
 bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
-  if constexpr (N > 0 && N <= kMaxUnrolled)
+  if constexpr (N > 0 && N <= kMaxUnrolledFactor<Scalar>)
     return factor_kernel_unrolled<Scalar, N>(a, perm, inv_diag);
   const int n = N > 0 ? N : n_runtime;
   const auto at = [a, n](int i, int j) -> Scalar& { return a[i + static_cast<long>(n) * j]; };
@@ -138,38 +166,124 @@ bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
     for (int j = k + 1; j < n; ++j) {
       Scalar* col_j = &at(0, j);
       const Scalar a_kj = col_j[k];
-      if (a_kj == Scalar(0)) continue;
-      for (int i = k + 1; i < n; ++i) col_j[i] -= col_k[i] * a_kj;
+      if (is_zero(a_kj)) continue;
+      const SubtractProduct<Scalar, (N >= 4)> update(a_kj);
+      for (int i = k + 1; i < n; ++i) update(col_j[i], col_k[i]);
     }
   }
   return true;
 }
 
+// One entry of x held in a register by solve_kernel_unrolled, with the operations of the
+// substitutions on it: the scalar itself, or for complex numbers from n = 4 on a packed
+// (re, im) pair (SSE2) with the products and sums of SubtractProduct and of the complex product
+// under Fortran's rules, so the same results to the bit.
+template <typename Scalar, bool Packed>
+struct InRegister {
+  using Type = Scalar;
+  using Multiplier = Scalar;
+  static Type load(const Scalar* p) { return *p; }
+  static void store(Scalar* p, Type v) { *p = v; }
+  static bool zero(Type v) { return is_zero(v); }
+  static Multiplier multiplier(Type v) { return v; }
+  static Type subtract_product(Type v, const Scalar* a, Multiplier b) { return v - *a * b; }
+  static Type times(Type v, const Scalar* s) { return v * *s; }
+};
+#if defined(__SSE2__)
+template <>
+struct InRegister<std::complex<double>, true> {
+  using Scalar = std::complex<double>;
+  using Type = __m128d;
+  struct Multiplier {
+    __m128d re, im;  // (b_re, b_re) and (-b_im, b_im)
+  };
+  static const double* parts(const Scalar* p) { return reinterpret_cast<const double*>(p); }
+  static Type load(const Scalar* p) { return _mm_loadu_pd(parts(p)); }
+  static void store(Scalar* p, Type v) { _mm_storeu_pd(reinterpret_cast<double*>(p), v); }
+  static bool zero(Type v) { return _mm_movemask_pd(_mm_cmpeq_pd(v, _mm_setzero_pd())) == 3; }
+  static Multiplier multiplier(Type v) {
+    return {_mm_unpacklo_pd(v, v), _mm_xor_pd(_mm_unpackhi_pd(v, v), _mm_set_pd(0.0, -0.0))};
+  }
+  // v - a b = v - (a * (b_re, b_re) + (a_im, a_re) * (-b_im, b_im))
+  static Type product(Type a, Multiplier b) {
+    return _mm_add_pd(_mm_mul_pd(a, b.re), _mm_mul_pd(_mm_shuffle_pd(a, a, 1), b.im));
+  }
+  static Type subtract_product(Type v, const Scalar* a, Multiplier b) {
+    return _mm_sub_pd(v, product(load(a), b));
+  }
+  static Type times(Type v, const Scalar* s) { return product(v, multiplier(load(s))); }
+};
+#endif
+
+// The row interchanges perm of a factorisation as one gather: (P x)_i = x[rows[i]] (the
+// interchanges applied to 0, 1, ..., n - 1).
+inline void interchanged_rows(const int* perm, int n, int* rows) {
+  for (int i = 0; i < n; ++i) rows[i] = i;
+  for (int k = 0; k < n; ++k) std::swap(rows[k], rows[perm[k]]);
+}
+
+// solve_kernel for a size N known at compile time, every loop unrolled and x in registers
+// from the row interchanges to the end: in memory every update of x[i] waited for the store of
+// the previous one (the substitutions are a chain through x), and each interchange for the
+// previous one's. p: the interchanges, from N = kMinGather on their gather (interchanged_rows).
+template <typename Scalar, int N>
+void solve_kernel_unrolled(const Scalar* a, const int* p, const Scalar* inv_diag, Scalar* x) {
+  using R = InRegister<Scalar, (N >= 4)>;
+  typename R::Type v[N];
+  if constexpr (N >= kMinGather) {
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) v[i] = R::load(x + p[i]);
+  } else {
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i)
+      if (p[i] != i) std::swap(x[i], x[p[i]]);
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) v[i] = R::load(x + i);
+  }
+#pragma GCC unroll 16
+  for (int k = 0; k < N - 1; ++k) {  // forward substitution with the unit lower triangle
+    if (R::zero(v[k])) continue;
+    const typename R::Multiplier b = R::multiplier(v[k]);
+#pragma GCC unroll 16
+    for (int i = k + 1; i < N; ++i) v[i] = R::subtract_product(v[i], a + k * N + i, b);
+  }
+#pragma GCC unroll 16
+  for (int k = N - 1; k >= 0; --k) {  // back substitution
+    v[k] = R::times(v[k], inv_diag + k);
+    if (R::zero(v[k])) continue;
+    const typename R::Multiplier b = R::multiplier(v[k]);
+#pragma GCC unroll 16
+    for (int i = 0; i < k; ++i) v[i] = R::subtract_product(v[i], a + k * N + i, b);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < N; ++i) R::store(x + i, v[i]);
+}
+
 // Forward and back substitution, as dense_lu_solve in dense_lu.hpp (same order of operations).
+// p: the row interchanges of the factorisation, or for kMinGather <= N <= kMaxUnrolledSolve
+// their gather (interchanged_rows).
 template <typename Scalar, int N>
 void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* inv_diag, Scalar* x) {
-  if constexpr (N > 0 && N <= kMaxUnrolled) {  // the same, fully unrolled
+  if constexpr (N >= kMinInRegisters && N <= kMaxUnrolledSolve)
+    return solve_kernel_unrolled<Scalar, N>(a, p, inv_diag, x);
+  if constexpr (N > 0 && N < kMinInRegisters) {  // the same, unrolled, x in memory
 #pragma GCC unroll 16
     for (int i = 0; i < N; ++i)
       if (p[i] != i) std::swap(x[i], x[p[i]]);
 #pragma GCC unroll 16
     for (int k = 0; k < N - 1; ++k) {
       const Scalar xk = x[k];
-      if (xk == Scalar(0)) continue;
-      const Scalar* col = a + k * N;
-      const SubtractProduct<Scalar, (N >= 4)> update(xk);
+      if (is_zero(xk)) continue;
 #pragma GCC unroll 16
-      for (int i = k + 1; i < N; ++i) update(x[i], col[i]);
+      for (int i = k + 1; i < N; ++i) x[i] -= a[k * N + i] * xk;
     }
 #pragma GCC unroll 16
     for (int k = N - 1; k >= 0; --k) {
       x[k] *= inv_diag[k];
       const Scalar xk = x[k];
-      if (xk == Scalar(0)) continue;
-      const Scalar* col = a + k * N;
-      const SubtractProduct<Scalar, (N >= 4)> update(xk);
+      if (is_zero(xk)) continue;
 #pragma GCC unroll 16
-      for (int i = 0; i < k; ++i) update(x[i], col[i]);
+      for (int i = 0; i < k; ++i) x[i] -= a[k * N + i] * xk;
     }
     return;
   }
@@ -178,16 +292,18 @@ void solve_kernel(const Scalar* a, int n_runtime, const int* p, const Scalar* in
     if (p[i] != i) std::swap(x[i], x[p[i]]);
   for (int k = 0; k < n - 1; ++k) {  // forward substitution with the unit lower triangle
     const Scalar xk = x[k];
-    if (xk == Scalar(0)) continue;
+    if (is_zero(xk)) continue;
     const Scalar* col = a + static_cast<long>(k) * n;
-    for (int i = k + 1; i < n; ++i) x[i] -= col[i] * xk;
+    const SubtractProduct<Scalar, (N >= 4)> update(xk);
+    for (int i = k + 1; i < n; ++i) update(x[i], col[i]);
   }
   for (int k = n - 1; k >= 0; --k) {  // back substitution
     x[k] *= inv_diag[k];
     const Scalar xk = x[k];
-    if (xk == Scalar(0)) continue;
+    if (is_zero(xk)) continue;
     const Scalar* col = a + static_cast<long>(k) * n;
-    for (int i = 0; i < k; ++i) x[i] -= col[i] * xk;
+    const SubtractProduct<Scalar, (N >= 4)> update(xk);
+    for (int i = 0; i < k; ++i) update(x[i], col[i]);
   }
 }
 
@@ -233,7 +349,7 @@ bool panel_kernel(Scalar* a, long lda, int rows, int cols, int* perm, Scalar* in
     for (int j = k + 1; j < cols; ++j) {
       Scalar* col_j = a + lda * j;
       const Scalar a_kj = col_j[k];
-      if (a_kj == Scalar(0)) continue;
+      if (is_zero(a_kj)) continue;
       for (int i = k + 1; i < rows; ++i) col_j[i] -= col_k[i] * a_kj;
     }
   }
@@ -352,19 +468,34 @@ bool recursive_factor(Scalar* a, long lda, int rows, int cols, int* perm, Scalar
   return true;
 }
 
-// The kernels of one size: run-time size for N = 0.
+// The kernels of one size: run-time size for N = 0. solve_gathers: solve takes the gather of
+// the row interchanges (interchanged_rows) instead of the interchanges.
 template <typename Scalar>
 struct LuKernels {
-  bool (*factor)(Scalar*, int, int*, Scalar*);
+  bool (*factor)(Scalar*, int, int*, Scalar*, int*);
   void (*solve)(const Scalar*, int, const int*, const Scalar*, Scalar*);
+  bool solve_gathers;
 };
 
 constexpr int kMaxFixed = 16;  // fixed-size kernels for n = 1 .. kMaxFixed
 
+// factor_kernel for the solver: also the gather of the interchanges (rows) for the solve
+// kernels that take one.
+template <typename Scalar, int N>
+bool factor_and_gather(Scalar* a, int n, int* perm, Scalar* inv_diag, int* rows) {
+  if (!factor_kernel<Scalar, N>(a, n, perm, inv_diag)) return false;
+  if constexpr (N >= kMinGather && N <= kMaxUnrolledSolve) interchanged_rows(perm, N, rows);
+  return true;
+}
+
 template <typename Scalar, int... N>
 LuKernels<Scalar> kernels_for(int n, std::integer_sequence<int, N...>) {
-  LuKernels<Scalar> k{&factor_kernel<Scalar, 0>, &solve_kernel<Scalar, 0>};
-  ((n == N + 1 ? (k = {&factor_kernel<Scalar, N + 1>, &solve_kernel<Scalar, N + 1>}, 0) : 0), ...);
+  LuKernels<Scalar> k{&factor_and_gather<Scalar, 0>, &solve_kernel<Scalar, 0>, false};
+  ((n == N + 1 ? (k = {&factor_and_gather<Scalar, N + 1>, &solve_kernel<Scalar, N + 1>,
+                       N + 1 <= kMaxUnrolledSolve && N + 1 >= kMinGather},
+                  0)
+               : 0),
+   ...);
   return k;
 }
 
@@ -403,21 +534,27 @@ class DenseSolver final : public LinearSolver<Scalar> {
       : kernels_(lu_kernels<Scalar>(n)), blocked_(n >= blocked_min_size) {
     this->matrix_.resize(n, Sparsity::dense());
     perm_.resize(n);
+    rows_.resize(n);
     inv_diag_.resize(n);
     if (blocked_) workspace_.resize(n);
+    solve_order_ = kernels_.solve_gathers ? rows_.data() : perm_.data();
   }
   const char* name() const override { return "dense LU"; }
   LinearSolverKind kind() const override { return LinearSolverKind::Dense; }
   bool factor() override {
     auto& a = this->matrix_.dense();
     const int n = static_cast<int>(a.rows());
-    if (blocked_)
-      return recursive_factor(a.data(), n, n, n, perm_.data(), inv_diag_.data(), workspace_);
-    return kernels_.factor(a.data(), n, perm_.data(), inv_diag_.data());
+    if (blocked_) {
+      if (!recursive_factor(a.data(), n, n, n, perm_.data(), inv_diag_.data(), workspace_))
+        return false;
+      if (kernels_.solve_gathers) interchanged_rows(perm_.data(), n, rows_.data());
+      return true;
+    }
+    return kernels_.factor(a.data(), n, perm_.data(), inv_diag_.data(), rows_.data());
   }
   void solve_in_place(Eigen::Ref<VectorType> b) const override {
     const auto& a = this->matrix_.dense();
-    kernels_.solve(a.data(), static_cast<int>(a.rows()), perm_.data(), inv_diag_.data(), b.data());
+    kernels_.solve(a.data(), static_cast<int>(a.rows()), solve_order_, inv_diag_.data(), b.data());
   }
   // A^T X = B with P A = L U (P the row swaps): U^T Z = B (forward), L^T W = Z (backward),
   // then X = P^T W (the swaps in reverse order); dot products along the columns of the
@@ -464,10 +601,15 @@ class DenseSolver final : public LinearSolver<Scalar> {
         for (int c = 0; c < R; ++c) std::swap(x[c][k], x[c][perm_[k]]);
   }
 
+  DenseSolver(const DenseSolver&) = delete;  // solve_order_ points into its own members
+  DenseSolver& operator=(const DenseSolver&) = delete;
+
   LuKernels<Scalar> kernels_;
   bool blocked_;
   BlockedWorkspace<Scalar> workspace_;
   Eigen::VectorXi perm_;
+  Eigen::VectorXi rows_;    // interchanged_rows(perm_) for kernels_.solve_gathers
+  const int* solve_order_;  // what kernels_.solve takes: rows_ or perm_
   VectorType inv_diag_;
 };
 

@@ -4,30 +4,45 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/pack.hpp"
 
 namespace daekit {
 
 IrkConstants IrkConstants::make(const RungeKuttaTableau& tableau) {
+  BlockDiagonalInverse blocks = block_diagonalise_inverse(tableau.A);  // throws: singular A
+  const Matrix Ainv = tableau.A.inverse();
+  Eigen::RowVectorXd d = tableau.b.transpose() * Ainv;
+  Vector e;
+  if (blocks.real_blocks() > 0) e = embedded_error_weights(tableau, blocks.gamma[0]);
+  return from_parts(tableau, std::move(blocks), std::move(d), std::move(e));
+}
+
+IrkConstants IrkConstants::from_parts(const RungeKuttaTableau& tableau, BlockDiagonalInverse blocks,
+                                      Eigen::RowVectorXd d, Vector e) {
   IrkConstants k;
   k.tableau = tableau;
   k.s = tableau.stages();
   k.c = tableau.c;
-  k.blocks = block_diagonalise_inverse(tableau.A);  // throws for singular / defective A
-  const Matrix Ainv = tableau.A.inverse();
-  k.d = tableau.b.transpose() * Ainv;
+  k.blocks = std::move(blocks);
+  k.d = std::move(d);
   k.stiffly_accurate =
       (tableau.A.row(k.s - 1).transpose() - tableau.b).cwiseAbs().maxCoeff() <= 1e-12;
   k.has_error_estimate = k.blocks.real_blocks() > 0;
-  if (k.has_error_estimate) k.e = embedded_error_weights(tableau, k.blocks.gamma[0]);
+  if (k.has_error_estimate) k.e = std::move(e);
+  k.set_dense_nodes();
+  return k;
+}
+
+void IrkConstants::set_dense_nodes() {
   // dense-output nodes: theta = 0 (the end value: the stage with c = 1 of a stiffly accurate
   // tableau, else y_{n+1}), the other distinct nodes c_i - 1 with 0 < c_i < 1 descending, and
   // theta = -1 (y_n; stages with c_i = 0 are not y_n unless a_ij = 0, so they are left out)
-  k.nodes.push_back(0.0);
+  nodes.push_back(0.0);
   std::vector<std::pair<double, int>> inner;
-  for (int i = 0; i < k.s; ++i) {
-    const double ci = tableau.c[i];
+  for (int i = 0; i < s; ++i) {
+    const double ci = c[i];
     if (ci <= 0.0 || ci >= 1.0) continue;
     bool duplicate = false;
     for (const auto& p : inner) duplicate = duplicate || std::abs(p.first - ci) <= 1e-14;
@@ -35,18 +50,17 @@ IrkConstants IrkConstants::make(const RungeKuttaTableau& tableau) {
   }
   std::sort(inner.begin(), inner.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
-  k.end_node = 0;
-  k.node_source.push_back(-1);
-  k.node_c.push_back(1.0);
+  end_node = 0;
+  node_source.push_back(-1);
+  node_c.push_back(1.0);
   for (const auto& p : inner) {
-    k.nodes.push_back(p.first - 1.0);
-    k.node_source.push_back(p.second);
-    k.node_c.push_back(p.first);
+    nodes.push_back(p.first - 1.0);
+    node_source.push_back(p.second);
+    node_c.push_back(p.first);
   }
-  k.nodes.push_back(-1.0);
-  k.node_source.push_back(-2);
-  k.node_c.push_back(0.0);
-  return k;
+  nodes.push_back(-1.0);
+  node_source.push_back(-2);
+  node_c.push_back(0.0);
 }
 
 void IrkDense::increment(double theta, Eigen::Ref<Vector> out) const {

@@ -50,6 +50,13 @@ struct IrkConstants {
   int end_node = -1;  ///< index of the node theta = 0 (y_{n+1})
 
   static IrkConstants make(const RungeKuttaTableau& tableau);
+  /// The same from the parts make() computes (tabulated constants, radau_tables.hpp): the flags
+  /// and dense-output nodes follow from them as in make().
+  static IrkConstants from_parts(const RungeKuttaTableau& tableau, BlockDiagonalInverse blocks,
+                                 Eigen::RowVectorXd d, Vector e);
+
+ private:
+  void set_dense_nodes();
 };
 
 /// The interpolant of one step in Newton form (nodes in theta = (t - t_{n+1}) / h).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,34 +23,57 @@ double legendre(int n, double x) {
   return p1;
 }
 
-// Zeros of p in the open interval (lo, hi): sign changes on a fine grid, then bisection to
-// round-off. Adequate for the well separated zeros of the low-degree node polynomials here.
-std::vector<double> interior_zeros(const std::function<double(double)>& p, double lo, double hi) {
-  std::vector<double> zeros;
-  const int grid = 4000;
-  double x0 = lo + (hi - lo) * 1e-9, f0 = p(x0);
-  for (int k = 1; k <= grid; ++k) {
-    const double x1 = lo + (hi - lo) * (k == grid ? 1.0 - 1e-9 : static_cast<double>(k) / grid);
-    const double f1 = p(x1);
-    if (f0 == 0.0) {
-      zeros.push_back(x0);
-    } else if (f0 * f1 < 0.0) {
-      double a = x0, b = x1, fa = f0;
-      for (int it = 0; it < 200 && b - a > 0.0; ++it) {
-        const double m = 0.5 * (a + b);
-        if (m <= a || m >= b) break;
-        const double fm = p(m);
-        if (fa * fm <= 0.0) {
-          b = m;
-        } else {
-          a = m;
-          fa = fm;
-        }
-      }
-      zeros.push_back(0.5 * (a + b));
+// The bisection of interior_zeros on a bracket [a, b] with p(a) = fa, to round-off.
+template <typename Polynomial>
+double bisect_to_round_off(const Polynomial& p, double a, double b, double fa) {
+  for (int it = 0; it < 200 && b - a > 0.0; ++it) {
+    const double m = 0.5 * (a + b);
+    if (m <= a || m >= b) break;
+    const double fm = p(m);
+    if (fa * fm <= 0.0) {
+      b = m;
+    } else {
+      a = m;
+      fa = fm;
     }
-    x0 = x1;
-    f0 = f1;
+  }
+  return 0.5 * (a + b);
+}
+
+// Zeros of p in the open interval (lo, hi): sign changes on a fine grid of 4000 cells, then
+// bisection to round-off. Adequate for the well separated zeros of the low-degree node
+// polynomials here (s <= 9: zeros at least 0.015 apart). The fine grid is scanned only inside
+// the coarse cells (40 fine cells each, 0.01 wide) whose ends do not have one sign: the same
+// brackets and zeros to the bit as scanning all of it (all four node families, s = 1 .. 9) at
+// a tenth of the evaluations (radau_iia(3): 4100 -> ~400; it is part of every radau5 solve's
+// set-up, a third of Akzo's solve at 1e-7).
+template <typename Polynomial>
+std::vector<double> interior_zeros(const Polynomial& p, double lo, double hi) {
+  constexpr int kGrid = 4000, kCoarse = 40;
+  const auto x_at = [lo, hi](int k) {
+    const double u = k == 0 ? 1e-9 : k == kGrid ? 1.0 - 1e-9 : static_cast<double>(k) / kGrid;
+    return lo + (hi - lo) * u;
+  };
+  std::vector<double> zeros;
+  double f_start = p(x_at(0));
+  for (int k0 = 0; k0 < kGrid; k0 += kCoarse) {
+    const double f_end = p(x_at(k0 + kCoarse));
+    if (f_start != 0.0 && f_start * f_end > 0.0) {  // one sign at both ends: no zero inside
+      f_start = f_end;
+      continue;
+    }
+    double x0 = x_at(k0), f0 = f_start;
+    for (int k = k0 + 1; k <= k0 + kCoarse; ++k) {
+      const double x1 = x_at(k);
+      const double f1 = k == k0 + kCoarse ? f_end : p(x1);
+      if (f0 == 0.0)
+        zeros.push_back(x0);
+      else if (f0 * f1 < 0.0)
+        zeros.push_back(bisect_to_round_off(p, x0, x1, f0));
+      x0 = x1;
+      f0 = f1;
+    }
+    f_start = f_end;
   }
   return zeros;
 }
