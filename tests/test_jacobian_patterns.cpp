@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "daekit/daekit.hpp"
 #include "daekit/problem/autodiff.hpp"
 
@@ -331,4 +333,44 @@ TEST(AutodiffJacobians, ParametersOfAnotherSizeAreACallbackError) {
   const Result r = solve(d, 0.0, 1.0, y0, "radau5", o);
   EXPECT_EQ(r.status, Status::CallbackError) << r.message;
   EXPECT_NE(r.message.find("set_autodiff_rhs"), std::string::npos) << r.message;
+}
+
+// The step loop stays allocation-free with the autodiff callbacks (their workspaces are sized
+// when they are set): Robertson (dense) and the chain (banded, sparse_jacobian), radau5 and bdf,
+// with sensitivities.
+TEST(AutodiffJacobians, StepLoopAllocatesNothing) {
+  if (daekit_testing::heap_allocations() < 0)
+    GTEST_SKIP() << "allocation counting unavailable in this build (sanitizers)";
+  const int n = 20;
+  MassMatrixDae chain;
+  chain.n = n;
+  chain.p = Vector(2);
+  chain.p << 0.3, 0.2;
+  chain.jacobian_sparsity = Sparsity::banded(1, 1);
+  set_autodiff_rhs<Dual<4>>(chain, AutodiffChain{n});
+  const MassMatrixDae& banded = chain;
+  Vector chain_y0 = Vector::Constant(n, 0.1);
+  Vector rober_y0(3);
+  rober_y0 << 1, 0, 0;
+  const MassMatrixDae rober = autodiff_robertson();
+  for (const char* method : {"radau5", "bdf"})
+    for (const auto& [dae, y0] : {std::pair{&rober, &rober_y0}, std::pair{&banded, &chain_y0}}) {
+      Options o;
+      o.rtol = o.atol = 1e-7;
+      o.sensitivities = true;
+      o.store_steps = false;  // the stored steps grow their storage
+      long first = -1, last = -1, steps = 0;
+      o.step_callback = [&](const StepInfo&) {
+        if (first < 0) first = daekit_testing::heap_allocations();
+        last = daekit_testing::heap_allocations();
+        ++steps;
+        return true;
+      };
+      const Result r = solve(*dae, 0.0, 1.0, *y0, method, o);
+      ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+      EXPECT_GT(steps, 10) << method;
+      EXPECT_EQ(r.stats.nfev_jac, 0) << method;
+      EXPECT_EQ(last - first, 0) << method << " n = " << dae->n << ": " << (last - first)
+                                 << " allocations in " << steps << " steps";
+    }
 }
