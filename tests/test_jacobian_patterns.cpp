@@ -374,3 +374,43 @@ TEST(AutodiffJacobians, StepLoopAllocatesNothing) {
                                  << " allocations in " << steps << " steps";
     }
 }
+
+// F(t, y, y', p) = y' - f(y, p) for Robertson (set_autodiff_residual): dF/dy = -J and
+// dF/dy' = I exactly; the BDF's solve without sensitivities spends no evaluation of F on
+// Jacobians, and with them its S equals that of the mass-matrix form with autodiff (to the
+// BDF's accuracy: the forms step differently).
+TEST(AutodiffJacobians, ImplicitResidualOfRobertson) {
+  ImplicitDae d;
+  d.n = 3;
+  d.p = autodiff_robertson().p;
+  set_autodiff_residual(d, [](auto t, const auto* y, const auto* yp, const auto* k, auto* out) {
+    AutodiffRobertson{}(t, y, k, out);
+    for (int i = 0; i < 3; ++i) out[i] = yp[i] - out[i];
+  });
+  ASSERT_TRUE(d.dF_dy && d.dF_dyp && !d.sparse_dF_dy);
+  Vector y(3), yp = Vector::Zero(3);
+  y << 0.7, 3e-5, 0.29;
+  Matrix A = Matrix::Zero(3, 3), B = A, Je = A;
+  d.dF_dy(1.0, y, yp, A, d.p);
+  d.dF_dyp(1.0, y, yp, B, d.p);
+  closed_form_robertson().jacobian(1.0, y, Je, d.p);
+  EXPECT_LT(autodiff_relative_error(-A, Je), 1e-15) << A;
+  EXPECT_EQ(B, Matrix::Identity(3, 3));
+  Vector y0(3), yp0(3);
+  y0 << 1, 0, 0;
+  autodiff_robertson().f(0.0, y0, yp0, d.p);
+  Options o;
+  o.rtol = 1e-8;
+  o.atol = 1e-12;
+  const Result plain = solve(d, 0.0, 40.0, y0, yp0, "bdf", o);
+  ASSERT_TRUE(plain.ok()) << plain.message;
+  EXPECT_GT(plain.stats.njac, 0);
+  EXPECT_EQ(plain.stats.nfev_jac, 0);
+  o.sensitivities = true;
+  const Result implicit = solve(d, 0.0, 40.0, y0, yp0, "bdf", o);
+  const Result mass = solve(autodiff_robertson(), 0.0, 40.0, y0, "bdf", o);
+  ASSERT_TRUE(implicit.ok() && mass.ok()) << implicit.message << mass.message;
+  EXPECT_LT(autodiff_relative_error(implicit.sensitivities, mass.sensitivities), 1e-5)
+      << implicit.sensitivities << "\n"
+      << mass.sensitivities;
+}
