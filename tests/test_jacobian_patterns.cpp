@@ -258,7 +258,7 @@ TEST(AutodiffJacobians, RobertsonEqualsTheClosedForm) {
   EXPECT_LT((f - fe).cwiseAbs().maxCoeff(), 1e-15 * fe.cwiseAbs().maxCoeff());
 }
 
-// A nonlinear chain: dense, banded (coloured seeds: 3 colours, one sweep for n = 40) and sparse
+// A nonlinear chain: dense (10 sweeps of 4), banded (3 colours: one sweep for n = 40) and sparse
 // declarations give the closed form to rounding; a coloured parameter_sparsity too.
 TEST(AutodiffJacobians, NonlinearChainEqualsTheClosedFormForEveryStructure) {
   const int n = 40;
@@ -270,7 +270,7 @@ TEST(AutodiffJacobians, NonlinearChainEqualsTheClosedFormForEveryStructure) {
   MassMatrixDae dense;
   dense.n = n;
   dense.p = p;
-  set_autodiff_rhs(dense, AutodiffChain{n});
+  set_autodiff_rhs<Dual<4>>(dense, AutodiffChain{n});  // 10 sweeps of 4 columns
   Matrix J = Matrix::Zero(n, n), P = Matrix::Zero(n, 2);
   dense.jacobian(0.0, y, J, p);
   dense.parameter_jacobian(0.0, y, P, p);
@@ -292,7 +292,7 @@ TEST(AutodiffJacobians, NonlinearChainEqualsTheClosedFormForEveryStructure) {
   // df/dp with a declared structure whose two columns share rows: one colour each, the same
   MassMatrixDae by_parameter = dense;
   by_parameter.parameter_sparsity = Sparsity::banded(n - 1, 1);
-  set_autodiff_rhs<Dual<1>>(by_parameter, AutodiffChain{n});
+  set_autodiff_rhs<Dual<4>>(by_parameter, AutodiffChain{n});
   P.setZero();
   by_parameter.parameter_jacobian(0.0, y, P, p);
   EXPECT_LT(autodiff_relative_error(P, Pe), 1e-14);
