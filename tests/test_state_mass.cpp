@@ -4,8 +4,10 @@
 // independent formulations solved much more tightly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "daekit/daekit.hpp"
 
@@ -242,4 +244,115 @@ TEST(StateMass, MassDerivativeInTheNewtonMatrix) {
   const Result d = solve(to_mass_matrix_form(differenced), p.t0, p.t_end, p.y0, "radau5", o);
   EXPECT_EQ(a.stats.naccept, d.stats.naccept);
   EXPECT_LT((a.y - d.y).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Sensitivities of M(t, y, p) y' = f(t, y, p) (issue 25): radau5 and radau through the y' = w
+// form, the BDF through F = M y' - f, against central differences of whole solves (Richardson-
+// extrapolated, delta = 1e-3 |p_k|, radau5 at 1e-12). The model, y = (u, v, z), p = (a, b, c),
+//     (1 + a u^2) u' = -u + z,   (2 + sin v) v' = b u - v,   0 = z - c u v,
+// has an M that depends on p (the term M_p y' of the sensitivity equations) and an algebraic z
+// whose start z0 = c u0 v0 depends on p (dz0/dc = u0 v0: the consistent S0 of the algebraic
+// part, made from the given S0 = 0).
+namespace {
+
+QuasiLinearDae quasi_linear_sens_model() {
+  QuasiLinearDae q;
+  q.name = "quasi-linear with parameters";
+  q.n = 3;
+  q.differential = {true, true, false};
+  q.p = Vector(3);
+  q.p << 0.8, 1.5, 2.0;
+  q.mass = [](double, VecIn y, MatOut M, VecIn p) {
+    M(0, 0) = 1.0 + p[0] * y[0] * y[0];
+    M(1, 1) = 2.0 + std::sin(y[1]);
+  };
+  q.f = [](double, VecIn y, VecOut f, VecIn p) {
+    f[0] = -y[0] + y[2];
+    f[1] = p[1] * y[0] - y[1];
+    f[2] = y[2] - p[2] * y[0] * y[1];
+  };
+  return q;
+}
+
+Vector quasi_linear_sens_start(const Vector& p) {
+  Vector y0(3);
+  y0 << 1.0, 0.5, p[2] * 0.5;
+  return y0;
+}
+
+Vector quasi_linear_sens_end(const Vector& p, double tol) {
+  QuasiLinearDae q = quasi_linear_sens_model();
+  q.p = p;
+  const Result r =
+      solve(q, 0.0, 2.0, quasi_linear_sens_start(p), "radau5", state_mass_tolerances(tol));
+  EXPECT_TRUE(r.ok()) << r.message;
+  return r.y;
+}
+
+Matrix quasi_linear_sens_reference() {
+  const Vector p0 = quasi_linear_sens_model().p;
+  Matrix D(3, 3);
+  for (int k = 0; k < 3; ++k) {
+    const double delta = 1e-3 * std::abs(p0[k]);
+    Vector central[2];
+    for (int m = 1; m <= 2; ++m) {
+      Vector plus = p0, minus = p0;
+      plus[k] += m * delta;
+      minus[k] -= m * delta;
+      central[m - 1] = (quasi_linear_sens_end(plus, 1e-12) - quasi_linear_sens_end(minus, 1e-12)) /
+                       (2.0 * m * delta);
+    }
+    D.col(k) = (4.0 * central[0] - central[1]) / 3.0;
+  }
+  return D;
+}
+
+}  // namespace
+
+TEST(StateMass, SensitivitiesMatchDifferencesOfWholeSolves) {
+  const QuasiLinearDae q = quasi_linear_sens_model();
+  const Matrix D = quasi_linear_sens_reference();
+  for (const char* method : {"radau5", "radau", "bdf"}) {
+    Options o = state_mass_tolerances(1e-9);
+    o.sensitivities = true;
+    o.output_times = {1.0, 2.0};
+    const Result r = solve(q, 0.0, 2.0, quasi_linear_sens_start(q.p), method, o);
+    ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+    ASSERT_EQ(r.sensitivities.rows(), 3) << method;  // S of y, not of the reformulation
+    ASSERT_EQ(r.sensitivities.cols(), 3) << method;
+    ASSERT_EQ(r.s_out.size(), 2) << method;
+    EXPECT_LT((r.sensitivity_out(1) - r.sensitivities).cwiseAbs().maxCoeff(), 1e-12) << method;
+    double worst = 0.0;
+    for (int k = 0; k < 3; ++k)
+      worst = std::max(worst, (r.sensitivities.col(k) - D.col(k)).cwiseAbs().maxCoeff() /
+                                  D.col(k).cwiseAbs().maxCoeff());
+    EXPECT_LT(worst, 1e-6) << method << ": S =\n" << r.sensitivities << "\ndifferences =\n" << D;
+    std::printf("[sensitivities] quasi-linear %s: relative disagreement %.2e\n", method, worst);
+  }
+}
+
+// The given S0 is dy0/dp (n x np, n of the quasi-linear problem): another size is refused
+// naming it; its algebraic part is made consistent (dz0/dc = u0 v0 = 0.5 from S0 = 0).
+TEST(StateMass, InitialSensitivitiesOfTheQuasiLinearForm) {
+  const QuasiLinearDae q = quasi_linear_sens_model();
+  Options o = state_mass_tolerances(1e-9);
+  o.sensitivities = true;
+  o.initial_sensitivities = Matrix::Zero(5, 3);  // the size of the y' = w form
+  for (const char* method : {"radau5", "bdf"}) {
+    try {
+      solve(q, 0.0, 1.0, quasi_linear_sens_start(q.p), method, o);
+      ADD_FAILURE() << method << " accepted a 5 x 3 S0 for n = 3";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("n x np = 3 x 3"), std::string::npos) << e.what();
+    }
+  }
+  o.initial_sensitivities = Matrix::Zero(3, 3);
+  o.output_times = {0.0};
+  for (const char* method : {"radau5", "bdf"}) {
+    const Result r = solve(q, 0.0, 1e-3, quasi_linear_sens_start(q.p), method, o);
+    ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+    ASSERT_EQ(r.s_out.size(), 1) << method;
+    EXPECT_NEAR(r.sensitivity_out(0)(2, 2), 0.5, 1e-12) << method;
+  }
 }

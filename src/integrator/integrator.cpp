@@ -19,6 +19,8 @@
 #include "integrator/structure.hpp"
 #include "methods/factory.hpp"
 #include "methods/method.hpp"
+#include "nonlinear/consistency.hpp"
+#include "nonlinear/systems.hpp"
 
 namespace daekit {
 
@@ -667,12 +669,30 @@ struct Integrator::Impl : public DenseSource {
     result.yp = Vector(result.yp.head(m));
     head(result.y_steps);
     head(result.y_out);
+    if (np > 0) keep_sensitivity_rows(m);
     for (EventRecord& e : result.events) e.y = Vector(e.y.head(m));
     for (DenseSegment& seg : result.segments) {
       seg.coeffs = Matrix(seg.coeffs.topRows(m));
       if (seg.correction.size()) seg.correction = Vector(seg.correction.head(m));
     }
     y_final = result.y;
+  }
+  // The same for the sensitivities: the first m rows of S (n x np, flattened by columns).
+  void keep_sensitivity_rows(int m) {
+    const long rows = result.sensitivities.rows();
+    const auto top = [&](StateSequence& seq) {
+      StateSequence kept;
+      kept.reserve(m * np, seq.size());
+      Matrix S_top(m, np);
+      for (long i = 0; i < seq.size(); ++i) {
+        S_top = Eigen::Map<const Matrix>(seq[i].data(), rows, np).topRows(m);
+        kept.push_back(Eigen::Map<const Vector>(S_top.data(), S_top.size()));
+      }
+      seq = std::move(kept);
+    };
+    top(result.s_out);
+    top(result.s_steps);
+    result.sensitivities = Matrix(result.sensitivities.topRows(m));
   }
   // A solution that left its constraint manifold (an index-1 or index-0 formulation without
   // projection, notes ch. 3 and 8) can be far off while every step passed its error test. The
@@ -1472,6 +1492,42 @@ Integrator::Integrator(const ImplicitIndex2Dae& dae, double t0, double t_end, co
   impl_->begin(dae.name, in, method, x0, t0, t_end, options);
 }
 
+namespace {
+
+// S0 = dx0/dp of the y' = w form x = (y, w) of a QuasiLinearDae: the user's dy0/dp (n x np,
+// zero if not given) for y and zero for w; the methods on the mass-matrix form make its
+// algebraic part (the algebraic components of y, and all of w = y_D') consistent
+// (consistent_initial_sensitivities). With `consistent` (the BDF, which solves the implicit
+// form F = M(t, y, p) y' - f(t, y, p) and takes an S0 as given there) that is done here, on the
+// mass-matrix form; if it fails, the BDF starts from the given S0 (its first step makes the
+// algebraic part consistent). Throws InvalidArgument for an S0 of the wrong size.
+Matrix quasi_linear_initial_sensitivities(const QuasiLinearDae& dae, const MassMatrixDae& mass_form,
+                                          double t0, const Vector& x0, const Options& options,
+                                          bool consistent) {
+  const long n = dae.n, np = dae.p.size();
+  const Matrix& given = options.initial_sensitivities;
+  if (given.size() != 0 && (given.rows() != n || given.cols() != np))
+    throw InvalidArgument("Options::sensitivities: initial_sensitivities must be n x np = " +
+                          std::to_string(n) + " x " + std::to_string(np) + ", got " +
+                          std::to_string(given.rows()) + " x " + std::to_string(given.cols()));
+  if (np == 0 || !given.allFinite()) return given;  // refused by the request's own checks
+  Matrix S = Matrix::Zero(x0.size(), np);
+  if (given.size() != 0) S.topRows(n) = given;
+  if (!consistent) return S;
+  CallGuard guard;
+  Stats stats;
+  MassMatrixSystem sys(mass_form, LinearSolverKind::Dense, guard, stats);
+  Vector f0(x0.size());
+  std::string message, warning;
+  Matrix made = S;
+  if (sys.f(t0, x0, f0) &&
+      consistent_initial_sensitivities(sys, t0, x0, f0, made, message, warning))
+    S = made;
+  return S;
+}
+
+}  // namespace
+
 Integrator::Integrator(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
                        const MethodChoice& method, const Options& options)
     : impl_(std::make_unique<Impl>()) {
@@ -1481,18 +1537,23 @@ Integrator::Integrator(const QuasiLinearDae& dae, double t0, double t_end, const
   const MethodRegistration& reg = method_registration(method.name());
   const Vector x0 = initial_values(dae, t0, y0);  // (y0, y0'_D)
   const std::vector<int> D = dae.differential_components();
+  const MassMatrixDae mass_form = to_mass_matrix_form(dae);
+  Options o = options;
+  const bool implicit_route = reg.info.capabilities.implicit_form;
+  if (o.sensitivities)
+    o.initial_sensitivities =
+        quasi_linear_initial_sensitivities(dae, mass_form, t0, x0, options, implicit_route);
   MethodInput in;
-  if (reg.info.capabilities.implicit_form) {  // F = M(t, y) y' - f: n unknowns
+  if (implicit_route) {  // F = M(t, y) y' - f: n unknowns
     const ImplicitDae implicit = to_implicit_form(dae);
     Vector yp0 = Vector::Zero(dae.n);
     for (size_t k = 0; k < D.size(); ++k) yp0[D[k]] = x0[dae.n + static_cast<long>(k)];
     in.implicit_form = &implicit;
     in.yp0 = &yp0;
-    impl_->begin(dae.name, in, method, y0, t0, t_end, options);
+    if (o.sensitivities) o.initial_sensitivities = Matrix(o.initial_sensitivities.topRows(dae.n));
+    impl_->begin(dae.name, in, method, y0, t0, t_end, o);
     return;
   }
-  const MassMatrixDae mass_form = to_mass_matrix_form(dae);
-  Options o = options;
   if (o.atol_vector.size() == dae.n) {  // y_D' gets the atol of y_D
     Vector atol(dae.n + static_cast<long>(D.size()));
     atol.head(dae.n) = o.atol_vector;
