@@ -295,6 +295,10 @@ bool MassMatrixSystem::parameter_jacobian(double t, const Vector& y, const Vecto
                                           const Vector* typical) {
   if (dae_.parameter_jacobian) return analytic_parameter_jacobian(t, y, Jp);
   parameter_colours();  // prepares the colouring
+  if (typical == nullptr) {
+    parameter_typical(p_, p_typical_);  // (sized at the first call)
+    typical = &p_typical_;
+  }
   const int evaluations =
       fd_p_.evaluate([&](const Vector& q, Vector& out) { return f_for_differences(t, y, out, q); },
                      p_, f0, typical, Jp);
@@ -633,6 +637,10 @@ bool ImplicitSystem::parameter_jacobian(double t, const Vector& y, const Vector&
     return true;
   }
   parameter_colours();
+  if (typical == nullptr) {
+    MassMatrixSystem::parameter_typical(p_, p_typical_);
+    typical = &p_typical_;
+  }
   const int evaluations = fd_p_.evaluate(
       [&](const Vector& q, Vector& out) { return F_for_differences(t, y, yp, out, q); }, p_, F0,
       typical, Jp);
