@@ -393,7 +393,8 @@ class Bdf final : public Method {
   // by the state's iteration (its factorised matrix F_y + cj_old F_y', DASSL's rescaling for
   // cj != cj_old), the residual's products F_y S + F_y' S' by central differences of F along
   // (S, S') (eps^(2/3) relative: the linear iteration converges below the tolerance) and F_p
-  // from parameter_jacobian() (the problem's parameter_sparsity). Weights as IDAS's:
+  // from parameter_jacobian() (the problem's parameter_sparsity; central differences with
+  // the error control, as IDAS's centred difference quotients). Weights as IDAS's:
   // rtol |S_ik| + atol_i / |p_k|. Error control (errconS): ck |e_S| joins the step's error.
   static constexpr int kMaxSensitivityIterations = 10;
   // A stalled sensitivity corrector (increments that no longer shrink) is accepted when its
@@ -416,6 +417,7 @@ class Bdf final : public Method {
     if (opt_.exact_history)
       throw InvalidArgument("bdf: sensitivities are not available with BdfOptions::exact_history");
     sens_request_ = request;
+    sys_->set_central_parameter_differences(request.error_control);
     np_ = static_cast<int>(sys_->p().size());
     Sphi_.setZero(n_, (kMaxOrder + 2) * np_);
     Sphi_star_.setZero(n_, (kMaxOrder + 2) * np_);
