@@ -238,23 +238,23 @@ int FiniteDifferenceJacobian::evaluate_central(Map G, const Vector& x, double ty
     for (const int* p = begin; p != end; ++p) {
       const int j = *p;
       x_work_[j] = x[j];
-      const double scale = 1.0 / (2.0 * delta_[j]);
+      const double two_delta = 2.0 * delta_[j];
       switch (sparsity_.kind) {
         case Sparsity::Kind::Dense:
-          J.col(j) = (G_work_ - G_minus_) * scale;
+          J.col(j) = (G_work_ - G_minus_) / two_delta;
           break;
         case Sparsity::Kind::Banded: {
           const int lo = std::max(0, j - sparsity_.upper);
           const int hi = std::min(rows_ - 1, j + sparsity_.lower);
           for (int i = 0; i < rows_; ++i)
-            J(i, j) = i >= lo && i <= hi ? (G_work_[i] - G_minus_[i]) * scale : 0.0;
+            J(i, j) = i >= lo && i <= hi ? (G_work_[i] - G_minus_[i]) / two_delta : 0.0;
           break;
         }
         case Sparsity::Kind::Sparse:
           J.col(j).setZero();
           for (SparseMatrix::InnerIterator it(sparsity_.pattern, j); it; ++it) {
             const int i = static_cast<int>(it.row());
-            J(i, j) = (G_work_[i] - G_minus_[i]) * scale;
+            J(i, j) = (G_work_[i] - G_minus_[i]) / two_delta;
           }
           break;
       }
