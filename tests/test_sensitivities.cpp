@@ -595,24 +595,32 @@ TEST(EventTimeSensitivities, FallingBallCrossingTimesMatchTheirDerivatives) {
   }
 }
 
-// A terminal event returns S at the event time (with the state there), not at the end of the
-// step that found it: y = 10 - g t^2 / 2, v = -g t give dy/dg = -t*^2 / 2, dv/dg = -t*.
+// A terminal event returns S at the event time (with the state there, before the action, which
+// may change y: it is not applied), not at the end of the step that found it:
+// y = 10 - g t^2 / 2, v = -g t give dy/dg = -t*^2 / 2, dv/dg = -t*.
 TEST(EventTimeSensitivities, TerminalEventReturnsSAtTheEvent) {
-  for (const char* method : {"radau5", "radau", "bdf"}) {
-    const MassMatrixDae d = event_sens_ball();
-    Options o;
-    o.rtol = o.atol = 1e-10;
-    o.sensitivities = true;
-    o.events = {event_sens_level(true)};
-    Vector y0(2);
-    y0 << 10.0, 0.0;
-    const Result r = solve(d, 0.0, 5.0, y0, method, o);
-    ASSERT_EQ(r.status, Status::TerminalEvent) << method << ": " << r.message;
-    const double t_ground = std::sqrt(2 * 10.0 / 9.81);
-    ASSERT_NEAR(r.t, t_ground, 1e-9) << method;
-    EXPECT_NEAR(r.sensitivities(0, 0), -0.5 * r.t * r.t, 1e-8) << method;
-    EXPECT_NEAR(r.sensitivities(1, 0), -r.t, 1e-8) << method;
-  }
+  for (const char* method : {"radau5", "radau", "bdf"})
+    for (bool changes_y : {false, true}) {
+      const MassMatrixDae d = event_sens_ball();
+      Options o;
+      o.rtol = o.atol = 1e-10;
+      o.sensitivities = true;
+      o.events = {event_sens_level(true)};
+      if (changes_y)
+        o.events[0].action = [](double, Vector& y) {
+          y[1] = 0.0;  // at rest (the solve returns the state before it)
+          return EventAction::Stop;
+        };
+      Vector y0(2);
+      y0 << 10.0, 0.0;
+      const Result r = solve(d, 0.0, 5.0, y0, method, o);
+      ASSERT_EQ(r.status, Status::TerminalEvent) << method << ": " << r.message;
+      const double t_ground = std::sqrt(2 * 10.0 / 9.81);
+      ASSERT_NEAR(r.t, t_ground, 1e-9) << method;
+      EXPECT_NEAR(r.sensitivities(0, 0), -0.5 * r.t * r.t, 1e-8) << method;
+      EXPECT_NEAR(r.sensitivities(1, 0), -r.t, 1e-8) << method;
+      EXPECT_NEAR(r.y[1], -9.81 * r.t, 1e-8) << method;
+    }
 }
 
 // An action that changes the parameters ends the solve (dy/dp across it is not implemented).
