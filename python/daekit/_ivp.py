@@ -797,10 +797,12 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
         dy_i/dp_k at ``t[j]``.  ``initial_sensitivities`` (n, len(p)): dy0/dp where y0
         depends on p (default zero; the algebraic part is made consistent);
         ``sensitivity_error_control=True`` includes them in the error test (IDAS's errconS).
+        Across an event ``action`` that changes y they jump (the action differenced along
+        dy/dp); an action that changes ``p`` ends the solve with a message.
     jac_p
         the analytic df/dp: a callable ``jac_p(t, y, *args, p)`` returning an array of shape
         (n, len(p)) (as ``jac`` returns df/dy; IDAS's resS, CVODES's fS); the sensitivities
-        use it instead of forward differences in p.  Needs ``p``; a wrong shape or NaN ends the
+        use it instead of differences in p.  Needs ``p``; a wrong shape or NaN ends the
         solve with a callback error.
     tableau
         the method's option ``tableau``: a Runge-Kutta tableau of ``daekit tableau`` for

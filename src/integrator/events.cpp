@@ -93,7 +93,8 @@ EventLocator::EventLocator(const std::vector<Event>& events, int n, CallGuard& g
       y_(n),
       yp_(n),
       y_shifted_(n),
-      yp_shifted_(n) {
+      yp_shifted_(n),
+      y_acted_{Vector(n), Vector(n)} {
   found_.reserve(events.size() * (kMaxInteriorSamples + 1));
 }
 
@@ -251,6 +252,55 @@ bool EventLocator::time_sensitivity(const DenseSource& source, double t_lo, doub
     }
     pk[k] = p[k];
     rec.dt_dp[k] = -((r_plus - r_minus) / (2.0 * e)) / r_t;
+  }
+  return true;
+}
+
+// Column k: the central difference of the action along (tau_k, S-_k + y'- tau_k, e_k), whose
+// step e moves no argument by more than cbrt(eps) of its scale (|p_k| (1 if 0); max(|y-|, 1);
+// max(|t*|, width)), less the move of the event time along y'+.
+bool EventLocator::action_sensitivity(const EventRecord& rec, double width, const Vector& y_minus,
+                                      const Vector& yp_minus, const Vector& yp_plus,
+                                      const Matrix& S_minus, const Vector& p, Matrix& S_plus) {
+  const Event& e = events_[static_cast<size_t>(rec.index)];
+  const double te = rec.t;
+  const long np = p.size();
+  const double cbrt_eps = std::cbrt(kEps);
+  const double y_scale = std::max(1.0, y_minus.cwiseAbs().maxCoeff());
+  const double t_scale = std::max(std::abs(te), width);
+  Vector& pk = p_shifted_;
+  for (long k = 0; k < np; ++k) {
+    const double tau = rec.dt_dp[k];
+    Vector& v = yp_shifted_;  // the direction in y
+    v = S_minus.col(k) + tau * yp_minus;
+    double step = p[k] != 0.0 ? std::abs(p[k]) : 1.0;
+    const double v_max = v.cwiseAbs().maxCoeff();
+    if (v_max * step > y_scale) step = y_scale / v_max;
+    if (std::abs(tau) * step > t_scale) step = t_scale / std::abs(tau);
+    const double eps_k = cbrt_eps * step;
+    for (int side = 0; side < 2; ++side) {
+      const double s = side == 0 ? eps_k : -eps_k;
+      const double t = te + s * tau;
+      Vector& y = y_acted_[side];
+      y = y_minus + s * v;
+      pk = p;
+      pk[k] = p[k] + s;
+      if (!(*guard_)(e.name.c_str(), t, [&] { (void)e.action(t, y, pk); })) {
+        if (!guard_->fatal())
+          guard_->wrong_size(e.name.c_str(), t,
+                             "the event action failed at a shifted point (dy/dp after the "
+                             "event): " +
+                                 guard_->failure().message);
+        return false;
+      }
+      if (y.size() != y_minus.size() || !y.allFinite()) {
+        guard_->wrong_size(e.name.c_str(), t,
+                           "the event action resized y or wrote NaN or Inf into it at a shifted "
+                           "point (dy/dp after the event)");
+        return false;
+      }
+    }
+    S_plus.col(k) = (y_acted_[0] - y_acted_[1]) / (2.0 * eps_k) - tau * yp_plus;
   }
   return true;
 }

@@ -117,6 +117,18 @@ class EventLocator {
   /// [t_lo, t_hi]. False on a callback failure (rec.dt_dp then holds NaN where it failed).
   bool time_sensitivity(const DenseSource& source, double t_lo, double t_hi, const Matrix& S,
                         const Matrix& S_dot, const Vector& p, EventRecord& rec);
+  /// dy/dp just after the action of event `rec` (which changed the state, not p): the action
+  /// maps y+ = h(t*, y-, p), the event time t*(p) has the derivative rec.dt_dp (tau), and
+  ///   S+ = d/dp h(t*(p), y-(t*(p), p), p) - y'+ tau^T
+  ///      = h_y (S- + y'- tau^T) + h_t tau^T + h_p - y'+ tau^T,
+  /// y'- and y'+ the derivatives before and after the event (the jump conditions of the
+  /// sensitivities at a state event, Galan, Feehery and Barton 1999).
+  /// Each column k is one directional derivative of the action along (tau_k, S-_k + y'- tau_k,
+  /// e_k), by central differences (2 np calls of the action; its return value is not used).
+  /// `width`: the step that held the event (the scale of t). False on a callback failure.
+  bool action_sensitivity(const EventRecord& rec, double width, const Vector& y_minus,
+                          const Vector& yp_minus, const Vector& yp_plus, const Matrix& S_minus,
+                          const Vector& p, Matrix& S_plus);
   /// Event i starts on the side `sign` of its root where its value is exactly 0 there (a
   /// switch restarted at its root, Options::switches): the next sign change away from the
   /// branch is a crossing (a value of 0 on its own is on neither side).
@@ -155,7 +167,8 @@ class EventLocator {
   std::vector<char> sampled_;   ///< r_i evaluated at the interior points of this step
   std::vector<AccumulationMonitor> monitors_;
   Vector y_, yp_, y_shifted_, yp_shifted_;
-  Vector p_shifted_;  // p moved along e_k (time_sensitivity)
+  Vector p_shifted_;   // p moved along e_k (time_sensitivity, action_sensitivity)
+  Vector y_acted_[2];  // the action's result at the two shifted points (action_sensitivity)
 };
 
 }  // namespace daekit

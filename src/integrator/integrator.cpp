@@ -110,7 +110,8 @@ struct Integrator::Impl : public DenseSource {
   Matrix s_work;
   // S at an event, around it and dS/dt there (EventRecord::dt_dp), sized with the request
   Matrix s_event, s_event_a, s_event_b, s_event_dot;
-  Vector p_before_events;  // p before an event's action (it must not change with sensitivities)
+  Vector p_before_events;      // p before an event's action (it must not change with sensitivities)
+  double s_event_width = 0.0;  // the step that held the event (the scale of t in the jump)
   // CPU time of this solve: the calling thread's CPU time summed over the calls into it
   // (construction, step(), solve_until()). std::clock() counts every thread of the process, so
   // concurrent solves on other threads would be added to each one's Result::cpu_seconds.
@@ -413,8 +414,10 @@ struct Integrator::Impl : public DenseSource {
   }
 
   // dt/dp of the events recorded from index `first` on in the step from t_old (EventRecord::
-  // dt_dp), from S and dS/dt on the step's continuous output; an event action that changed
-  // the state or the parameters ends the solve: the jump of S there is not implemented.
+  // dt_dp), from S and dS/dt on the step's continuous output; S at the event that cuts the
+  // step is kept in s_event (the jump of a restart starts from it, a terminal event returns
+  // it). An action that changed the parameters ends the solve: dy/dp across it is not
+  // implemented.
   bool event_time_sensitivities(size_t first, double t_old, const EventCut& cut) {
     const double t_new = method->t();
     const double width = std::abs(t_new - t_old);
@@ -436,18 +439,54 @@ struct Integrator::Impl : public DenseSource {
         return false;
       }
     }
-    const bool state_changed = (cut.kind == EventCut::Restart) ||
-                               (cut.kind == EventCut::Stop && cut.y_after != cut.y_before);
-    if (state_changed || method->parameters() != p_before_events) {
+    if (method->parameters() != p_before_events) {
       fail(Status::CallbackError,
-           "Options::sensitivities: the action of an event changed the state or the parameters "
-           "at t = " +
+           "Options::sensitivities: the action of an event changed the parameters p at t = " +
                fmt(cut.kind != EventCut::None ? cut.t : t_new) +
-               ": dy/dp across such a jump is not implemented (events without an action, and "
-               "terminal ones, are)");
+               ": dy/dp across such an action is not implemented (actions that change the "
+               "state are: keep the mode in y, or stop there and start a new solve)");
       return false;
     }
+    s_event_width = width;
     return true;
+  }
+
+  // After the restart at an event whose action changed the state (handle_event_cut): S jumps
+  // to dy/dp just after the action (EventLocator::action_sensitivity), from S at the event
+  // (s_event), y' on both sides of it and the event time's dt/dp; the method makes its
+  // algebraic part consistent. False (the solve ended) if that failed.
+  bool jump_sensitivities(const EventCut& cut) {
+    const EventRecord& rec = result.events.back();
+    if (!rec.dt_dp.allFinite())
+      return fail_restart(
+          cut,
+          "the derivative of the event time by p is undefined there (r tangential to the "
+          "solution, or the step too short to difference in), so is dy/dp after the action");
+    method->derivative(work);  // y' after the restart
+    Matrix& S_plus = s_event_a;
+    if (!events->action_sensitivity(rec, s_event_width, cut.y_before, cut.yp, work, s_event,
+                                    method->parameters(), S_plus)) {
+      fail(Status::CallbackError, guard.failure().describe());
+      end_at(cut);
+      return false;
+    }
+    std::string message;
+    if (!method->jump_sensitivities(S_plus, message)) {
+      if (guard.fatal()) {
+        fail(Status::CallbackError, guard.failure().describe());
+        end_at(cut);
+        return false;
+      }
+      return fail_restart(cut, message);
+    }
+    return true;
+  }
+  bool fail_restart(const EventCut& cut, const std::string& message) {
+    fail(Status::RestartFailed, "restart after event '" + result.events.back().name +
+                                    "' at t = " + fmt(cut.t) + " failed: " + message +
+                                    " (the state returned is the one before the event)");
+    end_at(cut);
+    return false;
   }
 
   // The request of Options::sensitivities, refused (InvalidArgument) where it cannot be met.
@@ -1267,15 +1306,15 @@ struct Integrator::Impl : public DenseSource {
     }
     std::string message;
     if (!method->restart(cut.t, cut.y_after, message)) {
-      if (guard.fatal())
+      if (guard.fatal()) {
         fail(Status::CallbackError, guard.failure().describe());
-      else
-        fail(Status::RestartFailed, "restart after event '" + result.events.back().name +
-                                        "' at t = " + fmt(cut.t) + " failed: " + message +
-                                        " (the state returned is the one before the event)");
-      end_at(cut);
+        end_at(cut);
+      } else {
+        fail_restart(cut, message);
+      }
       return Stop::Failure;
     }
+    if (np > 0 && !jump_sensitivities(cut)) return Stop::Failure;
     if (!after_restart()) return Stop::Failure;
     if (dir * (t_end - method->t()) <= 0) {
       finish(Status::Success, "");
@@ -1290,6 +1329,7 @@ struct Integrator::Impl : public DenseSource {
     result.t = t_final = cut.t;
     result.y = y_final = cut.y_before;
     result.yp = cut.yp;
+    if (np > 0) result.sensitivities = s_event;  // S at the event (event_time_sensitivities)
   }
 
   // After method->restart() (an event action, a model change): the weights, the controller's

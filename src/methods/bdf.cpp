@@ -348,6 +348,23 @@ class Bdf final : public Method {
     return bdf_option_table().values(opt_);
   }
 
+  // S after an event's jump: as at t0 (start_sensitivities) from the given S at (t_, y_)
+  bool jump_sensitivities(const Matrix& S, std::string& message) override {
+    if (np_ == 0) return true;
+    S_ = S;
+    Sp_.setZero();
+    if (MassMatrixSystem* m = sys_->mass_form()) {
+      if (!m->f(t_, y_, sF0_)) {
+        message = "f failed at the restart point: " + sys_->guard().failure().describe();
+        return false;
+      }
+      if (!consistent_initial_sensitivities(*m, t_, y_, sF0_, S_, message, sens_warning_)) {
+        message = "sensitivities after the event: " + message;
+        return false;
+      }
+    }
+    return true;
+  }
   const Matrix* sensitivities() const override { return np_ > 0 ? &S_ : nullptr; }
   // S on the interpolant of y (dense()): the same Newton form on S's differences
   void dense_sensitivities(double t, MatOut out) const override {
@@ -376,9 +393,19 @@ class Bdf final : public Method {
   // by the state's iteration (its factorised matrix F_y + cj_old F_y', DASSL's rescaling for
   // cj != cj_old), the residual's products F_y S + F_y' S' by central differences of F along
   // (S, S') (eps^(2/3) relative: the linear iteration converges below the tolerance) and F_p
-  // from parameter_jacobian() (the problem's parameter_sparsity). Weights as IDAS's:
+  // from parameter_jacobian() (the problem's parameter_sparsity; central differences with
+  // the error control, as IDAS's centred difference quotients). Weights as IDAS's:
   // rtol |S_ik| + atol_i / |p_k|. Error control (errconS): ck |e_S| joins the step's error.
   static constexpr int kMaxSensitivityIterations = 10;
+  // A stalled sensitivity corrector (increments that no longer shrink) is accepted when its
+  // increment is within S's error weights (norm <= 1: S as accurate as the tolerances ask):
+  // the residual's central differences carry a round-off of eps^(2/3) of F's terms (4e-11 on
+  // an index-1 DAE with terms of order one, more with the transistor's exponentials), which at
+  // rtol = atol = 1e-10 is 10-30 % of the weights atol / |p_k|; a linear iteration on an exact
+  // residual contracts, so a stall there is that noise. (Rejecting it shrank the step to
+  // nothing after an event whose action made a column of S nonzero, and on the transistor at
+  // rtol = 1e-9.)
+  static constexpr double kStalledSensitivityIncrement = 1.0;
   Eigen::Block<Matrix, -1, -1, true> s_block(Matrix& m, int j) {
     return m.middleCols(j * np_, np_);
   }
@@ -390,6 +417,7 @@ class Bdf final : public Method {
     if (opt_.exact_history)
       throw InvalidArgument("bdf: sensitivities are not available with BdfOptions::exact_history");
     sens_request_ = request;
+    sys_->set_central_parameter_differences(request.error_control);
     np_ = static_cast<int>(sys_->p().size());
     Sphi_.setZero(n_, (kMaxOrder + 2) * np_);
     Sphi_star_.setZero(n_, (kMaxOrder + 2) * np_);
@@ -419,16 +447,22 @@ class Bdf final : public Method {
   }
 
   // F_y S + F_y' S' + F_p for column k of (S_new_, Sp_new_) at the step's end, into sdelta_.
-  bool sensitivity_residual(int k, double tn) {
-    const double sn = S_new_.col(k).cwiseAbs().maxCoeff();
-    const double spn = std::abs(h_) * Sp_new_.col(k).cwiseAbs().maxCoeff();
-    if (sn == 0.0 && spn == 0.0) {
-      sdelta_ = Fp_.col(k);
-      return true;
+  // The difference's step `eps` is chosen at the first iteration (eps = 0 on entry) and kept
+  // for the column's further iterations: a step that follows the iterate made the residual a
+  // non-smooth function of S, whose linear iteration then stalled at the level of the
+  // differences' truncation error (the transistor at rtol = 1e-8).
+  bool sensitivity_residual(int k, double tn, double& eps) {
+    if (eps == 0.0) {
+      const double sn = S_new_.col(k).cwiseAbs().maxCoeff();
+      const double spn = std::abs(h_) * Sp_new_.col(k).cwiseAbs().maxCoeff();
+      if (sn == 0.0 && spn == 0.0) {
+        sdelta_ = Fp_.col(k);
+        return true;
+      }
+      const double size = std::max(
+          {1.0, y_new_.cwiseAbs().maxCoeff(), std::abs(h_) * yp_new_.cwiseAbs().maxCoeff()});
+      eps = std::cbrt(kEps) * size / std::max(sn, spn);
     }
-    const double size =
-        std::max({1.0, y_new_.cwiseAbs().maxCoeff(), std::abs(h_) * yp_new_.cwiseAbs().maxCoeff()});
-    const double eps = std::cbrt(kEps) * size / std::max(sn, spn);
     sy_ = y_new_ + eps * S_new_.col(k);
     syp_ = yp_new_ + eps * Sp_new_.col(k);
     if (!sys_->F(tn, sy_, syp_, sFa_)) return false;
@@ -482,9 +516,10 @@ class Bdf final : public Method {
     for (int kc = 0; kc < np_; ++kc) {
       double previous = 0.0;
       bool converged = false;
+      double eps = 0.0;  // the residual's difference step (sensitivity_residual)
       for (int it = 0; it < kMaxSensitivityIterations && !converged; ++it) {
         ++sens_iterations_;
-        if (!sensitivity_residual(kc, tn)) {
+        if (!sensitivity_residual(kc, tn, eps)) {
           a = newton_.failure(
               sys_->guard().fatal() ? AttemptOutcome::CallbackError : AttemptOutcome::NonFinite,
               "F failed (sensitivities)");
@@ -500,7 +535,12 @@ class Bdf final : public Method {
         if (!std::isfinite(norm)) break;
         if (it > 0) {
           const double rate = previous > 0.0 ? norm / previous : 0.0;
-          if (rate > 0.9) break;
+          if (rate > 0.9) {
+            // no contraction: the noise of the residual's differences (kStalledSensitivity-
+            // Increment)
+            converged = norm <= kStalledSensitivityIncrement;
+            break;
+          }
           converged = rate / (1.0 - rate) * norm <= tol;
         } else {
           converged = norm <= 1e-3 * tol;

@@ -24,6 +24,7 @@ IrkSensitivities::IrkSensitivities(MassMatrixSystem& sys, IrkEngine& engine, int
       max_stages_(max_stages),
       error_control_(error_control) {
   const int n = n_, s = max_stages;
+  sys.set_central_parameter_differences(error_control);
   pbar_.resize(np_);
   for (int k = 0; k < np_; ++k) pbar_[k] = sys.p()[k] != 0.0 ? std::abs(sys.p()[k]) : 1.0;
   S_.setZero(n, np_);

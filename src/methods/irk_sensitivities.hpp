@@ -22,7 +22,9 @@
 // not directional differences: one Jacobian per stage serves every parameter and iteration
 // (directional differences cost s np evaluations of f per iteration) and an analytic Jacobian
 // makes them exact. f_p from parameter_jacobian() (the problem's callback, or coloured
-// differences over parameter_sparsity). Per step: s evaluations of f, s Jacobians and s df/dp;
+// differences over parameter_sparsity: central ones under the error control, whose estimate
+// would otherwise sit at the forward differences' noise, MassMatrixSystem::
+// set_central_parameter_differences). Per step: s evaluations of f, s Jacobians and s df/dp;
 // the last stage's (at y_{n+1} for Radau IIA) serve the next step's error estimate.
 //
 // Weights of S as IDAS's: ws_ik = rtol |S_ik| + atol_i / pbar_k (pbar_k = |p_k|, 1 where

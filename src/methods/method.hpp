@@ -282,6 +282,16 @@ class Method {
     (void)t;
     if (const Matrix* S = sensitivities()) out = *S;
   }
+  /// After restart() at an event whose action changed the state: S = dy/dp just after it (the
+  /// integrator's jump, EventLocator::action_sensitivity) replaces the method's S, its
+  /// algebraic part made consistent at the new point where the method can (M y' = f: as at
+  /// t0), and the sensitivities start afresh as the state did. False with a message if that
+  /// failed. Default (methods without sensitivities): nothing to replace.
+  virtual bool jump_sensitivities(const Matrix& S, std::string& message) {
+    (void)S;
+    (void)message;
+    return true;
+  }
   /// A warning about the sensitivities from start() (Result::warnings), or empty.
   virtual std::string sensitivity_warning() const { return {}; }
   /// Iterations of the sensitivities' stage equations so far (0 without sensitivities).

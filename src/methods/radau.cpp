@@ -450,6 +450,9 @@ class Radau final : public MassMatrixMethod {
     return true;
   }
 
+  bool jump_sensitivities(const Matrix& S, std::string& message) override {
+    return !sens_ || sens_->start(t_, y_, f0_, &S, message);
+  }
   const Matrix* sensitivities() const override { return sens_ ? &sens_->S() : nullptr; }
   void dense_sensitivities(double t, MatOut out) const override {
     if (!sens_) return;

@@ -181,6 +181,7 @@ FiniteDifferenceJacobian::FiniteDifferenceJacobian(int rows, int cols, const Spa
   if (sparsity_.kind == Sparsity::Kind::Sparse) sparsity_.pattern.makeCompressed();
   x_work_.resize(cols);
   G_work_.resize(rows);
+  G_minus_.resize(rows);
   delta_.resize(cols);
 }
 
@@ -218,6 +219,48 @@ bool FiniteDifferenceJacobian::central(Map G, int rows, const Vector& x, double 
     if (delta) (*delta)[j] = d;
   }
   return true;
+}
+
+int FiniteDifferenceJacobian::evaluate_central(Map G, const Vector& x, double typical, MatOut J) {
+  check_sizes(x, G_work_, nullptr, J.rows(), J.cols());
+  const ColumnColouring& k = colouring_;
+  x_work_ = x;
+  for (int c = 0; c < k.colours; ++c) {
+    const int* begin = k.group_columns.data() + k.group_start[c];
+    const int* end = k.group_columns.data() + k.group_start[c + 1];
+    for (const int* p = begin; p != end; ++p) {
+      delta_[*p] = central_increment(x[*p], typical);
+      x_work_[*p] = x[*p] + delta_[*p];
+    }
+    if (!G(x_work_, G_work_)) return -1;
+    for (const int* p = begin; p != end; ++p) x_work_[*p] = x[*p] - delta_[*p];
+    if (!G(x_work_, G_minus_)) return -1;
+    for (const int* p = begin; p != end; ++p) {
+      const int j = *p;
+      x_work_[j] = x[j];
+      const double two_delta = 2.0 * delta_[j];
+      switch (sparsity_.kind) {
+        case Sparsity::Kind::Dense:
+          J.col(j) = (G_work_ - G_minus_) / two_delta;
+          break;
+        case Sparsity::Kind::Banded: {
+          const int lo = std::max(0, j - sparsity_.upper);
+          const int hi = std::min(rows_ - 1, j + sparsity_.lower);
+          for (int i = 0; i < rows_; ++i)
+            J(i, j) = i >= lo && i <= hi ? (G_work_[i] - G_minus_[i]) / two_delta : 0.0;
+          break;
+        }
+        case Sparsity::Kind::Sparse:
+          J.col(j).setZero();
+          for (SparseMatrix::InnerIterator it(sparsity_.pattern, j); it; ++it) {
+            const int i = static_cast<int>(it.row());
+            J(i, j) = (G_work_[i] - G_minus_[i]) / two_delta;
+          }
+          break;
+      }
+    }
+  }
+  return 2 * k.colours;
 }
 
 template <typename Write>

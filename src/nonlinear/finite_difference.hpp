@@ -80,6 +80,11 @@ class FiniteDifferenceJacobian {
   /// The same into dense storage (rows x cols; its entries outside the structure are set to
   /// zero): the rectangular Jacobians.
   int evaluate(Map G, const Vector& x, const Vector& G0, const Vector* typical, MatOut J);
+  /// J = dG/dx at x by central differences in the same column groups (2 colours() evaluations,
+  /// no base value), the increments central_increment(x_j, typical): truncation and round-off
+  /// O(eps^(2/3)) where forward differences leave O(sqrt(eps)). Dense storage as above (the
+  /// rectangular Jacobians). Returns the number of evaluations, or -1 if one failed.
+  int evaluate_central(Map G, const Vector& x, double typical, MatOut J);
   /// Dense differences without a prepared object (one evaluation per column, in order), for
   /// callers that keep no state: the same loop with the caller's scratch x_work (size of x; x
   /// on return unless an evaluation failed) and G_work (size of G0).
@@ -117,7 +122,7 @@ class FiniteDifferenceJacobian {
   int rows_ = 0, cols_ = 0;
   ColumnColouring colouring_;
   Sparsity sparsity_;  ///< the coloured structure (entries of J outside it are set to zero)
-  Vector x_work_, G_work_, delta_;
+  Vector x_work_, G_work_, G_minus_, delta_;
 };
 
 }  // namespace daekit

@@ -13,6 +13,9 @@ namespace daekit {
 
 namespace {
 
+// The smallest magnitude of a parameter for its central increment, cbrt(eps) max(|p_k|, this).
+constexpr double kCentralParameterFloor = 1e-5;
+
 std::string size_text(long rows, long cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
@@ -295,6 +298,14 @@ bool MassMatrixSystem::parameter_jacobian(double t, const Vector& y, const Vecto
                                           const Vector* typical) {
   if (dae_.parameter_jacobian) return analytic_parameter_jacobian(t, y, Jp);
   parameter_colours();  // prepares the colouring
+  if (central_parameter_differences_)
+    return fd_p_.evaluate_central(
+               [&](const Vector& q, Vector& out) { return f_for_differences(t, y, out, q); }, p_,
+               kCentralParameterFloor, Jp) >= 0;
+  if (typical == nullptr) {
+    parameter_typical(p_, p_typical_);  // (sized at the first call)
+    typical = &p_typical_;
+  }
   const int evaluations =
       fd_p_.evaluate([&](const Vector& q, Vector& out) { return f_for_differences(t, y, out, q); },
                      p_, f0, typical, Jp);
@@ -633,6 +644,14 @@ bool ImplicitSystem::parameter_jacobian(double t, const Vector& y, const Vector&
     return true;
   }
   parameter_colours();
+  if (central_parameter_differences_)
+    return fd_p_.evaluate_central(
+               [&](const Vector& q, Vector& out) { return F_for_differences(t, y, yp, out, q); },
+               p_, kCentralParameterFloor, Jp) >= 0;
+  if (typical == nullptr) {
+    MassMatrixSystem::parameter_typical(p_, p_typical_);
+    typical = &p_typical_;
+  }
   const int evaluations = fd_p_.evaluate(
       [&](const Vector& q, Vector& out) { return F_for_differences(t, y, yp, out, q); }, p_, F0,
       typical, Jp);

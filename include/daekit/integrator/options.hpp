@@ -250,8 +250,9 @@ struct Options {
   // bdf);
   // a request to another method, to a problem without p, with a projection, switches or
   // tstops is refused (InvalidArgument). Result::sensitivities (at t), s_out (output times),
-  // s_steps; with events EventRecord::dt_dp (an event action that changes y or p ends the
-  // solve with Status::CallbackError: the jump of S is not implemented).
+  // s_steps; with events EventRecord::dt_dp, and S jumps where an action changes y (the
+  // action differenced along S, docs/sensitivities.md); an action that changes p ends the
+  // solve with Status::CallbackError (dy/dp across it is not implemented).
   bool sensitivities = false;
   /// Include the sensitivities in the error test (IDAS's errconS; default off, as IDAS): the
   /// step's error is the larger of the state's and theirs, with the weights rtol |S_ik| +
