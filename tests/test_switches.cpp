@@ -464,6 +464,62 @@ TEST(ChargePump, OneCallAtTolerance1e6) {
   }
 }
 
+// An index-2 DAE whose algebraic variable jumps at a switch: x' = z, 0 = x - u(t), with
+// u = t before the switch at t = 1 and u = 1 + 2 (t - 1) + (t - 1)^2 after it (branch in p[0]),
+// so z = u' is 1 before and 2 + 2 (t - 1) after, in closed form. z is the index-2 variable
+// (zero column of M, tag 2): the hidden constraint x' = u'(t) fixes it, on the branch in force.
+MassMatrixDae switches_index2_kink() {
+  MassMatrixDae dae;
+  dae.name = "index-2 kink";
+  dae.n = 2;
+  dae.mass = Matrix::Zero(2, 2);
+  dae.mass(0, 0) = 1.0;
+  dae.index = {1, 2};
+  dae.p = -Vector::Ones(1);
+  dae.f = [](double t, VecIn y, VecOut out, VecIn p) {
+    const double d = t - 1.0;
+    out[0] = y[1];
+    out[1] = y[0] - (p[0] > 0 ? 1.0 + 2.0 * d + d * d : t);
+  };
+  return dae;
+}
+
+// At the restart after the switch radau5 and radau recompute z from the hidden constraint of
+// the new branch (2), not keep the value from before it (1): the state stored at the restart and
+// the dense output just after it (the first step's interpolant starts from that value) show it.
+TEST(Switches, Index2VariableConsistentAfterTheSwitch) {
+  const MassMatrixDae dae = switches_index2_kink();
+  Switch sw;
+  sw.name = "kink";
+  sw.parameter = 0;
+  sw.s = [](double t, VecIn) { return t - 1.0; };
+  for (const char* method : {"radau5", "radau"}) {
+    Options o = switches_tol(1e-8);
+    o.store_steps = true;
+    o.switches = {sw};
+    o.output_times = {1.0 + 1e-7, 1.0 + 1e-3, 1.5};
+    Vector y0(2);
+    y0 << 0.0, 1.0;
+    const Result r = solve(dae, 0.0, 2.0, y0, method, o);
+    ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+    ASSERT_EQ(r.events.size(), 1u) << method;
+    EXPECT_NEAR(r.events[0].t, 1.0, 1e-12) << method;
+    // the last stored state at the switch is the restart's
+    long at_restart = -1;
+    for (size_t i = 0; i < r.t_steps.size(); ++i)
+      if (r.t_steps[i] == r.events[0].t) at_restart = static_cast<long>(i);
+    ASSERT_GE(at_restart, 0) << method;
+    EXPECT_NEAR(r.y_steps[at_restart][1], 2.0, 1e-6) << method << " (z from before: 1)";
+    ASSERT_EQ(r.t_out.size(), 3u) << method;
+    for (size_t i = 0; i < r.t_out.size(); ++i) {
+      const double d = r.t_out[i] - 1.0;
+      EXPECT_NEAR(r.y_out[i][1], 2.0 + 2.0 * d, 1e-5) << method << " at t = " << r.t_out[i];
+    }
+    EXPECT_NEAR(r.y[0], 4.0, 1e-8) << method;
+    EXPECT_NEAR(r.y[1], 4.0, 1e-5) << method;
+  }
+}
+
 // A restart late in a long interval: Robertson on [0, 1e11] with a tstop at 4.8e10. The
 // starting rules' absolute floors gave a first step of 1e-4 there, below what t resolves
 // (10 eps |t| = 1.06e-4), and the solve ended with step_size_too_small.
