@@ -646,16 +646,8 @@ class Radau final : public MassMatrixMethod {
       message = "the Jacobian failed at the restart point: " + sys_.guard().failure().describe();
       return false;
     }
-    const Vector before = y_;
-    const double dt = std::cbrt(std::numeric_limits<double>::epsilon()) * std::abs(h_before);
-    if (!consistent_index2_values(sys_, t_, y_, f0_, J_.to_dense(), h_before, dt, message))
-      return false;
-    if (y_ == before) return true;
-    if (!sys_.f(t_, y_, f0_)) {
-      message = "f failed at the restart point: " + sys_.guard().failure().describe();
-      return false;
-    }
-    return true;
+    const double dt = kRestartDifferenceStep * std::abs(h_before);
+    return consistent_index2_values(sys_, t_, y_, f0_, J_.to_dense(), h_before, dt, message);
   }
 
   // scal_i = w_i (rtol'_s / rtol'_3) / |h|^(index_i - 1)

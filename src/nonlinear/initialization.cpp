@@ -806,7 +806,7 @@ std::vector<int> restart_index2_columns(MassMatrixSystem& sys) {
 
 }  // namespace
 
-bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, const Vector& f0,
+bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, Vector& f0,
                               const Matrix& J, double direction, double dt, std::string& message) {
   const std::vector<int> Z = restart_index2_columns(sys);
   if (Z.empty()) return true;
@@ -837,11 +837,12 @@ bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, const 
   // the increment of the differences in t rounded so that t + s - t is exact
   const double s = (t + (direction < 0 ? -1.0 : 1.0) * dt) - t;
   if (s == 0.0) return true;
-  Vector f = f0, f1(n), f2(n);
+  Vector f1(n), f2(n);
   // f_t by one-sided differences of second order towards the integration
   if (!sys.f(t + s, y, f1) || !sys.f(t + 2.0 * s, y, f2)) return callback();
-  const Vector ft = (4.0 * f1 - 3.0 * f - f2) / (2.0 * s);
-  Vector x = Vector::Zero(n), r(n), yz = y;
+  const Vector ft = (4.0 * f1 - 3.0 * f0 - f2) / (2.0 * s);
+  // Newton from (v, z) = (0, z before); f = f(t, yz) throughout
+  Vector x = Vector::Zero(n), r(n), yz = y, f = f0;
   x.tail(nz) = y(Z);
   double first = 0.0;
   for (int it = 0; it < 5; ++it) {
@@ -852,18 +853,32 @@ bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, const 
       r[i] = acc;
     }
     const Vector dx = lu.solve(r);
-    x -= dx;
-    if (!x.allFinite()) return true;
-    yz(Z) = x.tail(nz);
     const double change = dx.tail(nz).cwiseAbs().maxCoeff();
     if (it == 0) first = change;
     if (it > 0 && change <= 1e-10 * std::max(first, x.tail(nz).cwiseAbs().maxCoeff())) {
-      y = yz;
+      y = yz;  // (the last, negligible increment not applied: f is f(t, y))
+      f0 = f;
       return true;
     }
+    x -= dx;
+    if (!x.allFinite()) return true;
+    yz(Z) = x.tail(nz);
     if (!sys.f(t, yz, f)) return callback();
   }
   return true;  // no convergence: z as it was
+}
+
+bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, double direction,
+                              double dt, std::string& message) {
+  if (restart_index2_columns(sys).empty()) return true;
+  Vector f(sys.n());
+  Matrix J;
+  if (!sys.f(t, y, f) || !dense_jacobian(sys, t, y, f, J)) {
+    if (!sys.guard().fatal()) return true;
+    message = guard_message(sys.guard());
+    return false;
+  }
+  return consistent_index2_values(sys, t, y, f, J, direction, dt, message);
 }
 
 std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0, double tol) {
