@@ -520,6 +520,40 @@ TEST(Switches, Index2VariableConsistentAfterTheSwitch) {
   }
 }
 
+// The same kink as a known discontinuity time: u = t up to the tstop t = 1, 1 + 2 (t - 1) +
+// (t - 1)^2 from it. The restart there takes z from the piece ahead (one-sided differences in t
+// towards the integration: 2; central ones would give the mean slope 1.5, the value from before
+// is 1).
+TEST(Tstops, Index2VariableFromThePieceAhead) {
+  MassMatrixDae dae;
+  dae.name = "index-2 kink at a tstop";
+  dae.n = 2;
+  dae.mass = Matrix::Zero(2, 2);
+  dae.mass(0, 0) = 1.0;
+  dae.index = {1, 2};
+  dae.f = [](double t, VecIn y, VecOut out) {
+    const double d = t - 1.0;
+    out[0] = y[1];
+    out[1] = y[0] - (d >= 0.0 ? 1.0 + 2.0 * d + d * d : t);
+  };
+  for (const char* method : {"radau5", "radau", "bdf"}) {
+    Options o = switches_tol(1e-8);
+    o.store_steps = true;
+    o.tstops = {1.0};
+    Vector y0(2);
+    y0 << 0.0, 1.0;
+    const Result r = solve(dae, 0.0, 2.0, y0, method, o);
+    ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+    EXPECT_EQ(r.stats.nrestart, 1) << method;
+    long at_restart = -1;
+    for (size_t i = 0; i < r.t_steps.size(); ++i)
+      if (r.t_steps[i] == 1.0) at_restart = static_cast<long>(i);
+    ASSERT_GE(at_restart, 0) << method;
+    EXPECT_NEAR(r.y_steps[at_restart][1], 2.0, 1e-6) << method;
+    EXPECT_NEAR(r.y[0], 4.0, 1e-8) << method;
+  }
+}
+
 // bdf in the 25-tolerance sweep's protocol (rtol = atol = h0 = 10^(-4 - m/4)) at m = 11 and 19:
 // with the current I kept from before each restart, the drain threshold chattered at the
 // turn-off t = 2.399e-7 (m = 11) and Newton diverged at t = 3.6e-7 (m = 19); with I from the
