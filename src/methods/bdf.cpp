@@ -278,6 +278,13 @@ class Bdf final : public Method {
         message = "re-initialisation at the event failed: " + message;
         return false;
       }
+      // the index-2 components from the hidden constraints of the model from t on (the
+      // history of the step before would carry the old branch's values into the predictor)
+      if (h_ != 0.0 && !consistent_index2_values(*m, t, yr, h_,
+                                                 kRestartDifferenceStep * std::abs(h_), message)) {
+        message = "re-initialisation at the event failed: " + message;
+        return false;
+      }
       if (!initial_derivative(*m, t, yr, yp0_)) {
         message = "y' at the event: " + sys_->guard().failure().describe();
         return false;

@@ -203,6 +203,7 @@ class Radau final : public MassMatrixMethod {
     index_.resize(n);
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
     max_index_ = dae.max_index();
+    for (int j : sys_.mass().zero_columns()) restart_index2_ = restart_index2_ || index_[j] == 2;
     // the iteration limit and tolerance follow the order (set_stages())
     newton_ =
         NewtonAttempt(NewtonMonitor::radau5(opt_.max_newton_iterations), *in.guard, *in.stats);
@@ -434,6 +435,7 @@ class Radau final : public MassMatrixMethod {
   }
 
   bool restart(double t, const Vector& y, std::string& message) override {
+    const double h_before = h_;  // the last step tried (its sign: the direction)
     t_ = t;
     y_ = y;
     if (!reinitialize(sys_, t_, y_, message)) return false;
@@ -443,6 +445,8 @@ class Radau final : public MassMatrixMethod {
     }
     h_last_ = 0.0;
     reset_state();
+    if (restart_index2_ && h_before != 0.0 && !consistent_index2_at_restart(h_before, message))
+      return false;
     if (sens_) {  // S continues (its algebraic part made consistent at the new point)
       const Matrix S = sens_->S();
       return sens_->start(t_, y_, f0_, &S, message);
@@ -635,6 +639,22 @@ class Radau final : public MassMatrixMethod {
     return jac_valid_;
   }
 
+  // The index-2 components of y_ from the hidden constraints of the branch of the model in
+  // force from t_ on (consistent_index2_values()): the values from before a switch, a tstop or
+  // an event action belong to the old branch, and they enter f0_, which the error estimate of
+  // the first step compares the step with. The stages do not contain them (z has zero columns
+  // in M): only the estimate changes. The Jacobian evaluated here is the restart's (the first
+  // step uses it); the difference increment for f_t is cbrt(eps) times the step before.
+  bool consistent_index2_at_restart(double h_before, std::string& message) {
+    if (!compute_jacobian()) {
+      if (!sys_.guard().fatal()) return true;
+      message = "the Jacobian failed at the restart point: " + sys_.guard().failure().describe();
+      return false;
+    }
+    const double dt = kRestartDifferenceStep * std::abs(h_before);
+    return consistent_index2_values(sys_, t_, y_, f0_, J_.to_dense(), h_before, dt, message);
+  }
+
   // scal_i = w_i (rtol'_s / rtol'_3) / |h|^(index_i - 1)
   void compute_scale(double h) {
     const double ah = std::abs(h);
@@ -675,6 +695,7 @@ class Radau final : public MassMatrixMethod {
   ReusePolicy reuse_;
   std::vector<int> index_;
   int max_index_ = 1;
+  bool restart_index2_ = false;  ///< zero columns of M tagged 2: consistent_index2_at_restart()
   // order
   int s_ = 3, nit_ = 7;
   bool variable_ = true;

@@ -4,6 +4,8 @@
 // statistics. Internal header (not installed).
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "daekit/nonlinear/initialization.hpp"
@@ -44,6 +46,30 @@ bool consistent_initial_sensitivities(MassMatrixSystem& sys, double t0, const Ve
 /// as many zero rows as zero columns, else Newton on L^T f along ker M). Nothing to do for a
 /// nonsingular M. False with a message if it fails.
 bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& message);
+/// The index-2 components of a restart point (after an event, a switch, a tstop): z, the zero
+/// columns of M tagged 2 (MassMatrixDae::index), are fixed by the hidden constraints, the time
+/// derivatives of the algebraic equations (zero rows A of M), on the branch of the model in
+/// force from t on. With v = y' on the other components (z' enters neither M y' nor, at index
+/// 2, f_A), the square system
+///   M[R, :] v - f_R(t, y(z)) = 0        (R: the other rows of M)
+///   f_A,t + f_A,y v = 0                 (d/dt f_A(t, y(t)) = 0)
+/// is solved for (v, z) by Newton (z enters linearly in Hessenberg form: one iteration), with
+/// f0 = f(t, y) (on return f at the new y) and J = df/dy at (t, y) given (the method's) and f_A,t
+/// by one-sided differences of second order towards `direction` (sign of the integration),
+/// increment `dt` > 0: at a tstop f_t jumps, and the values wanted are those of the piece ahead. z
+/// keeps its value from before t when there is nothing to do (no zero column tagged 2, a zero
+/// column tagged 3, M without zero rows, n above kIndex2RestartMaxN) or the system is singular or
+/// Newton does not converge (the method then restarts as it did without). False with a message only
+/// when a callback failed fatally. Allocates (once per restart, outside the step loop).
+constexpr int kIndex2RestartMaxN = 400;
+/// The increment of the differences in t, relative to the step before the restart.
+inline const double kRestartDifferenceStep = std::cbrt(std::numeric_limits<double>::epsilon());
+bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, Vector& f0,
+                              const Matrix& J, double direction, double dt, std::string& message);
+/// The same with f and J = df/dy evaluated here (dense; nothing is evaluated when there is
+/// nothing to do).
+bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, double direction,
+                              double dt, std::string& message);
 /// Consistency of (t0, y0) for M y' = f: the algebraic equations (zero rows of M: |f_i| <= tol;
 /// for a singular M without zero rows: L^T f) and the constraint monitor. Empty if consistent,
 /// else what is violated.

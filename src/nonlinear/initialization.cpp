@@ -787,6 +787,100 @@ bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& messa
   return false;
 }
 
+namespace {
+
+// The zero columns of M tagged 2, or none when consistent_index2_values() has nothing to do
+// (an ODE, no zero rows, a zero column tagged 3, n above the dense limit).
+std::vector<int> restart_index2_columns(MassMatrixSystem& sys) {
+  const MassMatrixDae& dae = sys.dae();
+  const MassOperator& M = sys.mass();
+  if (dae.max_index() < 2 || sys.n() > kIndex2RestartMaxN || M.is_identity()) return {};
+  if (M.zero_rows().empty()) return {};
+  std::vector<int> z;
+  for (int j : M.zero_columns()) {
+    if (dae.index_of(j) >= 3) return {};
+    if (dae.index_of(j) == 2) z.push_back(j);
+  }
+  return z;
+}
+
+}  // namespace
+
+bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, Vector& f0,
+                              const Matrix& J, double direction, double dt, std::string& message) {
+  const std::vector<int> Z = restart_index2_columns(sys);
+  if (Z.empty()) return true;
+  const int n = sys.n(), nz = static_cast<int>(Z.size()), nv = n - nz;
+  std::vector<char> in_z(static_cast<size_t>(n), 0), in_a(static_cast<size_t>(n), 0);
+  for (int j : Z) in_z[static_cast<size_t>(j)] = 1;
+  for (int a : sys.mass().zero_rows()) in_a[static_cast<size_t>(a)] = 1;
+  std::vector<int> V;  // the components whose derivatives are unknowns
+  for (int j = 0; j < n; ++j)
+    if (!in_z[static_cast<size_t>(j)]) V.push_back(j);
+  // keeps z when a callback failed without being fatal (f not finite off the branch's region)
+  const auto callback = [&]() {
+    if (!sys.guard().fatal()) return true;
+    message = guard_message(sys.guard());
+    return false;
+  };
+  // the Newton matrix in the unknowns x = (v on V, z): rows R [M_RV, -f_R,z], rows A [f_A,V, 0]
+  const Matrix Md = sys.mass().to_dense();
+  Matrix K = Matrix::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    const bool a = in_a[static_cast<size_t>(i)];
+    for (int b = 0; b < nv; ++b) K(i, b) = a ? J(i, V[b]) : Md(i, V[b]);
+    if (!a)
+      for (int c = 0; c < nz; ++c) K(i, nv + c) = -J(i, Z[c]);
+  }
+  const Eigen::FullPivLU<Matrix> lu(K);
+  if (!lu.isInvertible()) return true;  // not the index-2 structure this solves
+  // the increment of the differences in t rounded so that t + s - t is exact
+  const double s = (t + (direction < 0 ? -1.0 : 1.0) * dt) - t;
+  if (s == 0.0) return true;
+  Vector f1(n), f2(n);
+  // f_t by one-sided differences of second order towards the integration
+  if (!sys.f(t + s, y, f1) || !sys.f(t + 2.0 * s, y, f2)) return callback();
+  const Vector ft = (4.0 * f1 - 3.0 * f0 - f2) / (2.0 * s);
+  // Newton from (v, z) = (0, z before); f = f(t, yz) throughout
+  Vector x = Vector::Zero(n), r(n), yz = y, f = f0;
+  x.tail(nz) = y(Z);
+  double first = 0.0;
+  for (int it = 0; it < 5; ++it) {
+    for (int i = 0; i < n; ++i) {
+      const bool a = in_a[static_cast<size_t>(i)];
+      double acc = a ? ft[i] : -f[i];
+      for (int b = 0; b < nv; ++b) acc += (a ? J(i, V[b]) : Md(i, V[b])) * x[b];
+      r[i] = acc;
+    }
+    const Vector dx = lu.solve(r);
+    const double change = dx.tail(nz).cwiseAbs().maxCoeff();
+    if (it == 0) first = change;
+    if (it > 0 && change <= 1e-10 * std::max(first, x.tail(nz).cwiseAbs().maxCoeff())) {
+      y = yz;  // (the last, negligible increment not applied: f is f(t, y))
+      f0 = f;
+      return true;
+    }
+    x -= dx;
+    if (!x.allFinite()) return true;
+    yz(Z) = x.tail(nz);
+    if (!sys.f(t, yz, f)) return callback();
+  }
+  return true;  // no convergence: z as it was
+}
+
+bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, double direction,
+                              double dt, std::string& message) {
+  if (restart_index2_columns(sys).empty()) return true;
+  Vector f(sys.n());
+  Matrix J;
+  if (!sys.f(t, y, f) || !dense_jacobian(sys, t, y, f, J)) {
+    if (!sys.guard().fatal()) return true;
+    message = guard_message(sys.guard());
+    return false;
+  }
+  return consistent_index2_values(sys, t, y, f, J, direction, dt, message);
+}
+
 std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0, double tol) {
   const int n = sys.n();
   const MassOperator& M = sys.mass();
