@@ -138,6 +138,31 @@ void dense_column(MatOut J, int j, const Vector& G_work, VecIn G0, double delta)
   J.col(j) = (G_work - G0) / delta;
 }
 
+// Column j of J from the difference G_work - G_ref over divisor (forward: delta, central:
+// 2 delta), written on the structure s only (zeros elsewhere in the column).
+void structured_column(const Sparsity& s, int rows, MatOut J, int j, const Vector& G_work,
+                       VecIn G_ref, double divisor) {
+  switch (s.kind) {
+    case Sparsity::Kind::Dense:
+      dense_column(J, j, G_work, G_ref, divisor);
+      break;
+    case Sparsity::Kind::Banded: {
+      const int lo = std::max(0, j - s.upper);
+      const int hi = std::min(rows - 1, j + s.lower);
+      for (int i = 0; i < rows; ++i)
+        J(i, j) = i >= lo && i <= hi ? (G_work[i] - G_ref[i]) / divisor : 0.0;
+      break;
+    }
+    case Sparsity::Kind::Sparse:
+      J.col(j).setZero();
+      for (SparseMatrix::InnerIterator it(s.pattern, j); it; ++it) {
+        const int i = static_cast<int>(it.row());
+        J(i, j) = (G_work[i] - G_ref[i]) / divisor;
+      }
+      break;
+  }
+}
+
 }  // namespace
 
 ColumnColouring colour_columns(int n, const Sparsity& s) { return colour_columns(n, n, s); }
@@ -238,26 +263,7 @@ int FiniteDifferenceJacobian::evaluate_central(Map G, const Vector& x, double ty
     for (const int* p = begin; p != end; ++p) {
       const int j = *p;
       x_work_[j] = x[j];
-      const double two_delta = 2.0 * delta_[j];
-      switch (sparsity_.kind) {
-        case Sparsity::Kind::Dense:
-          J.col(j) = (G_work_ - G_minus_) / two_delta;
-          break;
-        case Sparsity::Kind::Banded: {
-          const int lo = std::max(0, j - sparsity_.upper);
-          const int hi = std::min(rows_ - 1, j + sparsity_.lower);
-          for (int i = 0; i < rows_; ++i)
-            J(i, j) = i >= lo && i <= hi ? (G_work_[i] - G_minus_[i]) / two_delta : 0.0;
-          break;
-        }
-        case Sparsity::Kind::Sparse:
-          J.col(j).setZero();
-          for (SparseMatrix::InnerIterator it(sparsity_.pattern, j); it; ++it) {
-            const int i = static_cast<int>(it.row());
-            J(i, j) = (G_work_[i] - G_minus_[i]) / two_delta;
-          }
-          break;
-      }
+      structured_column(sparsity_, rows_, J, j, G_work_, G_minus_, 2.0 * delta_[j]);
     }
   }
   return 2 * k.colours;
@@ -370,25 +376,7 @@ int FiniteDifferenceJacobian::evaluate(Map G, const Vector& x, const Vector& G0,
                                        const Vector* typical, MatOut J) {
   check_sizes(x, G0, typical, J.rows(), J.cols());
   return differences(G, x, typical, [&](int j, double delta) {
-    switch (sparsity_.kind) {
-      case Sparsity::Kind::Dense:
-        dense_column(J, j, G_work_, G0, delta);
-        break;
-      case Sparsity::Kind::Banded: {
-        const int lo = std::max(0, j - sparsity_.upper);
-        const int hi = std::min(rows_ - 1, j + sparsity_.lower);
-        for (int i = 0; i < rows_; ++i)
-          J(i, j) = i >= lo && i <= hi ? (G_work_[i] - G0[i]) / delta : 0.0;
-        break;
-      }
-      case Sparsity::Kind::Sparse:
-        J.col(j).setZero();
-        for (SparseMatrix::InnerIterator it(sparsity_.pattern, j); it; ++it) {
-          const int i = static_cast<int>(it.row());
-          J(i, j) = (G_work_[i] - G0[i]) / delta;
-        }
-        break;
-    }
+    structured_column(sparsity_, rows_, J, j, G_work_, G0, delta);
   });
 }
 
