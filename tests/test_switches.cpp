@@ -573,6 +573,30 @@ TEST(ChargePump, BdfInTheSweepProtocolWithConsistentRestarts) {
   }
 }
 
+// radau5 and radau in the sweep's protocol (rtol = atol = h0 = 10^(-4-m/4)) at m = 17 and 23:
+// at the turn-ons (t = 50.1 ns, 170.1 ns) the threshold and the drain threshold switch at the
+// same point, where W is not differentiable (homogeneous of degree one in U_GST, U_GDT); with
+// the Jacobian there Newton contracted at 0.27 at every h, and radau5 failed at m = 17
+// (newton_failure at t = 5.01e-8). The Jacobian at the failed iterate's end value after a
+// contraction that did not fall with h (docs/results/switches.md, "A Jacobian where f is not
+// differentiable").
+TEST(ChargePump, RadauInTheSweepProtocolAtTheTurnOns) {
+  const BuiltinProblem p = make_builtin_problem("charge-pump");
+  for (const char* method : {"radau5", "radau"})
+    for (const int m : {17, 23}) {
+      const double tol = std::pow(10.0, -4.0 - m / 4.0);
+      Options o;
+      o.rtol = o.atol = o.h0 = tol;
+      o.atol_vector = tol * p.atol_scale;
+      o.store_steps = false;
+      add_model_options(p, o);
+      const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, o);
+      EXPECT_TRUE(r.ok()) << method << ", m = " << m << ": " << r.message;
+      if (r.ok())
+        EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), 4.0) << method << ", m = " << m;
+    }
+}
+
 // A restart late in a long interval: Robertson on [0, 1e11] with a tstop at 4.8e10. The
 // starting rules' absolute floors gave a first step of 1e-4 there, below what t resolves
 // (10 eps |t| = 1.06e-4), and the solve ended with step_size_too_small.

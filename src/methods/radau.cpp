@@ -329,6 +329,8 @@ class Radau final : public MassMatrixMethod {
         slow_newton_ = slow_newton_ || newton_.step_factor() <= 0.5;
       else
         unexpected_ = true;
+      if (v == NewtonMonitor::Verdict::TooSlow || v == NewtonMonitor::Verdict::MaxIterations)
+        steady_rate_check(h);
       return newton_.failure(v, engine_.solve_failure());
     }
     StepAttempt res = newton_.converged(0.0);
@@ -389,6 +391,7 @@ class Radau final : public MassMatrixMethod {
     first_ = false;
     jac_fresh_ = false;
     attempts_since_accept_ = 0;
+    failed_h_ = 0.0;
     return true;
   }
 
@@ -579,6 +582,36 @@ class Radau final : public MassMatrixMethod {
     unexpected_ = slow_newton_ = lu_kept_ = false;
     h_hold_ = 0.0;
     last_err_ = h_err_ = 0.0;
+    failed_h_ = 0.0;
+  }
+
+  // The first step from a start or a restart (a switch, an event, a tstop: a point where f may
+  // have a corner): a Newton iteration that failed with the Jacobian at the start point (fresh) and
+  // contracted as slowly as the failure before it at a larger step from the same point: for an
+  // f differentiable at y_n the contraction of the simplified iteration falls with h (it
+  // measures how J changes over the step), so f is not differentiable at y_n, where the
+  // Jacobian's columns depend on the direction of approach (a restart on the corner of two
+  // switches' regions, a device model homogeneous of degree one there: a contraction of 0.27 at
+  // every h). The Jacobian is then taken at the failed iteration's end value y_n + Z_s (within
+  // the contraction of the solution, on the side the solution leaves to) for the retry.
+  void steady_rate_check(double h) {
+    constexpr double kSteady = 0.9;  // theta(h_new) / theta(h_old) above this: not falling
+    const double rate = newton_.rate();
+    if (!first_ || !jac_fresh_ || !(rate > 0.0)) return;
+    const bool steady =
+        failed_h_ != 0.0 && std::abs(h) < std::abs(failed_h_) && rate >= kSteady * failed_rate_;
+    failed_h_ = h;
+    failed_rate_ = rate;
+    if (!steady) return;
+    engine_.end_value(y_, y_new_);
+    const double t = t_ + h;
+    if (!sys_.f(t, y_new_, f_new_) || !sys_.jacobian(t, y_new_, f_new_, J_)) {
+      // (an iterate outside f's domain: the Jacobian at the start point again)
+      if (sys_.guard().fatal() || !compute_jacobian()) jac_valid_ = false;
+      return;
+    }
+    engine_.invalidate();
+    failed_h_ = 0.0;
   }
 
   // A step whose change of a differential component exceeds kFactor (|h| max(|f_n|, |f_n+1|)
@@ -696,6 +729,7 @@ class Radau final : public MassMatrixMethod {
   std::vector<int> index_;
   int max_index_ = 1;
   bool restart_index2_ = false;  ///< zero columns of M tagged 2: consistent_index2_at_restart()
+  double failed_h_ = 0.0, failed_rate_ = 0.0;  ///< the last failure with a fresh Jacobian
   // order
   int s_ = 3, nit_ = 7;
   bool variable_ = true;
