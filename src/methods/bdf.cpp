@@ -185,12 +185,19 @@ class Bdf final : public Method {
     kold_ = k;
     hold_ = h_;
     for (int i = 0; i <= k + 1; ++i) psi_[i] = psi_new_[i];
-    phi_.leftCols(k + 2) = phi_star_.leftCols(k + 2);
+    // phi_ takes phi*'s columns 0 .. k + 1, y and y' the corrected values, by swapping storage
+    // (copies were 2 + (k + 2) vector assignments a step): the next attempt rewrites phi*'s
+    // columns 0 .. k' + 1 (compute_coefficients) and y_new_, yp_new_ (predict) before reading
+    // them; phi_'s columns above k + 1 (stale after the swap) are read only when the order
+    // rises to k' = k + 1, as column k' + 1, copied unscaled into phi*, whose value the step
+    // at order k' never reads (choose_next_order skips order k' + 1 right after a rise; accept
+    // overwrites it with e below maxord).
+    phi_.swap(phi_star_);
     if (filter_ != FilterMode::Off)  // A_j, scaled as phi_star_
       for (int j = 1; j <= k; ++j) aphi_.col(j) *= beta_[j];
     t_ += h_;
-    y_ = y_new_;
-    yp_ = yp_new_;
+    y_.swap(y_new_);
+    yp_.swap(yp_new_);
     error_failures_ = 0;
     if (std::abs(h_) >= h_climb_) reform_from_kept_ = false;  // back at the step before a tstop
     choose_next_order(kdiff);  // reads phi_ column k + 1 (the previous step's e)
@@ -811,8 +818,11 @@ class Bdf final : public Method {
     const double roundoff = 100 * kEps * pnorm;  // an increment below: converged
     residual_failed_ = false;
     newton_.begin(newton_.rate(), roundoff);
+    // F's arguments as references made once (each is an out-of-line construction, 2 per
+    // iteration otherwise)
+    const VecIn y(y_new_), yp(yp_new_);
     for (;;) {
-      if (!sys_->F(t_ + h_, y_new_, yp_new_, delta_)) {
+      if (!sys_->F(t_ + h_, y, yp, delta_)) {
         residual_failed_ = true;
         return NewtonMonitor::Verdict::NonFinite;
       }
