@@ -193,8 +193,6 @@ class Bdf final : public Method {
     // at order k' never reads (choose_next_order skips order k' + 1 right after a rise; accept
     // overwrites it with e below maxord).
     phi_.swap(phi_star_);
-    if (filter_ != FilterMode::Off)  // A_j, scaled as phi_star_
-      for (int j = 1; j <= k; ++j) aphi_.col(j) *= beta_[j];
     t_ += h_;
     y_.swap(y_new_);
     yp_.swap(yp_new_);
@@ -202,22 +200,40 @@ class Bdf final : public Method {
     if (std::abs(h_) >= h_climb_) reform_from_kept_ = false;  // back at the step before a tstop
     choose_next_order(kdiff);  // reads phi_ column k + 1 (the previous step's e)
     // update the differences (DASSL block 6, order of the step just taken)
-    if (k < maxord_) phi_.col(k + 1) = e_;
-    phi_.col(k) += e_;
-    for (int j = k - 1; j >= 0; --j) phi_.col(j) += phi_.col(j + 1);
+    update_differences(phi_, e_, k, 0, n_, nullptr);
     if (np_ > 0) accept_sensitivities(k);
-    if (filter_ != FilterMode::Off) {  // the same recurrence for A_j (not column 0, y)
-      if (k < maxord_) {
-        aphi_.col(k + 1) = ae_;
-        aphi_valid_[k + 1] = true;
-      }
-      aphi_.col(k) += ae_;
-      for (int j = k - 1; j >= 1; --j) {
-        aphi_.col(j) += aphi_.col(j + 1);
-        aphi_valid_[j] = aphi_valid_[j] && aphi_valid_[j + 1];
-      }
+    if (filter_ != FilterMode::Off) {  // A_j scaled as phi_star_, then the same recurrence
+      update_differences(aphi_, ae_, k, 1, m_, beta_.data());  // (not column 0, y)
+      if (k < maxord_) aphi_valid_[k + 1] = true;
+      for (int j = k - 1; j >= 1; --j) aphi_valid_[j] = aphi_valid_[j] && aphi_valid_[j + 1];
     }
     return true;
+  }
+
+  // DASSL block 6 on columns `first` .. k + 1 of d (rows 0 .. rows - 1) for the step of order
+  // k with correction e: d_j *= scale_j for j = 1 .. k if `scale`, then d_{k+1} = e (below
+  // maxord), d_k += e, d_j += d_{j+1} for j = k - 1 down to `first`. One pass over the rows,
+  // each row's operations in the column-by-column order (the same values to the bit; the
+  // column expressions cost more than the arithmetic for small n).
+  void update_differences(Matrix& d, const Vector& e, int k, int first, int rows,
+                          const double* scale) const {
+    const long ld = d.rows();
+    double* col[kMaxOrder + 2];
+    for (int j = 0; j <= k + 1; ++j) col[j] = d.data() + j * ld;
+    const double* ev = e.data();
+    const bool below = k < maxord_;
+    for (int i = 0; i < rows; ++i) {
+      if (scale)
+        for (int j = 1; j <= k; ++j) col[j][i] *= scale[j];
+      const double ei = ev[i];
+      if (below) col[k + 1][i] = ei;
+      double v = col[k][i] + ei;
+      col[k][i] = v;
+      for (int j = k - 1; j >= first; --j) {
+        v = col[j][i] + v;
+        col[j][i] = v;
+      }
+    }
   }
 
   // DASSL's order logic; its step rule is the controller's (StepRule::Dassl). After an
@@ -829,10 +845,7 @@ class Bdf final : public Method {
       lu_->solve_in_place(delta_);
       ++stats_.nsol;
       ++stats_.nnewton;
-      if (cj_ != cjold_) delta_ *= scale;
-      y_new_ -= delta_;
-      e_ -= delta_;
-      yp_new_ -= cj_ * delta_;
+      apply_increment(cj_ != cjold_ ? scale : 1.0);
       const double norm = newton_norm(delta_);
       const NewtonMonitor::Verdict v = newton_.next(norm);
       if (v == NewtonMonitor::Verdict::Continue) continue;
@@ -841,6 +854,19 @@ class Bdf final : public Method {
           newton_.iterations() < opt_.min_newton_iterations && norm > roundoff)
         continue;
       return v;
+    }
+  }
+
+  // delta_ *= s (DASSL's rescaling for a changed cj; s = 1 leaves it), then y -= delta_,
+  // e -= delta_, y' -= cj delta_ in one pass (the same values as the vector expressions).
+  void apply_increment(double s) {
+    double *d = delta_.data(), *y = y_new_.data(), *e = e_.data(), *yp = yp_new_.data();
+    for (int i = 0; i < n_; ++i) {
+      const double di = d[i] * s;
+      d[i] = di;
+      y[i] -= di;
+      e[i] -= di;
+      yp[i] -= cj_ * di;
     }
   }
 
