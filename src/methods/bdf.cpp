@@ -212,28 +212,24 @@ class Bdf final : public Method {
 
   // DASSL block 6 on columns `first` .. k + 1 of d (rows 0 .. rows - 1) for the step of order
   // k with correction e: d_j *= scale_j for j = 1 .. k if `scale`, then d_{k+1} = e (below
-  // maxord), d_k += e, d_j += d_{j+1} for j = k - 1 down to `first`. One pass over the rows,
-  // each row's operations in the column-by-column order (the same values to the bit; the
-  // column expressions cost more than the arithmetic for small n).
+  // maxord), d_k += e, d_j += d_{j+1} for j = k - 1 down to `first`: the column expressions'
+  // operations in their order (the same values to the bit) in plain loops (the expressions'
+  // set-up cost more than their arithmetic for small n).
   void update_differences(Matrix& d, const Vector& e, int k, int first, int rows,
                           const double* scale) const {
     const long ld = d.rows();
-    double* col[kMaxOrder + 2];
-    for (int j = 0; j <= k + 1; ++j) col[j] = d.data() + j * ld;
-    const double* ev = e.data();
-    const bool below = k < maxord_;
-    for (int i = 0; i < rows; ++i) {
-      if (scale)
-        for (int j = 1; j <= k; ++j) col[j][i] *= scale[j];
-      const double ei = ev[i];
-      if (below) col[k + 1][i] = ei;
-      double v = col[k][i] + ei;
-      col[k][i] = v;
-      for (int j = k - 1; j >= first; --j) {
-        v = col[j][i] + v;
-        col[j][i] = v;
-      }
-    }
+    const auto col = [&](int j) { return d.data() + j * ld; };
+    if (scale)
+      for (int j = 1; j <= k; ++j) scale_column(col(j), scale[j], rows);
+    if (k < maxord_) std::copy_n(e.data(), rows, col(k + 1));
+    add_column(col(k), e.data(), rows);
+    for (int j = k - 1; j >= first; --j) add_column(col(j), col(j + 1), rows);
+  }
+  static void add_column(double* __restrict to, const double* __restrict from, int rows) {
+    for (int i = 0; i < rows; ++i) to[i] += from[i];
+  }
+  static void scale_column(double* to, double factor, int rows) {
+    for (int i = 0; i < rows; ++i) to[i] *= factor;
   }
 
   // DASSL's order logic; its step rule is the controller's (StepRule::Dassl). After an
