@@ -630,7 +630,7 @@ class Bdf final : public Method {
     if (kold_ == 0) start_history(h);
     const int k = k_;
     compute_coefficients(h, k);
-    predict(k);
+    scale_and_predict(k);
     for (;;) {
       const bool fresh = ensure_matrix();
       if (!matrix_valid_) {
@@ -720,12 +720,55 @@ class Bdf final : public Method {
     }
     cj_ = -alphas / h;
     ck_ = std::max(std::abs(alpha_[kp1 - 1] + alphas - alpha0), alpha_[kp1 - 1]);
+  }
+
+  // phi*_j = beta_j phi_j (j <= k), phi*_{k+1} = phi_{k+1} (DASSL block 1) and predict(k), in
+  // one pass over the components unrolled for the order (orders 1 .. kMaxOrder): the same
+  // operations in the same order, so the same values to the bit (the two passes cost twice
+  // the arithmetic in loop overhead for small n).
+  void scale_and_predict(int k) {
+    switch (k) {
+      case 1:
+        return scale_and_predict<1>();
+      case 2:
+        return scale_and_predict<2>();
+      case 3:
+        return scale_and_predict<3>();
+      case 4:
+        return scale_and_predict<4>();
+      default:
+        return scale_and_predict<5>();
+    }
+  }
+  template <int K>
+  void scale_and_predict() {
+    static_assert(K <= kMaxOrder);
     const long ld = phi_.rows();
-    for (int j = 0; j <= kp1; ++j) {
-      const double b = j < kp1 ? beta_[j] : 1.0;
-      const double* from = phi_.data() + j * ld;
-      double* to = phi_star_.data() + j * ld;
-      for (int i = 0; i < n_; ++i) to[i] = b * from[i];
+    const double* __restrict from = phi_.data();
+    double* __restrict to = phi_star_.data();
+    double* __restrict y_pred = y_pred_.data();
+    double* __restrict y_new = y_new_.data();
+    double* __restrict yp_new = yp_new_.data();
+    double* __restrict e = e_.data();
+    double b[K + 1], g[K + 1];
+    for (int j = 0; j <= K; ++j) {
+      b[j] = beta_[j];
+      g[j] = gamma_[j];
+    }
+    for (int i = 0; i < n_; ++i) {
+      double y = b[0] * from[i], yp = 0.0;
+      to[i] = y;
+      for (int j = 1; j <= K; ++j) {
+        const double v = b[j] * from[j * ld + i];
+        to[j * ld + i] = v;
+        y += v;
+        yp += g[j] * v;
+      }
+      to[(K + 1) * ld + i] = 1.0 * from[(K + 1) * ld + i];
+      y_pred[i] = y;
+      y_new[i] = y;
+      yp_new[i] = yp;
+      e[i] = 0.0;
     }
   }
 
