@@ -213,23 +213,45 @@ class Bdf final : public Method {
   // DASSL block 6 on columns `first` .. k + 1 of d (rows 0 .. rows - 1) for the step of order
   // k with correction e: d_j *= scale_j for j = 1 .. k if `scale`, then d_{k+1} = e (below
   // maxord), d_k += e, d_j += d_{j+1} for j = k - 1 down to `first`: the column expressions'
-  // operations in their order (the same values to the bit) in plain loops (the expressions'
-  // set-up cost more than their arithmetic for small n).
+  // operations in their order (the same values to the bit), one pass over the rows unrolled
+  // for the order (the expressions' set-up cost more than their arithmetic for small n).
   void update_differences(Matrix& d, const Vector& e, int k, int first, int rows,
                           const double* scale) const {
+    switch (k) {
+      case 1:
+        return update_differences<1>(d, e, first, rows, scale);
+      case 2:
+        return update_differences<2>(d, e, first, rows, scale);
+      case 3:
+        return update_differences<3>(d, e, first, rows, scale);
+      case 4:
+        return update_differences<4>(d, e, first, rows, scale);
+      default:
+        return update_differences<5>(d, e, first, rows, scale);
+    }
+  }
+  template <int K>
+  void update_differences(Matrix& d, const Vector& e, int first, int rows,
+                          const double* scale) const {
+    static_assert(K <= kMaxOrder);
     const long ld = d.rows();
-    const auto col = [&](int j) { return d.data() + j * ld; };
-    if (scale)
-      for (int j = 1; j <= k; ++j) scale_column(col(j), scale[j], rows);
-    if (k < maxord_) std::copy_n(e.data(), rows, col(k + 1));
-    add_column(col(k), e.data(), rows);
-    for (int j = k - 1; j >= first; --j) add_column(col(j), col(j + 1), rows);
-  }
-  static void add_column(double* __restrict to, const double* __restrict from, int rows) {
-    for (int i = 0; i < rows; ++i) to[i] += from[i];
-  }
-  static void scale_column(double* to, double factor, int rows) {
-    for (int i = 0; i < rows; ++i) to[i] *= factor;
+    double* __restrict c = d.data();
+    const double* __restrict ev = e.data();
+    const bool below = K < maxord_;
+    double s[K + 1];
+    for (int j = 0; j <= K; ++j) s[j] = scale ? scale[j] : 1.0;
+    for (int i = 0; i < rows; ++i) {
+      if (scale)
+        for (int j = 1; j <= K; ++j) c[j * ld + i] *= s[j];
+      const double ei = ev[i];
+      if (below) c[(K + 1) * ld + i] = ei;
+      double v = c[K * ld + i] + ei;
+      c[K * ld + i] = v;
+      for (int j = K - 1; j >= first; --j) {
+        v = c[j * ld + i] + v;
+        c[j * ld + i] = v;
+      }
+    }
   }
 
   // DASSL's order logic; its step rule is the controller's (StepRule::Dassl). After an
