@@ -777,7 +777,7 @@ class Bdf final : public Method {
       b[j] = beta_[j];
       g[j] = gamma_[j];
     }
-    for (int i = 0; i < n_; ++i) {
+    for (int i = 0, n = n_; i < n; ++i) {
       double y = b[0] * from[i], yp = 0.0;
       to[i] = y;
       for (int j = 1; j <= K; ++j) {
@@ -921,13 +921,17 @@ class Bdf final : public Method {
   // delta_ *= s (DASSL's rescaling for a changed cj; s = 1 leaves it), then y -= delta_,
   // e -= delta_, y' -= cj delta_ in one pass (the same values as the vector expressions).
   void apply_increment(double s) {
-    double *d = delta_.data(), *y = y_new_.data(), *e = e_.data(), *yp = yp_new_.data();
-    for (int i = 0; i < n_; ++i) {
+    double* __restrict d = delta_.data();
+    double* __restrict y = y_new_.data();
+    double* __restrict e = e_.data();
+    double* __restrict yp = yp_new_.data();
+    const double cj = cj_;
+    for (int i = 0, n = n_; i < n; ++i) {
       const double di = d[i] * s;
       d[i] = di;
       y[i] -= di;
       e[i] -= di;
-      yp[i] -= cj_ * di;
+      yp[i] -= cj * di;
     }
   }
 
