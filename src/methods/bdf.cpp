@@ -205,7 +205,8 @@ class Bdf final : public Method {
     if (filter_ != FilterMode::Off) {  // A_j scaled as phi_star_, then the same recurrence
       update_differences(aphi_, ae_, k, 1, m_, beta_.data());  // (not column 0, y)
       if (k < maxord_) aphi_valid_[k + 1] = true;
-      for (int j = k - 1; j >= 1; --j) aphi_valid_[j] = aphi_valid_[j] && aphi_valid_[j + 1];
+      bool valid = aphi_valid_[k];  // A_j from A_j .. A_k
+      for (int j = k - 1; j >= 1; --j) aphi_valid_[j] = valid = valid && aphi_valid_[j];
     }
     return true;
   }
@@ -1198,13 +1199,14 @@ class Bdf final : public Method {
       const double* val = n_val_.data();  // (1 x 1 blocks, blocks with a 1-dim null space)
       const int* range = nt_start_.data();
       double sum0 = 0.0, sum1 = 0.0;
-      for (int c = 0; c < m_; ++c) {
+      const double cj = cj_;
+      for (int c = 0, m = m_; c < m; ++c) {
         double b0 = 0.0, b1 = 0.0;  // (N^T x)_c, (N^T (x + y))_c
         for (int p = range[c]; p < range[c + 1]; ++p) {
           b0 += val[p] * x[alg[p]];
           if constexpr (Count == 2) b1 += val[p] * (x[alg[p]] + y[alg[p]]);
         }
-        const double r0 = cj_ * z0[c], r1 = Count == 2 ? cj_ * z1[c] : 0.0;
+        const double r0 = cj * z0[c], r1 = Count == 2 ? cj * z1[c] : 0.0;
         for (int p = range[c]; p < range[c + 1]; ++p) {
           const int i = alg[p];
           if (!all && !weights_->in_test(i)) continue;
@@ -1257,19 +1259,20 @@ class Bdf final : public Method {
   // target = a_e + c1 A_j1 (+ c2 A_j2): the coordinates of the difference e + c1 phi_j1 (+ c2
   // phi_j2).
   void filter_difference(Vector& target, int j1 = 0, double c1 = 0.0, int j2 = 0, double c2 = 0.0) {
-    double* z = target.data();
-    const double* ae = ae_.data();
+    double* __restrict z = target.data();
+    const double* __restrict ae = ae_.data();
+    const int m = m_;
     if (c1 == 0.0) {
-      for (int c = 0; c < m_; ++c) z[c] = ae[c];
+      std::copy_n(ae, m, z);
       return;
     }
-    const double* A1 = aphi(j1);
+    const double* __restrict A1 = aphi(j1);
     if (c2 == 0.0) {
-      for (int c = 0; c < m_; ++c) z[c] = ae[c] + c1 * A1[c];
+      for (int c = 0; c < m; ++c) z[c] = ae[c] + c1 * A1[c];
       return;
     }
-    const double* A2 = aphi(j2);
-    for (int c = 0; c < m_; ++c) z[c] = ae[c] + c1 * A1[c] + c2 * A2[c];
+    const double* __restrict A2 = aphi(j2);
+    for (int c = 0; c < m; ++c) z[c] = ae[c] + c1 * A1[c] + c2 * A2[c];
   }
 
   // DASSL block 4: error test quantities, candidate lower order (norms by error_norm). The
