@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -57,6 +58,21 @@ constexpr double kAlgebraicSmoothness = 0.3;
 constexpr int kMaxDenseFilter = 1000;
 
 const OptionTable<BdfOptions>& bdf_option_table();  // next to the registration
+
+// Two rows at a time in the per-row loops over the differences (a GCC/Clang vector of two
+// doubles: SSE2's packed operations are IEEE operations lane by lane, so a pair gives the values
+// of two scalar rows to the bit); an odd last row as a scalar.
+using RowPair = double __attribute__((vector_size(16)));
+template <class T>
+T load(const double* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T>
+void store(double* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
 
 class Bdf final : public Method {
  public:
@@ -236,22 +252,26 @@ class Bdf final : public Method {
                           const double* scale) const {
     static_assert(K <= kMaxOrder);
     const long ld = d.rows();
-    double* __restrict c = d.data();
-    const double* __restrict ev = e.data();
+    double* c = d.data();
     const bool below = K < maxord_;
-    double s[K + 1];
-    for (int j = 0; j <= K; ++j) s[j] = scale ? scale[j] : 1.0;
-    for (int i = 0; i < rows; ++i) {
-      if (scale)
-        for (int j = 1; j <= K; ++j) c[j * ld + i] *= s[j];
-      const double ei = ev[i];
-      if (below) c[(K + 1) * ld + i] = ei;
-      double v = c[K * ld + i] + ei;
-      c[K * ld + i] = v;
-      for (int j = K - 1; j >= first; --j) {
-        v = c[j * ld + i] + v;
-        c[j * ld + i] = v;
-      }
+    int i = 0;
+    for (; i + 2 <= rows; i += 2)
+      update_row<K, RowPair>(c + i, ld, e.data() + i, first, scale, below);
+    if (i < rows) update_row<K, double>(c + i, ld, e.data() + i, first, scale, below);
+  }
+  // rows i (and i + 1) of update_differences(), c = d + i
+  template <int K, class T>
+  static void update_row(double* c, long ld, const double* e, int first, const double* scale,
+                         bool below) {
+    if (scale)
+      for (int j = 1; j <= K; ++j) store(c + j * ld, load<T>(c + j * ld) * scale[j]);
+    const T ei = load<T>(e);
+    if (below) store(c + (K + 1) * ld, ei);
+    T v = load<T>(c + K * ld) + ei;
+    store(c + K * ld, v);
+    for (int j = K - 1; j >= first; --j) {
+      v = load<T>(c + j * ld) + v;
+      store(c + j * ld, v);
     }
   }
 
@@ -767,32 +787,31 @@ class Bdf final : public Method {
   void scale_and_predict() {
     static_assert(K <= kMaxOrder);
     const long ld = phi_.rows();
-    const double* __restrict from = phi_.data();
-    double* __restrict to = phi_star_.data();
-    double* __restrict y_pred = y_pred_.data();
-    double* __restrict y_new = y_new_.data();
-    double* __restrict yp_new = yp_new_.data();
-    double* __restrict e = e_.data();
     double b[K + 1], g[K + 1];
     for (int j = 0; j <= K; ++j) {
       b[j] = beta_[j];
       g[j] = gamma_[j];
     }
-    for (int i = 0, n = n_; i < n; ++i) {
-      double y = b[0] * from[i], yp = 0.0;
-      to[i] = y;
+    const auto row = [&]<class T>(int i) {
+      const double* from = phi_.data() + i;
+      double* to = phi_star_.data() + i;
+      T y = b[0] * load<T>(from), yp = T{};
+      store(to, y);
       for (int j = 1; j <= K; ++j) {
-        const double v = b[j] * from[j * ld + i];
-        to[j * ld + i] = v;
+        const T v = b[j] * load<T>(from + j * ld);
+        store(to + j * ld, v);
         y += v;
         yp += g[j] * v;
       }
-      to[(K + 1) * ld + i] = 1.0 * from[(K + 1) * ld + i];
-      y_pred[i] = y;
-      y_new[i] = y;
-      yp_new[i] = yp;
-      e[i] = 0.0;
-    }
+      store(to + (K + 1) * ld, 1.0 * load<T>(from + (K + 1) * ld));
+      store(y_pred_.data() + i, y);
+      store(y_new_.data() + i, y);
+      store(yp_new_.data() + i, yp);
+      store(e_.data() + i, T{});
+    };
+    int i = 0;
+    for (; i + 2 <= n_; i += 2) row.template operator()<RowPair>(i);
+    if (i < n_) row.template operator()<double>(i);
   }
 
   // y^(0) = sum_{j<=k} phi*_j, y'^(0) = sum_j gamma_j phi*_j: one pass over the components
@@ -922,18 +941,17 @@ class Bdf final : public Method {
   // delta_ *= s (DASSL's rescaling for a changed cj; s = 1 leaves it), then y -= delta_,
   // e -= delta_, y' -= cj delta_ in one pass (the same values as the vector expressions).
   void apply_increment(double s) {
-    double* __restrict d = delta_.data();
-    double* __restrict y = y_new_.data();
-    double* __restrict e = e_.data();
-    double* __restrict yp = yp_new_.data();
     const double cj = cj_;
-    for (int i = 0, n = n_; i < n; ++i) {
-      const double di = d[i] * s;
-      d[i] = di;
-      y[i] -= di;
-      e[i] -= di;
-      yp[i] -= cj * di;
-    }
+    const auto row = [&]<class T>(int i) {
+      const T di = load<T>(delta_.data() + i) * s;
+      store(delta_.data() + i, di);
+      store(y_new_.data() + i, load<T>(y_new_.data() + i) - di);
+      store(e_.data() + i, load<T>(e_.data() + i) - di);
+      store(yp_new_.data() + i, load<T>(yp_new_.data() + i) - cj * di);
+    };
+    int i = 0;
+    for (; i + 2 <= n_; i += 2) row.template operator()<RowPair>(i);
+    if (i < n_) row.template operator()<double>(i);
   }
 
   // The algebraic directions: Q = orthogonal projector onto ker D, D = dF/dy' at (t0, y0, yp0)
