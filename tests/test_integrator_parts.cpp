@@ -2,8 +2,10 @@
 // locator and the output sampler (src/integrator/), and the reuse policy (src/nonlinear/).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "core/guard.hpp"
 #include "daekit/daekit.hpp"
@@ -64,6 +66,50 @@ TEST(Controller, ClassicalGustafssonAndPi) {
   pi.propose(1.0, 0.5, 4, 1.0, true);
   const double q_pi = std::pow(0.8, 0.7 / 4) * std::pow(0.5, -0.4 / 4) / 0.9;
   EXPECT_NEAR(pi.propose(2.0, 0.8, 4, 1.0, true), 2.0 / q_pi, 1e-14);
+}
+
+// DASSL's rule after an accepted step decides most steps by comparisons instead of pow
+// (controller.hpp): the same step sizes to the bit as the formula, also next to its bounds.
+TEST(Controller, DasslRuleAfterAcceptIsThePowFormula) {
+  const auto formula = [](double h, double err, int k) {
+    const double r = std::pow(2.0 * err + 1e-4, -1.0 / k);
+    if (r >= 2.0) return 2.0 * h;
+    if (r <= 1.0) return h * std::clamp(r, 0.5, 0.9);
+    return h;
+  };
+  long checked = 0;
+  for (int k = 1; k <= 7; ++k) {
+    std::vector<double> xs;  // x = 2 err + 1e-4 at and next to the bounds 2^-k, 1, 0.9^-k, 2^k
+    for (double bound : {std::ldexp(1.0, -k), 1.0, std::pow(0.9, -k), std::ldexp(1.0, k)})
+      for (double rel : {0.0, 1e-16, 1e-12, 1e-10, 1e-9, 2e-9, 1e-8, 1e-3, 0.1})
+        for (double sign : {-1.0, 1.0}) {
+          double x = bound * (1.0 + sign * rel);
+          xs.push_back(x);
+          for (int u = 0; u < 3; ++u) xs.push_back(x = std::nextafter(x, sign * 1e300));
+        }
+    for (double e = -12; e <= 6; e += 0.01) xs.push_back(std::pow(10.0, e));
+    for (double x : xs) {
+      const double err = (x - 1e-4) / 2.0;
+      for (double h : {1e-3, -0.25}) {
+        StepBasis b;
+        b.err = err;
+        b.k = k;
+        const double got = DasslStepRule::after_accept(h, b), want = formula(h, err, k);
+        ASSERT_EQ(got, want) << "k " << k << " err " << err << " h " << h;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+  StepBasis b;
+  b.k = 3;
+  b.err = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(DasslStepRule::after_accept(1.0, b), 0.5);
+  b.err = std::numeric_limits<double>::quiet_NaN();  // as the formula: r = NaN keeps h
+  EXPECT_EQ(DasslStepRule::after_accept(1.0, b), 1.0);
+  b.err = 0.0;
+  b.start_phase = true;
+  EXPECT_EQ(DasslStepRule::after_accept(1.0, b), 2.0);
 }
 
 TEST(EventLocator, LocatesRootsHonoursDirectionsAndStops) {

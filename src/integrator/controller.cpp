@@ -62,8 +62,7 @@ const char* to_string(StepChoice choice) {
 // ---------------------------------------------------------------------------------------------
 // DASSL's rule (Brenan-Campbell-Petzold 5.2, DDASTP blocks 6 and 9).
 
-double DasslStepRule::after_accept(double h, const StepBasis& b) {
-  if (b.start_phase) return 2.0 * h;
+double DasslStepRule::after_accept_exact(double h, const StepBasis& b) {
   const double r = std::pow(2.0 * b.err + 1e-4, -1.0 / b.k);
   if (r >= 2.0) return 2.0 * h;
   if (r <= 1.0) return h * std::clamp(r, 0.5, 0.9);
@@ -202,50 +201,6 @@ double StepController::after_restart(Method& method, const ErrorWeights& weights
     choice_ = StepChoice::Bounded;
   }
   return h;
-}
-
-void StepController::accepted(Method& method, double h, const StepAttempt& a) {
-  if (limits_.settle_steps > 0) {  // the method's settling count: accepted steps at this size
-    if (std::abs(h - h_settled_) > 1e-9 * std::abs(h)) steps_at_h_ = 0;
-    ++steps_at_h_;
-    h_settled_ = h;
-  }
-  const StepBasis basis = method.next_order(a, true);
-  if (caps_.step_rule == StepRule::Dassl) {
-    h_proposed_ = DasslStepRule::after_accept(h, basis);
-    if (error_failures_ > 0) h_proposed_ = std::min(h_proposed_, h);  // (h > 0 in DASSL's rule)
-    choice_ = StepChoice::MethodRule;
-  } else {
-    h_proposed_ = proposal_.propose(h, basis.err, basis.k, a.safety_scale, true);
-    if (retried_) h_proposed_ = (h < 0 ? -1.0 : 1.0) * std::min(std::abs(h_proposed_), std::abs(h));
-    choice_ = StepChoice::ErrorControl;
-  }
-  retried_ = false;
-  error_failures_ = 0;
-}
-
-double StepController::next_after_accept(Method& method, double h, double hmax) {
-  double h_new = 0.0;
-  if (options_.fixed_step) {
-    h_new = (h < 0 ? -1.0 : 1.0) * options_.h0;
-    choice_ = StepChoice::Given;
-  } else {
-    h_new = declares_holds_ ? hold(h, h_proposed_) : h_proposed_;
-    const MatrixReuse reuse = method.plan_matrix_reuse();
-    if (choice_ != StepChoice::Held && reuse.keeps_factorisation) {
-      const double ratio = h_new / h;
-      if (ratio >= reuse.low && ratio <= reuse.high) {
-        h_new = h;
-        choice_ = StepChoice::Held;
-        method.matrix_reuse_granted();
-      }
-    }
-  }
-  if (std::abs(h_new) > hmax) {
-    h_new = (h_new < 0 ? -1.0 : 1.0) * hmax;
-    choice_ = StepChoice::Bounded;
-  }
-  return h_new;
 }
 
 // The method's declared holds: settling after a change of h, then its dead band.

@@ -138,7 +138,40 @@ struct DasslStepRule {
   static double after_accept(double h, const StepBasis& b);
   /// `failures`: the error-test failures in a row at this point, this one included.
   static double after_rejection(double h, const StepBasis& b, int failures);
+
+ private:
+  static double after_accept_exact(double h, const StepBasis& b);
 };
+
+// After an accepted step, r = (2 est + 1e-4)^(-1/k) decides 2 h (r >= 2), h (1 < r < 2) or
+// h clamp(r, 0.5, 0.9) (r <= 1): r is monotone in x = 2 est + 1e-4, so x against 2^-k, 1,
+// 0.9^-k and 2^k gives every outcome but r in (0.5, 0.9) without pow; pow (after_accept_exact)
+// there and where x is within 1e-9 (relative) of a bound, far above pow's error, so the
+// result is pow's to the bit. (pow was half the controller's cost on the BDF's small
+// problems: one call per step.)
+inline double DasslStepRule::after_accept(double h, const StepBasis& b) {
+  if (b.start_phase) return 2.0 * h;
+  constexpr double kMargin = 1e-9;
+  // 2^-k, 0.9^-k, 2^k for k = 0 .. 6 (the BDF's orders 1 .. 5 give k = 2 .. 6)
+  static constexpr double kTwoDown[] = {1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625};
+  static constexpr double kTwoUp[] = {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0};
+  static constexpr double kNinetiethUp[] = {1.0,
+                                            1 / 0.9,
+                                            1 / (0.9 * 0.9),
+                                            1 / (0.9 * 0.9 * 0.9),
+                                            1 / (0.9 * 0.9 * 0.9 * 0.9),
+                                            1 / (0.9 * 0.9 * 0.9 * 0.9 * 0.9),
+                                            1 / (0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9)};
+  if (b.k < 1 || b.k > 6) return after_accept_exact(h, b);
+  const double x = 2.0 * b.err + 1e-4;
+  if (x <= kTwoDown[b.k] * (1.0 - kMargin)) return 2.0 * h;                  // r > 2
+  if (x >= kTwoDown[b.k] * (1.0 + kMargin) && x <= 1.0 - kMargin) return h;  // 1 < r < 2
+  if (x >= 1.0 + kMargin) {
+    if (x >= kTwoUp[b.k] * (1.0 + kMargin)) return h * 0.5;        // r < 0.5
+    if (x <= kNinetiethUp[b.k] * (1.0 - kMargin)) return h * 0.9;  // 0.9 < r < 1
+  }
+  return after_accept_exact(h, b);
+}
 
 /// Scratch of the starting rules (sized once: restarts in the step loop allocate nothing).
 struct StartScratch {
@@ -214,5 +247,50 @@ class StepController {
   StepChoice first_choice_ = StepChoice::Given;
   StartScratch scratch_;
 };
+
+// (inline: both run after every accepted step)
+inline void StepController::accepted(Method& method, double h, const StepAttempt& a) {
+  if (limits_.settle_steps > 0) {  // the method's settling count: accepted steps at this size
+    if (std::abs(h - h_settled_) > 1e-9 * std::abs(h)) steps_at_h_ = 0;
+    ++steps_at_h_;
+    h_settled_ = h;
+  }
+  const StepBasis basis = method.next_order(a, true);
+  if (caps_.step_rule == StepRule::Dassl) {
+    h_proposed_ = DasslStepRule::after_accept(h, basis);
+    if (error_failures_ > 0) h_proposed_ = std::min(h_proposed_, h);  // (h > 0 in DASSL's rule)
+    choice_ = StepChoice::MethodRule;
+  } else {
+    h_proposed_ = proposal_.propose(h, basis.err, basis.k, a.safety_scale, true);
+    if (retried_) h_proposed_ = (h < 0 ? -1.0 : 1.0) * std::min(std::abs(h_proposed_), std::abs(h));
+    choice_ = StepChoice::ErrorControl;
+  }
+  retried_ = false;
+  error_failures_ = 0;
+}
+
+inline double StepController::next_after_accept(Method& method, double h, double hmax) {
+  double h_new = 0.0;
+  if (options_.fixed_step) {
+    h_new = (h < 0 ? -1.0 : 1.0) * options_.h0;
+    choice_ = StepChoice::Given;
+  } else {
+    h_new = declares_holds_ ? hold(h, h_proposed_) : h_proposed_;
+    const MatrixReuse reuse = method.plan_matrix_reuse();
+    if (choice_ != StepChoice::Held && reuse.keeps_factorisation) {
+      const double ratio = h_new / h;
+      if (ratio >= reuse.low && ratio <= reuse.high) {
+        h_new = h;
+        choice_ = StepChoice::Held;
+        method.matrix_reuse_granted();
+      }
+    }
+  }
+  if (std::abs(h_new) > hmax) {
+    h_new = (h_new < 0 ? -1.0 : 1.0) * hmax;
+    choice_ = StepChoice::Bounded;
+  }
+  return h_new;
+}
 
 }  // namespace daekit

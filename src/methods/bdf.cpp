@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -57,6 +58,21 @@ constexpr double kAlgebraicSmoothness = 0.3;
 constexpr int kMaxDenseFilter = 1000;
 
 const OptionTable<BdfOptions>& bdf_option_table();  // next to the registration
+
+// Two rows at a time in the per-row loops over the differences (a GCC/Clang vector of two
+// doubles: SSE2's packed operations are IEEE operations lane by lane, so a pair gives the values
+// of two scalar rows to the bit); an odd last row as a scalar.
+using RowPair = double __attribute__((vector_size(16)));
+template <class T>
+T load(const double* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T>
+void store(double* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
 
 class Bdf final : public Method {
  public:
@@ -185,32 +201,78 @@ class Bdf final : public Method {
     kold_ = k;
     hold_ = h_;
     for (int i = 0; i <= k + 1; ++i) psi_[i] = psi_new_[i];
-    phi_.leftCols(k + 2) = phi_star_.leftCols(k + 2);
-    if (filter_ != FilterMode::Off)  // A_j, scaled as phi_star_
-      for (int j = 1; j <= k; ++j) aphi_.col(j) *= beta_[j];
+    // phi_ takes phi*'s columns 0 .. k + 1, y and y' the corrected values, by swapping storage
+    // (copies were 2 + (k + 2) vector assignments a step): the next attempt rewrites phi*'s
+    // columns 0 .. k' + 1 (compute_coefficients) and y_new_, yp_new_ (predict) before reading
+    // them; phi_'s columns above k + 1 (stale after the swap) are read only when the order
+    // rises to k' = k + 1, as column k' + 1, copied unscaled into phi*, whose value the step
+    // at order k' never reads (choose_next_order skips order k' + 1 right after a rise; accept
+    // overwrites it with e below maxord).
+    phi_.swap(phi_star_);
     t_ += h_;
-    y_ = y_new_;
-    yp_ = yp_new_;
+    y_.swap(y_new_);
+    yp_.swap(yp_new_);
     error_failures_ = 0;
     if (std::abs(h_) >= h_climb_) reform_from_kept_ = false;  // back at the step before a tstop
     choose_next_order(kdiff);  // reads phi_ column k + 1 (the previous step's e)
     // update the differences (DASSL block 6, order of the step just taken)
-    if (k < maxord_) phi_.col(k + 1) = e_;
-    phi_.col(k) += e_;
-    for (int j = k - 1; j >= 0; --j) phi_.col(j) += phi_.col(j + 1);
+    update_differences(phi_, e_, k, 0, n_, nullptr);
     if (np_ > 0) accept_sensitivities(k);
-    if (filter_ != FilterMode::Off) {  // the same recurrence for A_j (not column 0, y)
-      if (k < maxord_) {
-        aphi_.col(k + 1) = ae_;
-        aphi_valid_[k + 1] = true;
-      }
-      aphi_.col(k) += ae_;
-      for (int j = k - 1; j >= 1; --j) {
-        aphi_.col(j) += aphi_.col(j + 1);
-        aphi_valid_[j] = aphi_valid_[j] && aphi_valid_[j + 1];
-      }
+    if (filter_ != FilterMode::Off) {  // A_j scaled as phi_star_, then the same recurrence
+      update_differences(aphi_, ae_, k, 1, m_, beta_.data());  // (not column 0, y)
+      if (k < maxord_) aphi_valid_[k + 1] = true;
+      bool valid = aphi_valid_[k];  // A_j from A_j .. A_k
+      for (int j = k - 1; j >= 1; --j) aphi_valid_[j] = valid = valid && aphi_valid_[j];
     }
     return true;
+  }
+
+  // DASSL block 6 on columns `first` .. k + 1 of d (rows 0 .. rows - 1) for the step of order
+  // k with correction e: d_j *= scale_j for j = 1 .. k if `scale`, then d_{k+1} = e (below
+  // maxord), d_k += e, d_j += d_{j+1} for j = k - 1 down to `first`: the column expressions'
+  // operations in their order (the same values to the bit), one pass over the rows unrolled
+  // for the order (the expressions' set-up cost more than their arithmetic for small n).
+  void update_differences(Matrix& d, const Vector& e, int k, int first, int rows,
+                          const double* scale) const {
+    switch (k) {
+      case 1:
+        return update_differences<1>(d, e, first, rows, scale);
+      case 2:
+        return update_differences<2>(d, e, first, rows, scale);
+      case 3:
+        return update_differences<3>(d, e, first, rows, scale);
+      case 4:
+        return update_differences<4>(d, e, first, rows, scale);
+      default:
+        return update_differences<5>(d, e, first, rows, scale);
+    }
+  }
+  template <int K>
+  void update_differences(Matrix& d, const Vector& e, int first, int rows,
+                          const double* scale) const {
+    static_assert(K <= kMaxOrder);
+    const long ld = d.rows();
+    double* c = d.data();
+    const bool below = K < maxord_;
+    int i = 0;
+    for (; i + 2 <= rows; i += 2)
+      update_row<K, RowPair>(c + i, ld, e.data() + i, first, scale, below);
+    if (i < rows) update_row<K, double>(c + i, ld, e.data() + i, first, scale, below);
+  }
+  // rows i (and i + 1) of update_differences(), c = d + i
+  template <int K, class T>
+  static void update_row(double* c, long ld, const double* e, int first, const double* scale,
+                         bool below) {
+    if (scale)
+      for (int j = 1; j <= K; ++j) store(c + j * ld, load<T>(c + j * ld) * scale[j]);
+    const T ei = load<T>(e);
+    if (below) store(c + (K + 1) * ld, ei);
+    T v = load<T>(c + K * ld) + ei;
+    store(c + K * ld, v);
+    for (int j = K - 1; j >= first; --j) {
+      v = load<T>(c + j * ld) + v;
+      store(c + j * ld, v);
+    }
   }
 
   // DASSL's order logic; its step rule is the controller's (StepRule::Dassl). After an
@@ -611,7 +673,7 @@ class Bdf final : public Method {
     if (kold_ == 0) start_history(h);
     const int k = k_;
     compute_coefficients(h, k);
-    predict(k);
+    scale_and_predict(k);
     for (;;) {
       const bool fresh = ensure_matrix();
       if (!matrix_valid_) {
@@ -701,13 +763,55 @@ class Bdf final : public Method {
     }
     cj_ = -alphas / h;
     ck_ = std::max(std::abs(alpha_[kp1 - 1] + alphas - alpha0), alpha_[kp1 - 1]);
-    const long ld = phi_.rows();
-    for (int j = 0; j <= kp1; ++j) {
-      const double b = j < kp1 ? beta_[j] : 1.0;
-      const double* from = phi_.data() + j * ld;
-      double* to = phi_star_.data() + j * ld;
-      for (int i = 0; i < n_; ++i) to[i] = b * from[i];
+  }
+
+  // phi*_j = beta_j phi_j (j <= k), phi*_{k+1} = phi_{k+1} (DASSL block 1) and predict(k), in
+  // one pass over the components unrolled for the order (orders 1 .. kMaxOrder): the same
+  // operations in the same order, so the same values to the bit (the two passes cost twice
+  // the arithmetic in loop overhead for small n).
+  void scale_and_predict(int k) {
+    switch (k) {
+      case 1:
+        return scale_and_predict<1>();
+      case 2:
+        return scale_and_predict<2>();
+      case 3:
+        return scale_and_predict<3>();
+      case 4:
+        return scale_and_predict<4>();
+      default:
+        return scale_and_predict<5>();
     }
+  }
+  template <int K>
+  void scale_and_predict() {
+    static_assert(K <= kMaxOrder);
+    const long ld = phi_.rows();
+    double b[K + 1], g[K + 1];
+    for (int j = 0; j <= K; ++j) {
+      b[j] = beta_[j];
+      g[j] = gamma_[j];
+    }
+    const auto row = [&]<class T>(int i) {
+      const double* from = phi_.data() + i;
+      double* to = phi_star_.data() + i;
+      T y = b[0] * load<T>(from), yp = T{};
+      store(to, y);
+      for (int j = 1; j <= K; ++j) {
+        const T v = b[j] * load<T>(from + j * ld);
+        store(to + j * ld, v);
+        y += v;
+        yp += g[j] * v;
+      }
+      store(to + (K + 1) * ld, 1.0 * load<T>(from + (K + 1) * ld));
+      store(y_pred_.data() + i, y);
+      store(y_new_.data() + i, y);
+      store(yp_new_.data() + i, yp);
+      store(e_.data() + i, T{});
+    };
+    int i = 0;
+    for (; i + 2 <= n_; i += 2) row.template operator()<RowPair>(i);
+    if (i < n_) row.template operator()<double>(i);
   }
 
   // y^(0) = sum_{j<=k} phi*_j, y'^(0) = sum_j gamma_j phi*_j: one pass over the components
@@ -811,18 +915,18 @@ class Bdf final : public Method {
     const double roundoff = 100 * kEps * pnorm;  // an increment below: converged
     residual_failed_ = false;
     newton_.begin(newton_.rate(), roundoff);
+    // F's arguments as references made once (each is an out-of-line construction, 2 per
+    // iteration otherwise)
+    const VecIn y(y_new_), yp(yp_new_);
     for (;;) {
-      if (!sys_->F(t_ + h_, y_new_, yp_new_, delta_)) {
+      if (!sys_->F(t_ + h_, y, yp, delta_)) {
         residual_failed_ = true;
         return NewtonMonitor::Verdict::NonFinite;
       }
       lu_->solve_in_place(delta_);
       ++stats_.nsol;
       ++stats_.nnewton;
-      if (cj_ != cjold_) delta_ *= scale;
-      y_new_ -= delta_;
-      e_ -= delta_;
-      yp_new_ -= cj_ * delta_;
+      apply_increment(cj_ != cjold_ ? scale : 1.0);
       const double norm = newton_norm(delta_);
       const NewtonMonitor::Verdict v = newton_.next(norm);
       if (v == NewtonMonitor::Verdict::Continue) continue;
@@ -832,6 +936,22 @@ class Bdf final : public Method {
         continue;
       return v;
     }
+  }
+
+  // delta_ *= s (DASSL's rescaling for a changed cj; s = 1 leaves it), then y -= delta_,
+  // e -= delta_, y' -= cj delta_ in one pass (the same values as the vector expressions).
+  void apply_increment(double s) {
+    const double cj = cj_;
+    const auto row = [&]<class T>(int i) {
+      const T di = load<T>(delta_.data() + i) * s;
+      store(delta_.data() + i, di);
+      store(y_new_.data() + i, load<T>(y_new_.data() + i) - di);
+      store(e_.data() + i, load<T>(e_.data() + i) - di);
+      store(yp_new_.data() + i, load<T>(yp_new_.data() + i) - cj * di);
+    };
+    int i = 0;
+    for (; i + 2 <= n_; i += 2) row.template operator()<RowPair>(i);
+    if (i < n_) row.template operator()<double>(i);
   }
 
   // The algebraic directions: Q = orthogonal projector onto ker D, D = dF/dy' at (t0, y0, yp0)
@@ -1097,13 +1217,14 @@ class Bdf final : public Method {
       const double* val = n_val_.data();  // (1 x 1 blocks, blocks with a 1-dim null space)
       const int* range = nt_start_.data();
       double sum0 = 0.0, sum1 = 0.0;
-      for (int c = 0; c < m_; ++c) {
+      const double cj = cj_;
+      for (int c = 0, m = m_; c < m; ++c) {
         double b0 = 0.0, b1 = 0.0;  // (N^T x)_c, (N^T (x + y))_c
         for (int p = range[c]; p < range[c + 1]; ++p) {
           b0 += val[p] * x[alg[p]];
           if constexpr (Count == 2) b1 += val[p] * (x[alg[p]] + y[alg[p]]);
         }
-        const double r0 = cj_ * z0[c], r1 = Count == 2 ? cj_ * z1[c] : 0.0;
+        const double r0 = cj * z0[c], r1 = Count == 2 ? cj * z1[c] : 0.0;
         for (int p = range[c]; p < range[c + 1]; ++p) {
           const int i = alg[p];
           if (!all && !weights_->in_test(i)) continue;
@@ -1156,19 +1277,20 @@ class Bdf final : public Method {
   // target = a_e + c1 A_j1 (+ c2 A_j2): the coordinates of the difference e + c1 phi_j1 (+ c2
   // phi_j2).
   void filter_difference(Vector& target, int j1 = 0, double c1 = 0.0, int j2 = 0, double c2 = 0.0) {
-    double* z = target.data();
-    const double* ae = ae_.data();
+    double* __restrict z = target.data();
+    const double* __restrict ae = ae_.data();
+    const int m = m_;
     if (c1 == 0.0) {
-      for (int c = 0; c < m_; ++c) z[c] = ae[c];
+      std::copy_n(ae, m, z);
       return;
     }
-    const double* A1 = aphi(j1);
+    const double* __restrict A1 = aphi(j1);
     if (c2 == 0.0) {
-      for (int c = 0; c < m_; ++c) z[c] = ae[c] + c1 * A1[c];
+      for (int c = 0; c < m; ++c) z[c] = ae[c] + c1 * A1[c];
       return;
     }
-    const double* A2 = aphi(j2);
-    for (int c = 0; c < m_; ++c) z[c] = ae[c] + c1 * A1[c] + c2 * A2[c];
+    const double* __restrict A2 = aphi(j2);
+    for (int c = 0; c < m; ++c) z[c] = ae[c] + c1 * A1[c] + c2 * A2[c];
   }
 
   // DASSL block 4: error test quantities, candidate lower order (norms by error_norm). The
