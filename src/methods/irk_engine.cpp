@@ -375,7 +375,7 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     }
     const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
     if (M.kind() == MassOperator::Kind::Structured) {
-      M.apply_columns<S>(W_, s, MW_);
+      M.apply_columns<S, N>(W_, s, MW_);
       mw = MW_.data();
     }
     const double* f = F_.data();
