@@ -105,6 +105,13 @@ class MassOperator {
   void make_pairs();
   // out = M x, or out += M x, over the nonzeros row by row
   void apply_rows(const double* x, double* out, bool add) const {
+    if (!pair_column_.empty()) {
+      if (add)
+        pairs_apply<true>(x, out);
+      else
+        pairs_apply<false>(x, out);
+      return;
+    }
     if (add)
       rows_product<1, true>(x, n_, out, n_, 1);
     else
@@ -157,6 +164,20 @@ class MassOperator {
           ...);
     }
     (std::make_integer_sequence<long, N>{});
+  }
+
+  // out (+)= M x as pairs_product with n known at run time (one column)
+  template <bool Add>
+  void pairs_apply(const double* x, double* out) const {
+    const int* column = pair_column_.data();
+    const double* value = pair_value_.data();
+    const int n = n_;
+    for (int i = 0; i < n; ++i) {
+      double sum = 0.0;
+      sum += value[2 * i] * x[column[2 * i]];
+      sum += value[2 * i + 1] * x[column[2 * i + 1]];
+      out[i] = Add ? out[i] + sum : sum;
+    }
   }
 
   static constexpr int kMaxColumns = 8;

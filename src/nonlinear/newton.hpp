@@ -78,7 +78,7 @@ class NewtonMonitor {
   /// (FromFirst; 0 = none).
   void begin(double initial_rate, double roundoff = 0.0);
   /// After iteration k (1, 2, ...) with increment norm `norm`.
-  Verdict next(double norm);
+  [[gnu::always_inline]] inline Verdict next(double norm);
   /// Forget the factor (a new iteration matrix): FromFirst restarts from `factor`.
   void reset_factor(double factor) {
     factor_ = factor;
