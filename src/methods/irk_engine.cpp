@@ -428,7 +428,7 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     const bool at_roundoff =
         monitor.iterations() >= 1 && norm <= roundoff_level_ && norm > 0.5 * previous_norm;
     previous_norm = norm;
-    Verdict v = monitor.next(norm);
+    Verdict v = monitor.next_inlined(norm);
     if (at_roundoff && v != Verdict::NonFinite) v = Verdict::Converged;
     // the verdicts that end the iteration before its update
     if (v == Verdict::NonFinite || v == Verdict::Diverging || v == Verdict::TooSlow) return v;
