@@ -4,6 +4,7 @@
 // matrices, zero rows and columns), each checked against plain dense arithmetic.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <complex>
 #include <random>
 #include <string>
@@ -371,4 +372,42 @@ TEST(MassOperator, FromSparse) {
     check_mass_operator(op, Matrix::Identity(n, n));
   }
   EXPECT_THROW(MassOperator::from_sparse(n, SparseMatrix(n, n + 1)), InvalidArgument);
+}
+
+// apply_columns<3, N> (n known at compile time: at most two nonzeros per row take the padded
+// path, more the compressed rows) gives M X column by column to the bit, as apply() does,
+// signed zeros included: a row whose two products cancel, a row with one entry, a zero row.
+TEST(MassOperator, ColumnProductsAtCompileTimeSizeBitwise) {
+  constexpr int n = 8;
+  auto check = [&](const Matrix& m) {
+    const MassOperator op = MassOperator::from_dense(n, m);
+    ASSERT_EQ(op.kind(), MassOperator::Kind::Structured);
+    std::mt19937 rng(11);
+    Matrix x(n, 3), out(n, 3);
+    for (int c = 0; c < 3; ++c)
+      for (int i = 0; i < n; ++i) x(i, c) = structured_random_scalar<double>(rng);
+    x(0, 1) = x(1, 1);  // row 0's products cancel in column 1: +0
+    x(3, 2) = -0.0;     // row 3's one product is -0 in column 2: the sum is +0
+    op.apply_columns<3, n>(x, 3, out);
+    for (int c = 0; c < 3; ++c) {
+      Vector y(n);
+      op.apply(x.col(c), y);
+      for (int i = 0; i < n; ++i) {
+        double sum = 0.0;  // the compressed rows' sum: the nonzeros of row i in column order
+        for (int j = 0; j < n; ++j)
+          if (m(i, j) != 0.0) sum += m(i, j) * x(j, c);
+        for (const double v : {out(i, c), y[i]}) {
+          EXPECT_EQ(v, sum) << i << ", " << c;
+          EXPECT_EQ(std::signbit(v), std::signbit(sum)) << i << ", " << c;
+        }
+      }
+    }
+  };
+  Matrix m = Matrix::Zero(n, n);  // the transistor's pattern: rows of two and one, one zero row
+  m(0, 0) = -2.0, m(0, 1) = 2.0, m(1, 0) = 2.0, m(1, 1) = -2.0, m(3, 3) = 3.0;
+  m(4, 4) = -1.5, m(4, 5) = 1.5, m(5, 4) = 1.5, m(5, 5) = -1.5, m(6, 6) = 0.5, m(7, 2) = 4.0;
+  check(m);
+  m(7, 0) = 1.0;  // three nonzeros in row 7: the compressed rows
+  m(7, 6) = -3.0;
+  check(m);
 }

@@ -68,6 +68,7 @@ MassOperator MassOperator::from_dense(int n, const Matrix& m) {
         }
       op.row_start_.push_back(static_cast<int>(op.column_.size()));
     }
+    op.make_pairs();
   }
   return op;
 }
@@ -92,6 +93,19 @@ MassOperator MassOperator::from_sparse(int n, const SparseMatrix& m) {
   op.matrix_.sparse() = m;
   op.matrix_.sparse().makeCompressed();
   return op;
+}
+
+void MassOperator::make_pairs() {
+  if (n_ > kMaxPairRows) return;
+  for (int i = 0; i < n_; ++i)
+    if (row_start_[i + 1] - row_start_[i] > 2) return;
+  for (int i = 0; i < n_; ++i) {
+    const int k = row_start_[i], count = row_start_[i + 1] - k;
+    for (int e = 0; e < 2; ++e) {
+      pair_column_.push_back(e < count ? column_[k + e] : i);
+      pair_value_.push_back(e < count ? value_[k + e] : 0.0);
+    }
+  }
 }
 
 template <typename Scalar>

@@ -4,6 +4,7 @@
 // O(n) or O(nnz), never a dense n x n product where M is diagonal. Internal header.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "daekit/core/sparsity.hpp"
@@ -47,12 +48,20 @@ class MassOperator {
   /// OUT.col(c) = M X.col(c) for c < cols (OUT must not alias X): the compressed rows of a
   /// small M read once for all columns (each entry summed as apply() sums it). C > 0: cols = C
   /// known at compile time.
-  template <int C = 0>
+  /// N > 0: n = N known at compile time (then an M with at most two nonzeros per row, the
+  /// transistor's, takes a path with every row written out).
+  template <int C = 0, long N = 0>
   void apply_columns(const Matrix& X, int ncols, Matrix& OUT) const {
     const int cols = C > 0 ? C : ncols;
     if (row_start_.empty() || cols > kMaxColumns) {
       for (int c = 0; c < cols; ++c) apply(X.col(c), OUT.col(c));
       return;
+    }
+    if constexpr (C > 0 && N > 0 && N <= kMaxPairRows) {
+      if (!pair_column_.empty()) {
+        pairs_product<C, N>(X.data(), X.rows(), OUT.data(), OUT.rows());
+        return;
+      }
     }
     rows_product<C, false>(X.data(), X.rows(), OUT.data(), OUT.rows(), cols);
   }
@@ -92,8 +101,17 @@ class MassOperator {
   std::vector<int> zero_columns() const;
 
  private:
+  // pair_column_ / pair_value_ from the compressed rows where they fit
+  void make_pairs();
   // out = M x, or out += M x, over the nonzeros row by row
   void apply_rows(const double* x, double* out, bool add) const {
+    if (!pair_column_.empty()) {
+      if (add)
+        pairs_apply<true>(x, out);
+      else
+        pairs_apply<false>(x, out);
+      return;
+    }
     if (add)
       rows_product<1, true>(x, n_, out, n_, 1);
     else
@@ -121,7 +139,49 @@ class MassOperator {
     }
   }
 
+  // The same products for n = N <= kMaxPairRows and at most two nonzeros per row, each row as
+  // two entries (a row with one gets a second of value 0 in its own column): the row's sums
+  // 0 + v_0 x_j0 + v_1 x_j1 with no loop over the row's entries. The padding adds v x = +-0 to
+  // a sum that is never -0 (it starts at +0), so for finite X the bits are those of
+  // rows_product's.
+  template <int C, long N>
+  [[gnu::always_inline]] inline void pairs_product(const double* x, long ldx, double* out,
+                                                   long ldo) const {
+    const int* column = pair_column_.data();
+    const double* value = pair_value_.data();
+    [&]<long... I>(std::integer_sequence<long, I...>) {
+      (
+          [&] {
+            const double v0 = value[2 * I], v1 = value[2 * I + 1];
+            const long j0 = column[2 * I], j1 = column[2 * I + 1];
+            for (int c = 0; c < C; ++c) {
+              double sum = 0.0;
+              sum += v0 * x[c * ldx + j0];
+              sum += v1 * x[c * ldx + j1];
+              out[c * ldo + I] = sum;
+            }
+          }(),
+          ...);
+    }
+    (std::make_integer_sequence<long, N>{});
+  }
+
+  // out (+)= M x as pairs_product with n known at run time (one column)
+  template <bool Add>
+  void pairs_apply(const double* x, double* out) const {
+    const int* column = pair_column_.data();
+    const double* value = pair_value_.data();
+    const int n = n_;
+    for (int i = 0; i < n; ++i) {
+      double sum = 0.0;
+      sum += value[2 * i] * x[column[2 * i]];
+      sum += value[2 * i + 1] * x[column[2 * i + 1]];
+      out[i] = Add ? out[i] + sum : sum;
+    }
+  }
+
   static constexpr int kMaxColumns = 8;
+  static constexpr long kMaxPairRows = 16;
   Kind kind_ = Kind::Identity;
   int n_ = 0;
   Sparsity sparsity_;
@@ -133,6 +193,10 @@ class MassOperator {
   std::vector<int> row_start_, column_;
   std::vector<double> value_;
   std::vector<long> dense_offset_;  // per nonzero i + n j: its place in a dense n x n E
+  // n <= kMaxPairRows with at most two nonzeros per row: per row its two (column, value), the
+  // second (i, 0) where the row has one; empty otherwise
+  std::vector<int> pair_column_;
+  std::vector<double> pair_value_;
 };
 
 }  // namespace daekit

@@ -375,7 +375,7 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     }
     const double* mw = W_.data();  // M W: W itself for identity and diagonal M (scaled below)
     if (M.kind() == MassOperator::Kind::Structured) {
-      M.apply_columns<S>(W_, s, MW_);
+      M.apply_columns<S, N>(W_, s, MW_);
       mw = MW_.data();
     }
     const double* f = F_.data();
@@ -428,7 +428,7 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     const bool at_roundoff =
         monitor.iterations() >= 1 && norm <= roundoff_level_ && norm > 0.5 * previous_norm;
     previous_norm = norm;
-    Verdict v = monitor.next(norm);
+    Verdict v = monitor.next_inlined(norm);
     if (at_roundoff && v != Verdict::NonFinite) v = Verdict::Converged;
     // the verdicts that end the iteration before its update
     if (v == Verdict::NonFinite || v == Verdict::Diverging || v == Verdict::TooSlow) return v;

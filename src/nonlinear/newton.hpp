@@ -78,7 +78,10 @@ class NewtonMonitor {
   /// (FromFirst; 0 = none).
   void begin(double initial_rate, double roundoff = 0.0);
   /// After iteration k (1, 2, ...) with increment norm `norm`.
-  Verdict next(double norm);
+  Verdict next(double norm) { return next_inlined(norm); }
+  /// The same, always inlined (the Newton loops of the IRK engine, where the compiler's
+  /// heuristics would otherwise make it a call).
+  [[gnu::always_inline]] inline Verdict next_inlined(double norm);
   /// Forget the factor (a new iteration matrix): FromFirst restarts from `factor`.
   void reset_factor(double factor) {
     factor_ = factor;
@@ -119,7 +122,7 @@ inline double integer_root(double x, int m) { return m == 1 ? x : std::pow(x, 1.
 }  // namespace detail
 
 // Inline: called once per Newton iteration of every method (a call's cost is a tenth of it).
-inline NewtonMonitor::Verdict NewtonMonitor::next(double norm) {
+inline NewtonMonitor::Verdict NewtonMonitor::next_inlined(double norm) {
   constexpr double kEps = std::numeric_limits<double>::epsilon();
   ++k_;
   step_factor_ = 0.5;
