@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <Eigen/QR>
 #include <complex>
 
 #include "daekit/core/types.hpp"
@@ -38,3 +39,7 @@ void symmetric_eigen(const Matrix& A, Vector& values, Matrix& Q);
 extern template class Eigen::FullPivLU<daekit::Matrix>;
 extern template class Eigen::FullPivLU<daekit::ComplexMatrix>;
 extern template class Eigen::PartialPivLU<daekit::Matrix>;
+// The complete orthogonal decomposition (least squares and minimum-norm solutions: the
+// consistent initialization, impasse points, quasi-linear forms) and its column-pivoting QR.
+extern template class Eigen::ColPivHouseholderQR<daekit::Matrix>;
+extern template class Eigen::CompleteOrthogonalDecomposition<daekit::Matrix>;

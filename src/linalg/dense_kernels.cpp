@@ -4,9 +4,10 @@
 // matrices this serves (mass matrices, dF/dy' at t0), and far cheaper to compile than an SVD.
 #include "linalg/dense_kernels.hpp"
 
-#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+
+#include "core/dense_spectra.hpp"
 
 namespace daekit {
 

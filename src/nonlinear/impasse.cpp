@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/dense_spectra.hpp"
 #include "nonlinear/finite_difference.hpp"
 #include "nonlinear/newton.hpp"
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/dense_spectra.hpp"
+
 namespace daekit {
 
 void QuasiLinearDae::validate() const {
