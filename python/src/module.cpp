@@ -168,6 +168,19 @@ const Compiled* as_compiled(const py::object& fn, CompiledKind kind, const std::
   return &c;
 }
 
+// out = fn(t, y, *p) for a Python fn (the vector it returns read into out, sizes checked).
+MassMatrixDae::Rhs python_rhs(const py::object& fn, const CallbackSpec& spec, const char* name) {
+  PyCallable c = make_callable(fn, spec, name);
+  return [c](double t, const VecIn& y, VecOut out, const VecIn& p) {
+    py::gil_scoped_acquire gil;
+    try {
+      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_vector(r, out, c.name); });
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  };
+}
+
 MassMatrixDae::Rhs make_rhs(const py::object& fn, const CallbackSpec& spec, const char* name) {
   if (const Compiled* cp = as_compiled(fn, CompiledKind::Rhs, name)) {
     Compiled c = *cp;
@@ -178,15 +191,7 @@ MassMatrixDae::Rhs make_rhs(const py::object& fn, const CallbackSpec& spec, cons
       if (rc != 0) compiled_failed(c, rc);
     };
   }
-  PyCallable c = make_callable(fn, spec, name);
-  return [c](double t, const VecIn& y, VecOut out, const VecIn& p) {
-    py::gil_scoped_acquire gil;
-    try {
-      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_vector(r, out, c.name); });
-    } catch (py::error_already_set& e) {
-      rethrow_python(e);
-    }
-  };
+  return python_rhs(fn, spec, name);
 }
 
 MassMatrixDae::Jacobian make_jacobian(const py::object& fn, const CallbackSpec& spec) {
@@ -798,15 +803,7 @@ AdjointFunctional::Value adjoint_value(const py::object& fn, const CallbackSpec&
 AdjointFunctional::Gradient adjoint_gradient_callback(const py::object& fn,
                                                       const CallbackSpec& spec, const char* name) {
   if (fn.is_none()) return nullptr;
-  PyCallable c = make_callable(fn, spec, name);
-  return [c](double t, const VecIn& y, VecOut out, const VecIn& p) {
-    py::gil_scoped_acquire gil;
-    try {
-      call_python(c, t, {&y}, &p, [&](const py::object& r) { read_vector(r, out, c.name); });
-    } catch (py::error_already_set& e) {
-      rethrow_python(e);
-    }
-  };
+  return python_rhs(fn, spec, name);
 }
 
 /// adjoint_gradient on a MassProblem: the functional as a dict of callables or None (g, g_y,
