@@ -155,7 +155,8 @@ Options of 'sweep' (each p gets initial values consistent for it):
   --method, --option, --rtol, --atol, --h0, --t-end, --max-steps, --linear-solver as for
                     'solve'
 Each line: {"format_version": 1, "run": I, "problem", "method", "p", "status", "ok",
-"message", "t", "y", "stats", "cpu_seconds", "method_options"}; fields are only ever added.
+"message", "t", "y", "stats", "cpu_seconds", "method_options", "method_requested",
+"method_choice"}; fields are only ever added. The method (default auto) is chosen once.
 
 Exit status: 0 success (status 'success', or 'terminal_event': stopped at an event as asked);
 1 the solve failed (any other status) or an output could not be written; 2 bad command line or
@@ -208,9 +209,12 @@ std::string usage() {
     if (c.projection) projection += (projection.empty() ? "" : ", ") + m.name;
   }
   const std::pair<std::string, std::string> texts[] = {
-      {"@METHODS@", "a method of 'daekit methods' (default radau5): " + methods +
-                        ", or auto (chosen from the problem's size, index and rtol; the report "
-                        "names the rule)"},
+      {"@METHODS@",
+       "auto (the default: a method chosen from the problem's form, index, size "
+       "and rtol by the rules 'daekit methods' lists with their measurements; the "
+       "report, and --json's method_choice, name the rule) or a method of "
+       "'daekit methods': " +
+           methods},
       {"@TABLEAU@", "the same as --option tableau=NAME (methods with a tableau option: " + tableau +
                         "); 'daekit tableau' lists the Runge-Kutta tableaus"},
       {"@PROJECTION@",
@@ -563,6 +567,7 @@ struct Run {
   BuiltinProblem problem;
   std::string method = "radau5";
   MethodChoice choice = "radau5";
+  std::string method_requested;            ///< --method as given ("auto" by default in solve)
   std::string method_choice;               ///< --method auto: the rule that chose (else empty)
   std::optional<std::string> tableau;      ///< --tableau or --option tableau=NAME
   std::optional<Formulation> formulation;  ///< set: the problem was re-formulated
@@ -666,6 +671,18 @@ class TraceWriter {
   long rows_ = 0;
 };
 
+/// Keeps run.method as requested (run.method_requested) and, for "auto", replaces it by the
+/// method daekit::auto_method chooses for run.problem at tolerance rtol (run.method_choice:
+/// the rule).
+void resolve_auto(Run& run, double rtol) {
+  run.method_requested = run.method;
+  if (run.method != "auto") return;
+  const BuiltinProblem& p = run.problem;
+  const AutoMethod chosen = auto_method(p.dae.n, max_index_tag(p.dae.index), rtol);
+  run.method = chosen.method;
+  run.method_choice = chosen.rule;
+}
+
 /// Solves run.problem with run.choice and run.options (progress bar on io.err, rows of the
 /// trace if one is given); fills run.result. InvalidArgument from the library propagates.
 void execute(Run& run, const Io& io, TraceWriter* trace) {
@@ -686,6 +703,7 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
     run.result = solve(p.dae, p.t0, p.t_end, p.y0, run.choice, o);
   }
   bar.finish();
+  run.result.method_choice = run.method_choice;  // the reports name the rule of "auto"
   // A pair the sweep skips runs all the same, with the reason as a warning (not a refusal).
   const std::string why = method_not_applicable(method_info(run.choice.name()), p);
   if (!why.empty())
@@ -791,6 +809,9 @@ void write_method_options(JsonWriter& w, const Result& r) {
 //   with --sensitivities: the event time's derivative by the problem's parameters).
 // Added with --method auto (issue 29, format_version still 1): method_choice (string: the rule
 //   of daekit::auto_method that chose "method" when --method auto was given, null otherwise).
+// Added when auto became the default method (issue 29, format_version still 1):
+//   method_requested (string: the --method given, "auto" without --method; "method" stays the
+//   method that ran).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 // The solve ended as asked: at t_end, or at a terminal event (the model's designed outcome, as
@@ -812,6 +833,7 @@ std::string to_json(const Run& run) {
     w.null("method_choice");
   else
     w.string("method_choice", run.method_choice);
+  w.string("method_requested", run.method_requested);
   w.string("status", to_string(r.status));
   w.boolean("ok", r.ok());
   w.string("message", r.message);
@@ -993,6 +1015,14 @@ int cmd_methods(const std::vector<std::string>& args, const Io& io) {
     if (!line.empty()) lines += std::string(15, ' ') + line + "\n";
     std::fprintf(io.out, "%-14s %s\n%s", m.name.c_str(), m.title.c_str(), lines.c_str());
   }
+  std::fprintf(io.out, "%-14s %s\n", "auto",
+               wrap("the default of 'solve', 'sweep' and 'demo': the method chosen from the "
+                    "problem's form, index, size and rtol, by the first rule that applies "
+                    "(the report names it):",
+                    15, 15)
+                   .c_str());
+  for (const std::string& rule : auto_method_rules())
+    std::fprintf(io.out, "%15s- %s\n", "", wrap(rule, 17, 17).c_str());
   std::fprintf(io.out, "\n'daekit methods NAME' lists a method's options.\n");
   return kExitOk;
 }
@@ -1031,6 +1061,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   check_problem_name(name);
 
   Run run;
+  run.method = "auto";  // the default: chosen from the problem's form, size, index and rtol
   Options& o = run.options;
   std::optional<double> rtol, atol, h0, t_end;
   std::optional<std::string> projection, formulation, exclude, nonnegative;
@@ -1125,12 +1156,7 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
     reformulate(p, form);
     run.formulation = form;
   }
-  if (run.method == "auto") {
-    const AutoMethod chosen =
-        auto_method(p.dae.n, max_index_tag(p.dae.index), rtol.value_or(p.rtol));
-    run.method = chosen.method;
-    run.method_choice = chosen.rule;
-  }
+  resolve_auto(run, rtol.value_or(p.rtol));
 
   // The method and the options that depend on it.
   const MethodInfo& info = method_info(run.method);
@@ -1224,7 +1250,8 @@ int cmd_solve(const std::vector<std::string>& args, const Io& io) {
   const bool passed = run.passage && run.passage->passed;
   const bool done = finished(r) || passed;
   int rc = done ? kExitOk : kExitFailure;
-  if (!run.method_choice.empty())
+  // with --json the rule of "auto" goes to err (the report, which names it, is not printed)
+  if (json && !run.method_choice.empty())
     std::fprintf(info_out, "method auto: %s\n", run.method_choice.c_str());
   if (json) {
     std::fputs(to_json(run).c_str(), io.out);
@@ -1284,8 +1311,8 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
   std::vector<std::string> skipped;
   bool all_ok = true;
   std::fprintf(io.out,
-               "daekit %s demo: built-in problems solved with radau5 at their recommended\n"
-               "tolerances; output in %s/\n",
+               "daekit %s demo: built-in problems solved with the default method (auto) at\n"
+               "their recommended tolerances; output in %s/\n",
                DAEKIT_VERSION, outdir.c_str());
   for (const auto& name : wanted) {
     Run run;
@@ -1298,6 +1325,9 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
       continue;
     }
     const BuiltinProblem& p = run.problem;
+    run.method = "auto";  // as 'daekit solve NAME'
+    resolve_auto(run, p.rtol);
+    run.choice = run.method;
     run.options = recommended_options(p);
     run.options.projection = recommended_projection(p, method_info(run.method));
     std::fprintf(io.out, "\n=== %s: %s\n", p.name.c_str(), p.title.c_str());
@@ -1346,14 +1376,14 @@ int cmd_demo(const std::vector<std::string>& args, const Io& io) {
     }
   }
 
-  std::fprintf(io.out, "\nSummary\n  %-12s %-22s %8s %8s %10s %6s %10s\n", "problem", "status",
-               "steps", "rejected", "f evals", "scd", "CPU ms");
+  std::fprintf(io.out, "\nSummary\n  %-12s %-22s %8s %8s %10s %6s %10s  %s\n", "problem", "status",
+               "steps", "rejected", "f evals", "scd", "CPU ms", "method");
   for (const Run& run : runs) {
     const Result& r = run.result;
     const std::optional<double> digits = problem_scd(run.problem, r);
-    std::fprintf(io.out, "  %-12s %-22s %8ld %8ld %10ld %6s %10.2f\n", run.problem.name.c_str(),
+    std::fprintf(io.out, "  %-12s %-22s %8ld %8ld %10ld %6s %10.2f  %s\n", run.problem.name.c_str(),
                  to_string(r.status), r.stats.naccept, r.stats.nreject, r.stats.nfev,
-                 digits ? fmt_g(*digits, 3).c_str() : "-", 1e3 * r.cpu_seconds);
+                 digits ? fmt_g(*digits, 3).c_str() : "-", 1e3 * r.cpu_seconds, run.method.c_str());
   }
   if (!skipped.empty())
     std::fprintf(io.out, "  skipped (not available yet): %s\n", join(skipped).c_str());
@@ -1487,7 +1517,7 @@ std::vector<Vector> value_sets(const std::string& values) {
 
 /// One run of a sweep as a JSON object on one line.
 std::string sweep_json(long run, const BuiltinProblem& p, const std::string& method,
-                       const Vector& params, const Result& r) {
+                       const std::string& method_requested, const Vector& params, const Result& r) {
   JsonWriter w(/*compact=*/true);
   w.begin_object();
   w.integer("format_version", 1);
@@ -1505,6 +1535,11 @@ std::string sweep_json(long run, const BuiltinProblem& p, const std::string& met
   w.end_object();
   w.number("cpu_seconds", r.cpu_seconds);
   write_method_options(w, r);
+  w.string("method_requested", method_requested);
+  if (r.method_choice.empty())
+    w.null("method_choice");
+  else
+    w.string("method_choice", r.method_choice);
   w.end_object();
   return w.str() + "\n";
 }
@@ -1532,7 +1567,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
   std::optional<std::string> params_file, values;
   std::optional<double> rtol, atol, h0, t_end;
   long first = 0, count = -1;
-  std::string method = "radau5";
+  std::string method = "auto";  // as solve's default
   OptionValues method_values;
   Options o;
   for (const auto& [opt, value] : a.options) {
@@ -1546,7 +1581,7 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
       } else if (opt == "--count") {
         count = parse_count(opt, value);
       } else if (opt == "--method") {
-        method_info(value);
+        if (value != "auto") method_info(value);  // InvalidArgument listing the names
         method = value;
       } else if (opt == "--option") {
         add_method_option(value, method_values);
@@ -1569,10 +1604,19 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
   }
   if (params_file.has_value() == values.has_value())
     throw UsageError("'sweep' needs exactly one of --params FILE and --values LIST");
+  const BuiltinProblem base = make_builtin_problem(name);
+  // "auto": chosen once, from the problem's size, index and rtol (the same for every set)
+  const std::string method_requested = method;
+  std::string rule;
+  if (method == "auto") {
+    const AutoMethod chosen =
+        auto_method(base.dae.n, max_index_tag(base.dae.index), rtol.value_or(base.rtol));
+    method = chosen.method;
+    rule = chosen.rule;
+  }
   if (!method_info(method).capabilities.error_estimate)
     throw UsageError("'sweep': method '" + method + "' needs --fixed-step (use 'solve')");
   const MethodChoice choice = method_choice(method, method_values);
-  const BuiltinProblem base = make_builtin_problem(name);
   // the selected sets: [first, last)
   const long last = count < 0 || first > std::numeric_limits<long>::max() - count
                         ? std::numeric_limits<long>::max()
@@ -1612,7 +1656,8 @@ int cmd_sweep(const std::vector<std::string>& args, const Io& io) {
       throw UsageError("invalid input for problem '" + name + "' (parameter set " +
                        std::to_string(i) + "): " + e.what());
     }
-    std::fputs(sweep_json(i, p, method, set, r).c_str(), io.out);
+    r.method_choice = rule;
+    std::fputs(sweep_json(i, p, method, method_requested, set, r).c_str(), io.out);
     io.flush_out();
     if (!finished(r)) {
       std::fprintf(io.err, "daekit sweep: run %ld ended with status %s: %s\n", i,

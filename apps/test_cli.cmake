@@ -24,9 +24,16 @@ foreach(key problem method status message t y stats nfev nfev_jac njac nlu nsol 
     message(SEND_ERROR "solve pendulum --json: key '${key}' missing:\n${last_stdout}")
   endif()
 endforeach()
-if(NOT last_stdout MATCHES "\"problem\": \"pendulum\"" OR NOT last_stdout MATCHES "\"method\": \"radau5\"")
+# the default method is auto (issue 29): "method" is the method that ran (radau for the index-3
+# pendulum), "method_requested" what was asked for, "method_choice" the rule
+if(NOT last_stdout MATCHES "\"problem\": \"pendulum\"" OR NOT last_stdout MATCHES "\"method\": \"radau\""
+   OR NOT last_stdout MATCHES "\"method_requested\": \"auto\""
+   OR NOT last_stdout MATCHES "\"method_choice\": \"radau: index-3 components")
   message(SEND_ERROR "solve pendulum --json: wrong problem/method:\n${last_stdout}")
 endif()
+# a method given is the method run: no rule
+expect(0 "\"method\": \"radau5\",\n  \"method_choice\": null,\n  \"method_requested\": \"radau5\"" ""
+       solve pendulum --method radau5 --json)
 expect(0 "\"max_residual\": null.*\"scd\": [0-9]" "" solve robertson --json)
 # t_end other than the reference time: no scd
 expect(0 "\"scd\": null" "" solve vanderpol --json --t-end 1)

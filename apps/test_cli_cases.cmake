@@ -174,7 +174,7 @@ elseif(CASE STREQUAL "exclude_from_error")
   expect(2 "" "option --tstops needs a finite number, got 'nan'" solve vanderpol --tstops 0.5,nan)
 
 elseif(CASE STREQUAL "full_report")
-  expect(0 "daekit radau5 on vanderpol\n  status +success.*given +used\n  rtol .*linear solver .*statistics\n.*  nfail .*  nevents .*scd +[0-9]"
+  expect(0 "daekit radau5 on vanderpol\n  method auto +radau5: index 1, rtol 1e-06 >= 1e-06, n = 2 \\(.*\\)\n  status +success.*given +used\n  rtol .*linear solver .*statistics\n.*  nfail .*  nevents .*scd +[0-9]"
          "" solve vanderpol --full-report)
   # the brief report does not list every counter
   expect(0 "status +success" "" solve vanderpol)
@@ -190,8 +190,10 @@ elseif(CASE STREQUAL "full_report")
          solve pendulum-index2 --method spark --option stages=4 --full-report)
 
 elseif(CASE STREQUAL "json_keys")
-  expect(0 "^{\n.*\n}\n$" "" solve pendulum --json)
-  foreach(key format_version daekit_version problem title method status ok message n
+  # radau5's run (the default method is auto: the default run is checked below)
+  expect(0 "^{\n.*\n}\n$" "" solve pendulum --method radau5 --json)
+  foreach(key format_version daekit_version problem title method method_choice method_requested
+              status ok message n
               component_names t0 t_end t y stats nfev nfev_jac njac nlu nsol nsteps naccept nreject
               nnewton nnewton_fail nproject nfail nroot nevents cpu_seconds rtol atol h0 max_steps
               projection formulation max_residual scd reference_t events linear_solver rtol_used
@@ -228,7 +230,7 @@ elseif(CASE STREQUAL "json_keys")
   if(NOT v MATCHES "^\\[[-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+, [-0-9.e+]+\\]$")
     message(SEND_ERROR "yp: '${v}' is not an array of 5 numbers")
   endif()
-  json_value(v warnings)  # the default run of a built-in problem: nothing to act on
+  json_value(v warnings)  # a run that met its tolerance: nothing to act on
   check_equal("warnings" "${v}" "[]")
   json_value(v notes)  # radau5 states what its tolerance means (issue 24)
   if(NOT v MATCHES "^\\[\"radau5 controls the local error per step against 0.1")
@@ -242,6 +244,19 @@ elseif(CASE STREQUAL "json_keys")
     json_value(v ${key})
     check_equal("${key}" "${v}" "${expected}")
   endforeach()
+  # the default run (method auto: radau on the index-3 pendulum): the same keys, no warning,
+  # the method that ran, the rule that chose it and what was asked for
+  expect(0 "^{\n.*\n}\n$" "" solve pendulum --json)
+  foreach(pair "method;\"radau\"" "method_requested;\"auto\"" "warnings;[]")
+    list(GET pair 0 key)
+    list(GET pair 1 expected)
+    json_value(v ${key})
+    check_equal("default run ${key}" "${v}" "${expected}")
+  endforeach()
+  json_value(v method_choice)
+  if(NOT v MATCHES "^\"radau: index-3 components \\(")
+    message(SEND_ERROR "default run method_choice: '${v}'")
+  endif()
   # counters in stats: the report's numbers
   expect(0 "" "" solve pi-valve --json)
   json_value(v nevents)
@@ -400,6 +415,9 @@ elseif(CASE STREQUAL "applications")
   # issue 28: --impasse locates and passes the point (exit 0, the designed end), reports its
   # alpha; bad settings and a regular M are refused
   expect(0 "status +user_stop: the solve stopped at t = 0.99997.*\nimpasse: impasse point of the DAE at t = 1 .*accessible \\(alpha = -2 < 0\\).*\nimpasse: SingDAE followed the augmented curve \\(7.22\\) for 500 RK4 steps" ""
+         solve impasse --impasse --method radau5)
+  # the default method (auto: radau at rtol 1e-8) stops closer to the point, and passes it
+  expect(0 "daekit radau on impasse\n.*status +user_stop: the solve stopped at t = 0.99998.*\nimpasse: impasse point of the DAE at t = 1 .*accessible \\(alpha = -2 < 0\\).*\nimpasse: SingDAE followed the augmented curve \\(7.22\\) for 500 RK4 steps" ""
          solve impasse --impasse)
   expect(0 "\"impasse\": \\{[ \n]*\"found\": true,[ \n]*\"passed\": true,[ \n]*\"t\": (1|0\\.99999999)[0-9.e+-]*,.*\"alpha\": -(2|1\\.9999)[.0-9e-]*,[ \n]*\"accessible\": true,[ \n]*\"rk4_steps\": 100," ""
          solve impasse --impasse --impasse-arc-length 0.1 --json)

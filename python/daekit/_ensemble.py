@@ -12,8 +12,8 @@ import numpy as np
 from . import _daekit
 from ._arrays import real_array, real_vector
 from ._compiled import LibraryFunction, is_compiled
-from ._ivp import (DenseSolution, _index, _initialize_mass, _mass, _mass_arguments, _sparsity,
-                   problem as _builtin)
+from ._ivp import (DenseSolution, _auto_for, _index, _initialize_mass, _mass, _mass_arguments,
+                   _sparsity, problem as _builtin)
 
 _NOT_REMOTE = ("events", "trace", "step_callback")
 
@@ -53,11 +53,15 @@ class CompiledProblem:
 class EnsembleResult:
     """The runs of solve_many, in the order of the parameter sets: ``y`` (N, n) the states
     reached, ``t`` (N,) the times reached, ``status`` (daekit's status names), ``success``,
-    ``message``, ``stats`` (a dict of (N,) arrays, one per counter), ``cpu_seconds`` and
-    ``runs`` (one dict per run, with ``t_out``/``y_out`` when ``t_eval`` was given)."""
+    ``message``, ``stats`` (a dict of (N,) arrays, one per counter), ``cpu_seconds``,
+    ``method`` (the method that ran), ``method_choice`` (with ``method="auto"``: the rule that
+    chose it, else None) and ``runs`` (one dict per run, with ``t_out``/``y_out`` when
+    ``t_eval`` was given)."""
 
     def __init__(self, runs):
         self.runs = runs
+        self.method = runs[0]["method"] if runs else None
+        self.method_choice = runs[0]["method_choice"] if runs else None
         self.y = np.array([r["y"] for r in runs])
         self.t = np.array([r["t"] for r in runs])
         self.status = [r["status"] for r in runs]
@@ -80,7 +84,8 @@ class EnsembleResult:
 def _summary(r, i, p, keep_dense):
     d = dict(run=int(i), p=np.asarray(p, dtype=float), status=r.status, ok=r.ok,
              message=r.message, t=r.t, y=r.y, stats=r.stats, cpu_seconds=r.cpu_seconds,
-             t_out=r.t_out, y_out=r.y_out, events=r.events, method_options=r.method_options)
+             t_out=r.t_out, y_out=r.y_out, events=r.events, method_options=r.method_options,
+             method=r.method, method_choice=r.method_choice or None)
     if keep_dense and r.has_dense_output:  # threads only: the interpolants stay in this process
         d["sol"] = DenseSolution(r, r.t_steps[0] if len(r.t_steps) else None, r.t)
     return d
@@ -90,7 +95,9 @@ def _settings(spec, t_span, y0, method, kwargs):
     """(builtin holder or None, the solve_ivp arguments (shared processing), y0 rows or None).
 
     A built-in problem's recommended tolerances, interval and initial values are defaults; its
-    y0 rows stay None so that each run gets the consistent values of its parameters."""
+    y0 rows stay None so that each run gets the consistent values of its parameters.
+    method="auto" is chosen once, from the problem's size, index tags and rtol (the
+    arguments' ``method_choice`` then names the rule, else it is None)."""
     if "p" in kwargs:
         raise TypeError("solve_many: p is given per run by params (one row per run)")
     kw = dict(kwargs)
@@ -118,7 +125,11 @@ def _settings(spec, t_span, y0, method, kwargs):
     if y0 is None:
         raise ValueError("solve_many: y0 is needed")
     rows = np.atleast_2d(real_array(y0, "y0", ndim=(1, 2)))
+    choice = None
+    if isinstance(method, str) and method == "auto":
+        method, choice = _auto_for(fun, rows[0], kw.get("index"), kw.get("rtol", 1e-3))
     a = _mass_arguments(fun, t_span, rows[0], method, _caller="solve_many", _pass_p=True, **kw)
+    a.method_choice = choice
     if rows.shape[1] != a.problem.n:
         raise ValueError("solve_many: y0 rows must have n = %d values, got %d"
                          % (a.problem.n, rows.shape[1]))
@@ -162,6 +173,8 @@ def _solve_local(spec, params, indices, t_span, y0, method, threads, kwargs, kee
                 _summary(r, i, p, keep_dense) for r, i, p in zip(partial, indices, P)
                 if r is not None and r.status != "interrupted"])
         raise
+    for r in results:
+        r.method_choice = a.method_choice or ""
     return [_summary(r, i, p, keep_dense) for r, i, p in zip(results, indices, P)]
 
 
@@ -177,7 +190,7 @@ def _dask_chunk(spec, params, indices, kwargs):
     return _solve_local(spec, params, indices, threads=1, **kwargs)
 
 
-def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backend="threads",
+def solve_many(problem, params, t_span=None, y0=None, method="auto", *, backend="threads",
                threads=None, client=None, comm=None, chunks=None, **kwargs):
     """Solves ``problem`` once per row of ``params`` (its parameter vector p for that run).
 
@@ -190,6 +203,10 @@ def solve_many(problem, params, t_span=None, y0=None, method="radau5", *, backen
         an (N, np) array, one parameter vector per run (a vector: one parameter).
     y0
         one initial vector, or one per run.
+    method
+        a registered method, or ``"auto"`` (the default, as ``daekit solve`` and
+        ``daekit.problem(name).solve()``): chosen once from the problem's size, index tags and
+        rtol; the result's ``method`` and ``method_choice`` say which and why.
     backend
         ``"threads"`` (``threads`` worker threads, default the number of CPUs), ``"dask"``
         (``client``: a ``dask.distributed.Client``; ``chunks`` tasks, default 4 per worker)

@@ -101,7 +101,10 @@ _STATUS = {"success": 0, "terminal_event": 1}
 
 def _to_result(r, n_user_events, component_names=None, builtin=None, t_eval_given=False,
                method_choice=None):
-    """DaeResult from a compiled Result (method_choice: the rule of method="auto")."""
+    """DaeResult from a compiled Result (method_choice: the rule of method="auto", which the
+    compiled Result's reports then name too)."""
+    if method_choice is not None:
+        r.method_choice = method_choice
     if t_eval_given:
         t, y = r.t_out, r.y_out
     else:
@@ -568,12 +571,13 @@ def _interruptible(solve, convert):
     return convert(r)
 
 
-def _auto_method(n, index_tags, rtol):
-    """The method of method="auto" for M y' = f with n unknowns, the index tags and rtol, and
-    the rule that chose it (a text for the result's ``method_choice``): the compiled core's
-    rule (daekit::auto_method, shared with the command line's default)."""
+def _auto_method(n, index_tags, rtol, implicit_form=False):
+    """The method of method="auto" for M y' = f (or F(t, y, y') = 0 with implicit_form) with n
+    unknowns, the index tags and rtol, and the rule that chose it (a text for the result's
+    ``method_choice``): the compiled core's rule (daekit::auto_method, shared with the command
+    line's default)."""
     return _daekit._auto_method(int(n), max(list(index_tags), default=1),
-                                float(np.min(rtol)))
+                                float(np.min(rtol)), bool(implicit_form))
 
 
 def _auto_for(fun, y0, index, rtol):
@@ -968,7 +972,7 @@ def _initialize_implicit(problem, t0, y0, yp0, initialize):
     return r["y"], r["yp"]
 
 
-def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output=False,
+def solve_dae(fun, t_span, y0, yp0=None, method="auto", t_eval=None, dense_output=False,
               events=None, args=None, *, rtol=1e-3, atol=1e-6, jac=None, jac_sparsity=None,
               differential=None, algebraic=None, index=None, p=None, initialize=None,
               first_step=None, max_step=np.inf, component_names=None, name="user problem",
@@ -992,12 +996,15 @@ def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output
         ``daekit.method_info(method)["options"]``) and daekit's integrator options, as
         solve_ivp (``lband``/``uband`` are solve_ivp's only: give ``jac_sparsity``).
 
-    Other arguments and the result as ``solve_ivp``; the default method is ``"bdf"``.
+    Other arguments and the result as ``solve_ivp``; the default method ``"auto"`` is the
+    rule of ``daekit solve`` for this form: ``"bdf"``, the only method for ``F(t, y, y') = 0``
+    (the result's ``method_choice`` says so).
     """
     t0, t1 = _t_span(t_span)
     problem = _prepare_implicit(fun, y0, jac, jac_sparsity, differential, algebraic, index, p,
                                 args, component_names, name)
     n = problem.n
+    method, choice = _auto_implicit(method, n, index, rtol)
     y0 = real_vector(y0, "y0", n)
     yp = np.zeros_like(y0) if yp0 is None else real_vector(yp0, "yp0", n)
     if initialize is None:
@@ -1012,7 +1019,17 @@ def solve_dae(fun, t_span, y0, yp0=None, method="bdf", t_eval=None, dense_output
     return _interruptible(
         lambda: _daekit._solve_implicit(problem, t0, t1, y0, yp, _method_name(method),
                                         method_options, opts, tuple(args or ()), p is not None),
-        lambda r: _to_result(r, n_ev, component_names, t_eval_given=t_eval is not None))
+        lambda r: _to_result(r, n_ev, component_names, t_eval_given=t_eval is not None,
+                             method_choice=choice))
+
+
+def _auto_implicit(method, n, index, rtol):
+    """(method, rule) for F(t, y, y') = 0: method="auto" resolved by the compiled rule, any
+    other method kept (rule None)."""
+    if not (isinstance(method, str) and method == "auto"):
+        return method, None
+    tags = [] if index is None else _index(index, n)
+    return _auto_method(n, tags, real_array(rtol, "rtol"), implicit_form=True)
 
 
 class Integrator:
@@ -1025,7 +1042,9 @@ class Integrator:
 
     ``implicit=True`` takes ``fun(t, y, yp, *args)`` of ``F(t, y, y') = 0`` (then ``yp0``,
     ``differential``/``algebraic`` and ``initialize`` as in solve_dae).  Other arguments,
-    the method's options (``stages=4``) among them, as solve_ivp.  ``step()`` returns why it stopped: ``"step"``, ``"output_time"``, ``"event"``,
+    the method's options (``stages=4``) among them, as solve_ivp; the default method
+    (``None`` or ``"auto"``) is chosen as ``daekit solve`` chooses it (``result()``'s
+    ``method_choice`` names the rule).  ``step()`` returns why it stopped: ``"step"``, ``"output_time"``, ``"event"``,
     ``"end"`` or ``"failure"`` (``result()`` then says why)."""
 
     def __init__(self, fun, t_span, y0, method=None, *, implicit=False, yp0=None, events=None,
@@ -1036,7 +1055,13 @@ class Integrator:
         t0, t1 = _t_span(t_span)
         y0 = real_vector(y0, "y0")
         ev, self._n_events = _events(events, implicit, p is not None)
-        method = _method_name(method or ("bdf" if implicit else "radau5"))
+        if implicit:
+            method, self._method_choice = _auto_implicit(method or "auto", y0.size, index, rtol)
+        else:
+            method, self._method_choice = method or "auto", None
+            if isinstance(method, str) and method == "auto":
+                method, self._method_choice = _auto_for(fun, y0, index, rtol)
+        method = _method_name(method)
         integrator_options, method_options = _split_options(method, options, "Integrator",
                                                             tableau)
         opts = _options(rtol, atol, t_eval, dense_output, first_step, max_step, ev,
@@ -1131,7 +1156,8 @@ class Integrator:
 
     def result(self):
         """The DaeResult so far (the whole trajectory at the end)."""
-        return _to_result(self._it.result(), self._n_events, t_eval_given=self._t_eval_given)
+        return _to_result(self._it.result(), self._n_events, t_eval_given=self._t_eval_given,
+                          method_choice=self._method_choice)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1195,10 +1221,12 @@ class BuiltinProblem:
         return dict(rtol=self.rtol, atol=atol, first_step=self.h0 if self.h0 > 0 else None,
                     nonnegative=list(self.nonnegative))
 
-    def solve(self, method="radau5", t_end=None, **kwargs):
+    def solve(self, method="auto", t_end=None, **kwargs):
         """Solves the problem with its recommended options (overridden by kwargs) and, for a
         method that can project, its recommended projection; the model's own events
-        (switches) are included.  ``report()`` of the result adds the scd line."""
+        (switches) are included.  The default method ``"auto"`` is ``daekit solve NAME``'s:
+        chosen from the problem's index, size and rtol (``method_choice`` names the rule).
+        ``report()`` of the result adds the scd line."""
         opts = self.recommended_options()
         opts.update(kwargs)
         choice = None
@@ -1214,6 +1242,7 @@ class BuiltinProblem:
         res["scd"] = self._h.scd(res.result)
         if choice is not None:
             res["method_choice"] = choice
+            res.result.method_choice = choice  # the reports name the rule
         return res
 
     def __repr__(self):
@@ -1225,7 +1254,7 @@ def problem(name):
     return BuiltinProblem(_daekit._builtin(name))
 
 
-def solve_problem(name, method="radau5", **kwargs):
+def solve_problem(name, method="auto", **kwargs):
     """``daekit.problem(name).solve(method, **kwargs)``."""
     return problem(name).solve(method, **kwargs)
 

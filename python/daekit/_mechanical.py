@@ -68,10 +68,12 @@ class MechanicalSystem:
         return self._sys.initial_values(_form(form), float(t0), real_vector(q0, "q0", self.nq),
                                         real_vector(v0, "v0", self.nq), bool(project_velocities))
 
-    def solve(self, t_span, q0, v0, form="index3", method="radau5", projection=None,
+    def solve(self, t_span, q0, v0, form="index3", method="auto", projection=None,
               project_velocities=False, **kwargs):
-        """Solves a formulation from consistent values for (q0, v0); ``projection`` is
-        ``"velocity"`` or ``"full"`` (after every step, methods with projection) or None.
+        """Solves a formulation from consistent values for (q0, v0); ``method`` as solve_ivp's,
+        by default ``"auto"`` (the rule of ``daekit solve``: radau for the index-2 and index-3
+        forms); ``projection`` is ``"velocity"`` or ``"full"`` (after every step, methods with
+        projection) or None.
         The result has ``q``, ``v`` and ``lambda`` (rows of ``y``) besides solve_ivp's fields."""
         form = _form(form)
         y0 = self.initial_values(form, q0, v0, t_span[0], project_velocities)

@@ -1344,6 +1344,7 @@ PYBIND11_MODULE(_daekit, m) {
       .def_property_readonly("ok", &Result::ok)
       .def_readonly("message", &Result::message)
       .def_readonly("method", &Result::method)
+      .def_readwrite("method_choice", &Result::method_choice)  // set by method="auto"
       .def_readonly("problem", &Result::problem)
       .def_readonly("t", &Result::t)
       .def_property_readonly("y", [](const Result& r) { return vector_array(r.y); })
@@ -1452,10 +1453,13 @@ PYBIND11_MODULE(_daekit, m) {
 
   // Methods.
   m.def("_method_option_values", &method_option_values);
-  m.def("_auto_method", [](int n, int max_index, double rtol) {
-    const AutoMethod a = auto_method(n, max_index, rtol);
-    return py::make_tuple(a.method, a.rule);
-  });
+  m.def(
+      "_auto_method",
+      [](int n, int max_index, double rtol, bool implicit_form) {
+        const AutoMethod a = auto_method(n, max_index, rtol, implicit_form);
+        return py::make_tuple(a.method, a.rule);
+      },
+      py::arg("n"), py::arg("max_index"), py::arg("rtol"), py::arg("implicit_form") = false);
   m.def("_methods", [] {
     py::list l;
     for (const MethodInfo& mi : registered_methods()) {

@@ -30,6 +30,9 @@ def test_builtin_matches_cpp(name, cli):
     proc = subprocess.run([cli, "solve", name, "--json"], capture_output=True, text=True)
     cpp = json.loads(proc.stdout)
     res = daekit.solve_problem(name)
+    # both defaults are method "auto": the same method, chosen by the same rule
+    assert res.method == cpp["method"] and res.method_choice == cpp["method_choice"]
+    assert cpp["method_requested"] == "auto"
     assert res.daekit_status == cpp["status"]
     assert res.result.t == cpp["t"]
     y_py, y_cpp = res.result.y, np.array(cpp["y"], dtype=float)

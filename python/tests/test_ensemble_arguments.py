@@ -33,7 +33,11 @@ def _same_as_solve_ivp(fun, params, y0, t_span, **kw):
     ens = daekit.solve_many(fun, params, t_span=t_span, y0=y0, threads=2, **kw)
     assert len(ens) == len(params)
     for i, p in enumerate(params):
-        one = daekit.solve_ivp(fun, t_span, y0, p=p, **kw)
+        # solve_many's default method is "auto", solve_ivp's radau5 (scipy's kind of default):
+        # solve_ivp is asked for solve_many's
+        one = daekit.solve_ivp(fun, t_span, y0, p=p, **dict(dict(method="auto"), **kw))
+        assert ens.runs[i]["method"] == one.method
+        assert ens.runs[i]["method_choice"] == one.method_choice
         assert ens.status[i] == one.daekit_status, (ens.message[i], one.message)
         assert np.array_equal(ens.y[i], one.result.y), (i, ens.y[i], one.result.y)
         assert ens.stats["naccept"][i] == one.stats["naccept"]
@@ -83,14 +87,15 @@ def test_args_events_and_dense_output():
     assert ens.status == ["terminal_event"] * 3
     np.testing.assert_allclose(ens.y[:, 0], 0.9, rtol=1e-7)
     one = daekit.solve_ivp(robertson, (0, 40), [1.0, 0.0, 0.0], p=RATES[1], mass=M_ROBERTSON,
-                           events=[y1_half], rtol=1e-8, atol=1e-12)
+                           events=[y1_half], rtol=1e-8, atol=1e-12, method="auto")
+    assert ens.method == one.method == "radau"  # rtol 1e-8: auto's radau
     assert ens.t[1] == one.t_events[0][0]
 
     # dense output: each run's interpolant, as solve_ivp's
     ens = daekit.solve_many(robertson, RATES, t_span=(0, 40), y0=[1.0, 0.0, 0.0],
                             mass=M_ROBERTSON, dense_output=True, rtol=1e-6, atol=1e-10)
     one = daekit.solve_ivp(robertson, (0, 40), [1.0, 0.0, 0.0], p=RATES[2], mass=M_ROBERTSON,
-                           dense_output=True, rtol=1e-6, atol=1e-10)
+                           dense_output=True, rtol=1e-6, atol=1e-10, method="auto")
     t = np.linspace(0, 40, 9)
     assert np.array_equal(ens.runs[2]["sol"](t), one.sol(t))
 

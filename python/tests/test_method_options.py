@@ -215,12 +215,14 @@ def test_unknown_options_are_refused_by_name(cli):
 
 
 def test_sweep_takes_the_method_options(cli):
-    proc = subprocess.run([cli, "sweep", "andrews", "--values", "0.03", "--option",
-                           "transform_tolerances=false"], capture_output=True, text=True)
+    proc = subprocess.run([cli, "sweep", "andrews", "--values", "0.03", "--method", "radau5",
+                           "--option", "transform_tolerances=false"], capture_output=True,
+                          text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["method_options"]["transform_tolerances"] is False
-    proc = subprocess.run([cli, "sweep", "andrews", "--values", "0.03", "--option",
-                           "transform_tolerances=maybe"], capture_output=True, text=True)
+    proc = subprocess.run([cli, "sweep", "andrews", "--values", "0.03", "--method", "radau5",
+                           "--option", "transform_tolerances=maybe"], capture_output=True,
+                          text=True)
     assert proc.returncode == 2
     assert "method 'radau5', option 'transform_tolerances': 'maybe' is not a boolean" \
         in proc.stderr

@@ -60,6 +60,7 @@ void line(std::ostringstream& os, const char* format, ...) {
 std::string Result::brief_report() const {
   std::ostringstream os;
   os << "daekit " << (method.empty() ? "?" : method) << " on " << problem << "\n";
+  if (!method_choice.empty()) os << "  method auto       " << method_choice << "\n";
   os << "  status            " << to_string(status) << (message.empty() ? "" : ": ") << message
      << "\n";
   line(os, "  reached t         %.10g\n", t);
@@ -97,6 +98,7 @@ std::string Result::report(const std::string& extra) const {
 std::string Result::full_report() const {
   std::ostringstream os;
   os << "daekit " << (method.empty() ? "?" : method) << " on " << problem << "\n";
+  if (!method_choice.empty()) os << "  method auto           " << method_choice << "\n";
   os << "  status                " << to_string(status) << (message.empty() ? "" : ": ") << message
      << "\n";
   line(os, "  reached t             %.17g\n", t);

@@ -87,18 +87,15 @@ std::vector<std::string> method_names() {
 const MethodInfo& method_info(const std::string& name) { return described(family_index(name)); }
 
 namespace {
-// method "auto": above this size the BDF (food-web, n = 800: bdf 0.44-0.62x radau5's time at
-// scd 3-7; circuit-chain, n = 320: 0.50-0.70x at scd 3-5; heat2d at n = 100 is radau5's, bdf
-// 1.06-1.15x: large means above 100, the threshold sits between)
-constexpr int kAutoLargeN = 200;
-// below this rtol the variable-order radau: at scd 7-9 0.52x radau5 on Andrews, 0.60x Van der
-// Pol, 0.48x the transistor, 0.38x Robertson; at looser tolerances it runs as radau5 (order 5)
-// and radau5 is as fast or faster
+// method "auto" (the measurements: docs/results/method-auto.md). Below this rtol the
+// variable-order radau: at scd 7-9 0.52x radau5's time on Andrews, 0.60x Van der Pol, 0.48x
+// the transistor, 0.38x Robertson; at looser tolerances it runs as radau5 (order 5) and radau5
+// is as fast or faster.
 constexpr double kAutoTightRtol = 1e-6;
 
 std::string auto_rule(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string auto_rule(const char* format, ...) {
-  char line[240];
+  char line[400];
   va_list args;
   va_start(args, format);
   std::vsnprintf(line, sizeof line, format, args);
@@ -111,22 +108,44 @@ int max_index_tag(const std::vector<int>& index) {
   return index.empty() ? 1 : std::max(1, *std::max_element(index.begin(), index.end()));
 }
 
-AutoMethod auto_method(int n, int max_index, double rtol) {
+AutoMethod auto_method(int n, int max_index, double rtol, bool implicit_form) {
+  if (implicit_form)
+    return {"bdf", auto_rule("bdf: F(t, y, y') = 0 (the only method for the fully implicit "
+                             "form; n = %d, rtol %.0e)",
+                             n, rtol)};
   if (max_index > 1)
-    return {"radau", auto_rule("radau: index-%d components (the variable-order Radau IIA handles "
-                               "index 2 and 3; Andrews: 0.52x radau5's time at 7 digits)",
+    return {"radau", auto_rule("radau: index-%d components (the variable-order Radau IIA: "
+                               "Andrews 0.52x radau5's time at 7 digits; index3-chain meets "
+                               "its tolerance, radau5 does not)",
                                max_index)};
   if (rtol < kAutoTightRtol)
     return {"radau", auto_rule("radau: rtol %.0e < %.0e (variable order up to 13: 0.4-0.6x "
                                "radau5's time at 7-9 digits)",
                                rtol, kAutoTightRtol)};
-  if (n > kAutoLargeN)
-    return {"bdf", auto_rule("bdf: n = %d > %d at rtol %.0e (0.4-0.7x radau5's time on food-web "
-                             "and circuit-chain)",
-                             n, kAutoLargeN, rtol)};
-  return {"radau5", auto_rule("radau5: n = %d <= %d, rtol %.0e >= %.0e (the fastest at 3-5 "
-                              "digits on the small problems)",
-                              n, kAutoLargeN, rtol, kAutoTightRtol)};
+  return {"radau5", auto_rule("radau5: index 1, rtol %.0e >= %.0e, n = %d (the fastest at 3-5 "
+                              "digits on the small problems; at large n bdf can be 0.3x "
+                              "(circuit-chain, food-web) or 4.9x (air-pipe-1000): try it)",
+                              rtol, kAutoTightRtol, n)};
+}
+
+std::vector<std::string> auto_method_rules() {
+  char tight[16];
+  std::snprintf(tight, sizeof tight, "%.0e", kAutoTightRtol);
+  return {
+      "F(t, y, y') = 0: bdf, the only method for the fully implicit form",
+      "index-2 or index-3 components: radau (the variable-order Radau IIA; Andrews 0.52x "
+      "radau5's time at 7 digits; the default runs of 15 of the 17 built-in problems of index 2 "
+      "and 3 take 0.27-1.0x radau5's instructions, truck-index3 1.28x; index3-chain meets its "
+      "tolerance where radau5 does not)",
+      std::string("rtol < ") + tight +
+          ": radau (variable order up to 13: 0.4-0.6x radau5's time at 7-9 digits on Andrews, "
+          "Van der Pol, the transistor and Robertson; the default runs of 19 of the 20 built-in "
+          "problems at rtol 1e-7 and 1e-8 take 0.16-0.81x radau5's instructions)",
+      "otherwise radau5, at every size (the fastest at 3-5 digits on the small problems; bdf "
+      "is 0.3x radau5's time at the default rtol on circuit-chain (320 unknowns) and food-web "
+      "(800) but 4.9x on air-pipe-1000 (6000; its orders 3-5 held to small steps), and on "
+      "heat2d with 1e4-1e5 unknowns it misses -log10(rtol) - 1 digits: give --method bdf to "
+      "try it)"};
 }
 
 const MethodOption* MethodInfo::option(const std::string& option_name) const {

@@ -65,6 +65,10 @@ struct Result {
   Status status = Status::InvalidInput;
   std::string message;
   std::string method;
+  /// The method "auto" (auto_method, registry.hpp): the rule that chose `method`, one line
+  /// (set by the front ends that resolve "auto": the CLI, Python); empty when the method was
+  /// named. The reports print it after their first line.
+  std::string method_choice;
   std::string problem;
 
   double t = 0.0;  ///< time reached (t_end on success)

@@ -180,20 +180,25 @@ const MethodInfo& method_info(const std::string& name);
 /// Throws InvalidArgument for an unknown method or option.
 std::vector<std::string> method_option_values(const std::string& method, const std::string& option);
 
-/// The method of method "auto" (the CLI's default, Python's method="auto") for M y' = f with
-/// n unknowns whose highest index tag is max_index, at relative tolerance rtol (the smallest
-/// entry for a vector), and the rule that chose it, one line for reports. Rules, from the
-/// work-precision data (docs/results/work-precision.md, CPU per solve at equal scd):
-///   index-2 or index-3 components: radau (the variable-order Radau IIA; Andrews at 7 digits
-///     0.52x radau5's time);
+/// The method of method "auto" (the CLI's default, Python's method="auto") for M y' = f
+/// (implicit_form false) or F(t, y, y') = 0 (true) with n unknowns whose highest index tag is
+/// max_index, at relative tolerance rtol (the smallest entry for a vector), and the rule that
+/// chose it, one line for reports. The rules, first match (auto_method_rules() in words, with
+/// their measurements; docs/results/method-auto.md has the default run of every built-in
+/// problem with auto and with radau5):
+///   F(t, y, y') = 0: bdf (the only registered method for that form);
+///   index-2 or index-3 components: radau (the variable-order Radau IIA);
 ///   rtol < 1e-6: radau (variable order up to 13: 0.4-0.6x radau5's time at 7-9 digits);
-///   n > 200: bdf (food-web n = 800, circuit-chain n = 320: 0.4-0.7x radau5's time);
-///   otherwise radau5 (the fastest at 3-5 digits on the small problems).
+///   otherwise radau5, at every size (bdf wins on some large problems and loses 4.5x on
+///     others, see auto_method_rules()).
 struct AutoMethod {
   std::string method;  ///< a registered method name
   std::string rule;    ///< why, e.g. "radau: index-3 components (...)"
 };
-AutoMethod auto_method(int n, int max_index, double rtol);
+AutoMethod auto_method(int n, int max_index, double rtol, bool implicit_form = false);
+/// The rules of auto_method, one line each, with the measurements behind them (for
+/// `daekit methods` and the help).
+std::vector<std::string> auto_method_rules();
 /// The largest index tag of `index` (1 if empty).
 int max_index_tag(const std::vector<int>& index);
 
