@@ -773,9 +773,13 @@ def solve_ivp(fun, t_span, y0, method="radau5", t_eval=None, dense_output=False,
     method
         a registered daekit method (``daekit.methods()``: ``"radau5"``, ``"bdf"``,
         ``"projected-rk"``), or scipy's ``"Radau"``/``"BDF"`` for them, or ``"auto"``: radau
-        for index-2/3 components or rtol < 1e-6, bdf for n > 200, radau5 otherwise (rules
-        measured on the built-in problems, docs/results/python-overhead.md); the result's
-        ``method`` is the method chosen, ``method_choice`` the rule.
+        for index-2/3 components or rtol < 1e-6, radau5 otherwise (the rule of ``daekit
+        solve``, measured on the built-in problems: docs/results/method-auto.md); the
+        result's ``method`` is the method chosen, ``method_choice`` the rule.  The default
+        stays ``"radau5"``, as scipy's solve_ivp has one fixed default method: the same call
+        runs the same method whatever ``rtol`` and the size are (daekit's own entry points,
+        ``daekit.problem(name).solve()``, ``solve_dae``, ``Integrator``, ``solve_many``,
+        default to ``"auto"``).
     mass
         the constant mass matrix M (dense, scipy sparse, or the n diagonal entries); rows of
         zeros are algebraic equations ``0 = f_i(t, y)``.
