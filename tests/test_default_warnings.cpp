@@ -214,3 +214,47 @@ TEST(DefaultWarnings, ReportsNameTheRuleOfAuto) {
   EXPECT_NE(r.full_report().find("  method auto           " + a.rule + "\n"), std::string::npos)
       << r.full_report();
 }
+
+// "auto" through the C++ solve() and Integrator, as in the CLI and Python: the rule of
+// auto_method for the form, the index tags and rtol, the method that ran in Result::method and
+// the rule in Result::method_choice (before: InvalidArgument "unknown method 'auto'").
+TEST(DefaultWarnings, AutoInTheCppSolveForEveryForm) {
+  const BuiltinProblem pendulum = make_builtin_problem("pendulum");
+  Options o;
+  o.rtol = o.atol = 1e-5;
+  const Result r = solve(pendulum.dae, 0.0, 1.0, pendulum.y0, "auto", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.method, "radau");  // index-3 components
+  EXPECT_EQ(r.method_choice, auto_method(pendulum.dae.n, 3, 1e-5).rule);
+  EXPECT_EQ(r.y, solve(pendulum.dae, 0.0, 1.0, pendulum.y0, "radau", o).y);
+
+  const BuiltinProblem robertson = make_builtin_problem("robertson");
+  Integrator it(robertson.dae, 0.0, 1.0, robertson.y0, "auto", o);
+  while (it.step() != Integrator::Stop::End) {
+  }
+  EXPECT_EQ(it.result().method, "radau5");  // index 1 at rtol 1e-5
+  EXPECT_EQ(it.result().method_choice.rfind("radau5: ", 0), 0u) << it.result().method_choice;
+
+  const ImplicitDae implicit = to_implicit_form(robertson.dae);
+  const InitResult init =
+      initialize(implicit, 0.0, robertson.y0, Vector::Zero(3), InitMode::DifferentialGiven);
+  ASSERT_TRUE(init.ok) << init.message;
+  const Result ri = solve(implicit, 0.0, 1.0, init.y, init.yp, "auto", o);
+  EXPECT_EQ(ri.method, "bdf") << ri.message;  // F(t, y, y') = 0
+  EXPECT_EQ(ri.method_choice.rfind("bdf: ", 0), 0u) << ri.method_choice;
+
+  QuasiLinearDae q;
+  q.n = 1;
+  q.name = "quasi-linear decay";
+  q.differential = {true};
+  q.mass = [](double, VecIn y, MatOut m) { m(0, 0) = 1.0 + y[0] * y[0]; };
+  q.f = [](double, VecIn y, VecOut out) { out[0] = -y[0]; };
+  const Result rq = solve(q, 0.0, 1.0, Vector::Ones(1), "auto", o);
+  ASSERT_TRUE(rq.ok()) << rq.message;
+  EXPECT_EQ(rq.method, "radau5");
+  EXPECT_FALSE(rq.method_choice.empty());
+
+  // a method chosen by name leaves method_choice empty; "auto" takes no method options
+  EXPECT_TRUE(solve(robertson.dae, 0.0, 1.0, robertson.y0, "radau5", o).method_choice.empty());
+  EXPECT_THROW(MethodChoice("auto", OptionValues{{"stages", "3"}}), InvalidArgument);
+}

@@ -197,8 +197,30 @@ struct Integrator::Impl : public DenseSource {
 
   // ---------------------------------------------------------------------------------------
   // The part of MethodInput every problem form shares, then setup().
-  void begin(const std::string& problem_name, MethodInput in, const MethodChoice& choice,
+  /// Method "auto" (auto_method, the rule of the CLI and Python) resolved for n unknowns with
+  /// the index tags `index` at options.rtol: the chosen method, its rule in
+  /// result.method_choice; any other choice as given.
+  MethodChoice resolve_auto(const MethodChoice& choice, int n_unknowns,
+                            const std::vector<int>& index, const Options& options,
+                            bool implicit_form) {
+    if (choice.name() != "auto") return choice;
+    const AutoMethod chosen =
+        auto_method(n_unknowns, max_index_tag(index), options.rtol, implicit_form);
+    result.method_choice = chosen.rule;
+    return MethodChoice(chosen.method);
+  }
+
+  void begin(const std::string& problem_name, MethodInput in, const MethodChoice& given,
              const Vector& y0, double t_start, double t_stop, const Options& options) {
+    if (in.index2_form && given.name() == "auto")
+      throw InvalidArgument(
+          "method 'auto' chooses among the methods for M y' = f and "
+          "F(t, y, y') = 0; for an ImplicitIndex2Dae choose spark or hem");
+    const MethodChoice choice =
+        in.mass_form ? resolve_auto(given, in.mass_form->n, in.mass_form->index, options, false)
+        : in.implicit_form
+            ? resolve_auto(given, in.implicit_form->n, in.implicit_form->index, options, true)
+            : given;
     opt = options;
     t0 = t_start;
     t_end = t_stop;
@@ -1569,11 +1591,12 @@ Matrix quasi_linear_initial_sensitivities(const QuasiLinearDae& dae, const MassM
 }  // namespace
 
 Integrator::Integrator(const QuasiLinearDae& dae, double t0, double t_end, const Vector& y0,
-                       const MethodChoice& method, const Options& options)
+                       const MethodChoice& given, const Options& options)
     : impl_(std::make_unique<Impl>()) {
   const Impl::Call call(*impl_);
   validate_with_y0(dae, y0);
   if (!y0.allFinite()) throw InvalidArgument("solve: y0 contains NaN or Inf");
+  const MethodChoice method = impl_->resolve_auto(given, dae.n, dae.index, options, false);
   const MethodRegistration& reg = method_registration(method.name());
   const Vector x0 = initial_values(dae, t0, y0);  // (y0, y0'_D)
   const std::vector<int> D = dae.differential_components();

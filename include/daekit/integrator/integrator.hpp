@@ -51,7 +51,10 @@ class Integrator {
     Failure,       ///< the solve failed: result().status and message say why
   };
 
-  /// M y' = f(t, y) on [t0, t_end] from y0 (radau5 unless another method is chosen).
+  /// M y' = f(t, y) on [t0, t_end] from y0 (radau5 unless another method is chosen). The
+  /// method "auto" (here and for ImplicitDae and QuasiLinearDae) is resolved by auto_method
+  /// (registry.hpp) from the form, the index tags and options.rtol: result().method names the
+  /// method chosen and result().method_choice the rule.
   Integrator(const MassMatrixDae& dae, double t0, double t_end, const Vector& y0,
              const MethodChoice& method = "radau5", const Options& options = {});
   /// F(t, y, y') = 0 on [t0, t_end] from consistent y0, yp0 (bdf unless another is chosen).

@@ -6,7 +6,13 @@
 //   Result r = solve(implicit_dae, t0, t_end, y0, yp0, "bdf", options);
 //   Result r = solve(quasi_linear_dae, t0, t_end, y0, "radau5", options);  // M(t, y) y' = f
 //   Result r = solve(index2_dae, t0, t_end, x0, SparkOptions{...}, options);
+//   Result r = solve(dae, t0, t_end, y0, "auto", options);  // the CLI's and Python's default
 //
+// "auto" chooses the method from the form, the index tags and rtol by the rule of
+// daekit::auto_method (registry.hpp; the CLI and Python use the same) and names the rule in
+// Result::method_choice; it takes no method options. Without a method the C++ overloads below
+// keep their fixed defaults (radau5, bdf, spark), so that a program's method does not change
+// with its tolerance.
 // Throws InvalidArgument for invalid input (sizes, options, a method that does not take the
 // form) before integrating; numerical trouble and failing user callbacks end in Result::status
 // with a message, never an exception. t_end < t0 integrates backwards.
