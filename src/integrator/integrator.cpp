@@ -534,8 +534,12 @@ struct Integrator::Impl : public DenseSource {
 
   // S at the output times sampled since the last call: from the interpolant, or (`current`) the
   // method's S at its point.
+  // (the test inline, the sampling out of line: it runs after every accepted step)
   void sample_sensitivities(bool current) {
-    if (np == 0) return;
+    if (np != 0) [[unlikely]]
+      sample_sensitivities_now(current);
+  }
+  [[gnu::noinline]] void sample_sensitivities_now(bool current) {
     while (result.s_out.size() < static_cast<long>(result.t_out.size())) {
       const double t = result.t_out[static_cast<size_t>(result.s_out.size())];
       if (current)
@@ -831,8 +835,12 @@ struct Integrator::Impl : public DenseSource {
   }
   void finish_callback_error() { finish(Status::CallbackError, guard.failure().describe()); }
 
+  // (the test inline, the monitor out of line: it runs after every accepted step)
   bool record_residual(double t, const Vector& y) {
     if (!result.has_constraints) return true;
+    return record_residual_now(t, y);
+  }
+  [[gnu::noinline]] bool record_residual_now(double t, const Vector& y) {
     ConstraintResiduals c;
     if (!method->monitor(t, y, c)) {
       finish_callback_error();
@@ -845,8 +853,14 @@ struct Integrator::Impl : public DenseSource {
     return true;
   }
 
+  // (the test inline, the record out of line: it runs after every attempt)
   void trace(double t, double h_try, const StepAttempt& a, StepTrace::Outcome outcome) {
-    if (!opt.trace || guard.fatal()) return;
+    if (opt.trace) [[unlikely]]
+      trace_now(t, h_try, a, outcome);
+  }
+  [[gnu::noinline]] void trace_now(double t, double h_try, const StepAttempt& a,
+                                   StepTrace::Outcome outcome) {
+    if (guard.fatal()) return;
     StepTrace s;
     s.t = t;
     s.h = h_try;
@@ -982,8 +996,12 @@ struct Integrator::Impl : public DenseSource {
       }
       if (a.outcome == AttemptOutcome::Converged && (a.err < 1.0 || opt.fixed_step)) {
         const Stop stop = try_accept(t, a, last, to_discontinuity);
-        if (stop != Stop::InternalStep || !retry_pending) return stop;
-        retry_pending = false;
+        if (stop != Stop::InternalStep) return stop;
+        if (retry_pending) {
+          retry_pending = false;
+          continue;
+        }
+        if (!goes_on_to_run_to()) return stop;
         continue;
       }
       if (a.outcome == AttemptOutcome::Converged) {  // error test failed
@@ -1001,6 +1019,16 @@ struct Integrator::Impl : public DenseSource {
       const Stop stop = handle_failure(t, a);
       if (finished) return stop;
     }
+  }
+
+  // solve_until's loop of step() calls, kept inside step_guarded (no return and re-entry per
+  // step): after an internal step it goes on while solve_until would call step() again with
+  // nothing for step() to do before step_guarded (no restart or refresh pending).
+  bool run_through = false;  // inside solve_until, towards run_to
+  double run_to = 0.0;
+  bool goes_on_to_run_to() const {
+    return run_through && !finished && !tstop_reached && !restart_pending && !refresh_pending &&
+           dir * (method->t() - run_to) < 0;
   }
 
   bool retry_pending = false;
@@ -1139,6 +1167,9 @@ struct Integrator::Impl : public DenseSource {
       return handle_failure(t, f);
     }
     trace(t, h, a, StepTrace::Outcome::Accepted);
+    // the accepted point (the method's own members: no virtual call per use below)
+    const double t_acc = method->t();
+    const Vector& y_acc = method->y();
     guard.clear_recoverable();
     consecutive_failures = singular_failures = 0;
     last_failure = "";
@@ -1147,14 +1178,14 @@ struct Integrator::Impl : public DenseSource {
     if (std::abs(h) <= 1e3 * std::max(10.0 * kEps * std::abs(t), h_min_floor)) ++tiny_steps;
     t_left = t;
     dense_lo = t;
-    dense_hi = method->t();
+    dense_hi = t_acc;
     have_correction = have_correction_next;
     if (have_correction) delta = work2;
     for (size_t k = 0; k < opt.nonnegative.size(); ++k)
-      nonnegative_min[k] = std::min(nonnegative_min[k], method->y()[opt.nonnegative[k]]);
-    weights.update(method->y());
+      nonnegative_min[k] = std::min(nonnegative_min[k], y_acc[opt.nonnegative[k]]);
+    weights.update(y_acc);
     {  // max |y_i| so far (warn_about_growth_with_loose_atol)
-      const double* y = method->y().data();
+      const double* y = y_acc.data();
       double* m = y_abs_max.data();
       for (int i = 0; i < n; ++i) m[i] = std::max(m[i], std::abs(y[i]));
     }
@@ -1167,9 +1198,9 @@ struct Integrator::Impl : public DenseSource {
     if (events) {
       const size_t recorded = result.events.size();
       if (np > 0) p_before_events = method->parameters();
-      const EventCut cut = events->process(
-          *this, t, method->t(), method->y(), dir, method->parameters(), result.events,
-          interior_samples(caps.dense_output_order, method->order()), &weights);
+      const EventCut cut =
+          events->process(*this, t, t_acc, y_acc, dir, method->parameters(), result.events,
+                          interior_samples(caps.dense_output_order, method->order()), &weights);
       if (cut.kind == EventCut::Failure)
         return fail(Status::CallbackError, guard.failure().describe());
       if (np > 0 && !event_time_sensitivities(recorded, t, cut)) return Stop::Failure;
@@ -1189,7 +1220,7 @@ struct Integrator::Impl : public DenseSource {
         return handle_event_cut(cut);
       }
     }
-    double t_new = last ? t_end : at_tstop ? tstop : method->t();
+    double t_new = last ? t_end : at_tstop ? tstop : t_acc;
     if (at_discontinuity) [[unlikely]]
       t_new = discontinuities[next_discontinuity];
     output.upto(t_new, *this, work, result);
@@ -1201,25 +1232,25 @@ struct Integrator::Impl : public DenseSource {
     if (at_discontinuity) [[unlikely]]  // the method restarts there before the next step
       mark_discontinuity_reached(t_new);
     if (opt.store_steps) {
-      result.t_steps.push_back(method->t());
-      result.y_steps.push_back(method->y());
+      result.t_steps.push_back(t_acc);
+      result.y_steps.push_back(y_acc);
       store_step_sensitivities();
     }
     if (opt.store_dense) {
       result.segments.push_back(method->segment());
       if (have_correction) result.segments.back().correction = delta;
     }
-    if (!record_residual(method->t(), method->y())) return Stop::Failure;
-    if (opt.progress && !guard("the progress callback", method->t(),
-                               [&] { opt.progress((method->t() - t0) / (t_end - t0)); }))
+    if (!record_residual(t_acc, y_acc)) return Stop::Failure;
+    if (opt.progress &&
+        !guard("the progress callback", t_acc, [&] { opt.progress((t_acc - t0) / (t_end - t0)); }))
       return fail(Status::CallbackError, guard.failure().describe());
     if (opt.step_callback) {
-      StepInfo info{method->t(), h_taken, &method->y(), s.naccept, method->order()};
+      StepInfo info{t_acc, h_taken, &y_acc, s.naccept, method->order()};
       bool go_on = true;
-      if (!guard("the step callback", method->t(), [&] { go_on = opt.step_callback(info); }))
+      if (!guard("the step callback", t_acc, [&] { go_on = opt.step_callback(info); }))
         return fail(Status::CallbackError, guard.failure().describe());
       if (!go_on) {
-        finish(Status::UserStop, "stopped by the step callback at t = " + fmt(method->t()));
+        finish(Status::UserStop, "stopped by the step callback at t = " + fmt(t_acc));
         return Stop::End;
       }
     }
@@ -1645,6 +1676,14 @@ Integrator::Stop Integrator::solve_until(double t, bool stop_exactly) {
   I.tstop_active = stop_exactly && t != I.t_end;
   I.tstop = t;
   Stop s = Stop::OutputTime;
+  struct RunThrough {  // step_guarded goes on from step to step up to t (goes_on_to_run_to)
+    Impl& I;
+    RunThrough(Impl& impl, double t) : I(impl) {
+      I.run_through = true;
+      I.run_to = t;
+    }
+    ~RunThrough() { I.run_through = false; }
+  } run_through(I, t);
   while (!I.finished && !I.tstop_reached && I.dir * (I.method->t() - t) < 0) {
     s = I.step();
     if (s == Stop::End || s == Stop::Failure) break;
