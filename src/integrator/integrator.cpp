@@ -1105,67 +1105,13 @@ struct Integrator::Impl : public DenseSource {
       at_tstop = at_tstop && discontinuities[next_discontinuity] == tstop;
     }
     if (at_tstop || at_discontinuity) last = false;  // (the solve goes on)
-    Vector& cand = method->candidate();
     have_correction_next = false;
-    if (projection != Projection::None) {
-      unprojected = cand;
-      if (!method->project(t + h, cand, projection)) {
-        cand = unprojected;
-        if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
-        StepAttempt f = a;
-        f.outcome = AttemptOutcome::NewtonFailed;
-        f.h_factor = 0.5;
-        f.detail = "projection onto the constraint manifold did not converge";
-        trace(t, h, f, StepTrace::Outcome::NewtonFailed);
-        retry_pending = true;
-        return handle_failure(t, f);
-      }
-      work2 = cand - unprojected;
-      have_correction_next = true;
+    if (projection != Projection::None || !opt.nonnegative.empty()) [[unlikely]] {
+      Stop stop = Stop::InternalStep;
+      if (!correct_candidate(t, a, stop)) return stop;
     }
-    if (!opt.nonnegative.empty()) {
-      // Non-negativity (Options::nonnegative), with the weights of the tolerances as given:
-      // below -w_i the step is retried with half the step (IDA's constraint failure); in
-      // [-w_i, 0) one-step methods set the component to 0 (a projection within the
-      // tolerance, spread over the step in the dense output like the other projections,
-      // as MATLAB's NonNegative option does), multistep methods keep it (their history)
-      const Vector& y_n = method->y();
-      bool clipped = false;
-      for (int i : opt.nonnegative) {
-        if (cand[i] >= 0.0) continue;
-        const double w = given_atol[i] + opt.rtol * std::abs(y_n[i]);
-        if (cand[i] < -w) {
-          if (have_correction_next) cand = unprojected;
-          StepAttempt f = a;
-          f.outcome = AttemptOutcome::NewtonFailed;
-          f.h_factor = 0.5;
-          f.detail = "a component marked non-negative went below -(atol + rtol |y|)";
-          trace(t, h, f, StepTrace::Outcome::Rejected);
-          retry_pending = true;
-          return handle_failure(t, f);
-        }
-        if (caps.projection) {
-          if (!have_correction_next && !clipped) unprojected = cand;
-          cand[i] = 0.0;
-          clipped = true;
-        }
-      }
-      if (clipped) {
-        work2 = cand - unprojected;
-        have_correction_next = true;
-      }
-    }
-    if (!method->accept()) {
-      if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
-      StepAttempt f = a;
-      const StepAttempt why = method->accept_failure();
-      f.outcome = why.outcome;
-      f.h_factor = why.h_factor;
-      f.detail = why.detail;
-      trace(t, h, f, trace_outcome(f.outcome));
-      retry_pending = true;
-      return handle_failure(t, f);
-    }
+    if (!method->accept()) [[unlikely]]
+      return accept_failed(t, a);
     trace(t, h, a, StepTrace::Outcome::Accepted);
     // the accepted point (the method's own members: no virtual call per use below)
     const double t_acc = method->t();
@@ -1231,6 +1177,101 @@ struct Integrator::Impl : public DenseSource {
     }
     if (at_discontinuity) [[unlikely]]  // the method restarts there before the next step
       mark_discontinuity_reached(t_new);
+    if (opt.store_steps || opt.store_dense) [[unlikely]]
+      store_step(t_acc, y_acc);
+    if (!record_residual(t_acc, y_acc)) return Stop::Failure;
+    if (opt.progress &&
+        !guard("the progress callback", t_acc, [&] { opt.progress((t_acc - t0) / (t_end - t0)); }))
+      return fail(Status::CallbackError, guard.failure().describe());
+    if (opt.step_callback) [[unlikely]] {
+      const Stop stop = call_step_callback(t_acc, y_acc, h_taken);
+      if (stop != Stop::InternalStep) return stop;
+    }
+    if (last) {
+      finish(Status::Success, "");
+      return Stop::End;
+    }
+    h = controller->next_after_accept(*method, h_taken, hmax);
+    if (result.events.size() > events_before) return Stop::Event;
+    if (result.t_out.size() > outputs_before) return Stop::OutputTime;
+    return Stop::InternalStep;
+  }
+  // The projection onto the constraints and the non-negativity (Options::nonnegative) of the
+  // candidate (out of line: off the path of most solves). False: the step is retried or the
+  // solve ends, with `stop`.
+  [[gnu::noinline]] bool correct_candidate(double t, const StepAttempt& a, Stop& stop) {
+    Vector& cand = method->candidate();
+    if (projection != Projection::None) {
+      unprojected = cand;
+      if (!method->project(t + h, cand, projection)) {
+        cand = unprojected;
+        if (guard.fatal()) {
+          stop = fail(Status::CallbackError, guard.failure().describe());
+          return false;
+        }
+        StepAttempt f = a;
+        f.outcome = AttemptOutcome::NewtonFailed;
+        f.h_factor = 0.5;
+        f.detail = "projection onto the constraint manifold did not converge";
+        trace(t, h, f, StepTrace::Outcome::NewtonFailed);
+        retry_pending = true;
+        stop = handle_failure(t, f);
+        return false;
+      }
+      work2 = cand - unprojected;
+      have_correction_next = true;
+    }
+    if (!opt.nonnegative.empty()) {
+      // Non-negativity (Options::nonnegative), with the weights of the tolerances as given:
+      // below -w_i the step is retried with half the step (IDA's constraint failure); in
+      // [-w_i, 0) one-step methods set the component to 0 (a projection within the
+      // tolerance, spread over the step in the dense output like the other projections,
+      // as MATLAB's NonNegative option does), multistep methods keep it (their history)
+      const Vector& y_n = method->y();
+      bool clipped = false;
+      for (int i : opt.nonnegative) {
+        if (cand[i] >= 0.0) continue;
+        const double w = given_atol[i] + opt.rtol * std::abs(y_n[i]);
+        if (cand[i] < -w) {
+          if (have_correction_next) cand = unprojected;
+          StepAttempt f = a;
+          f.outcome = AttemptOutcome::NewtonFailed;
+          f.h_factor = 0.5;
+          f.detail = "a component marked non-negative went below -(atol + rtol |y|)";
+          trace(t, h, f, StepTrace::Outcome::Rejected);
+          retry_pending = true;
+          stop = handle_failure(t, f);
+          return false;
+        }
+        if (caps.projection) {
+          if (!have_correction_next && !clipped) unprojected = cand;
+          cand[i] = 0.0;
+          clipped = true;
+        }
+      }
+      if (clipped) {
+        work2 = cand - unprojected;
+        have_correction_next = true;
+      }
+    }
+    return true;
+  }
+
+  // Method::accept() failed: retry smaller (out of line).
+  [[gnu::noinline]] Stop accept_failed(double t, const StepAttempt& a) {
+    if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+    StepAttempt f = a;
+    const StepAttempt why = method->accept_failure();
+    f.outcome = why.outcome;
+    f.h_factor = why.h_factor;
+    f.detail = why.detail;
+    trace(t, h, f, trace_outcome(f.outcome));
+    retry_pending = true;
+    return handle_failure(t, f);
+  }
+
+  // Options::store_steps and store_dense (out of line).
+  [[gnu::noinline]] void store_step(double t_acc, const Vector& y_acc) {
     if (opt.store_steps) {
       result.t_steps.push_back(t_acc);
       result.y_steps.push_back(y_acc);
@@ -1240,27 +1281,18 @@ struct Integrator::Impl : public DenseSource {
       result.segments.push_back(method->segment());
       if (have_correction) result.segments.back().correction = delta;
     }
-    if (!record_residual(t_acc, y_acc)) return Stop::Failure;
-    if (opt.progress &&
-        !guard("the progress callback", t_acc, [&] { opt.progress((t_acc - t0) / (t_end - t0)); }))
+  }
+
+  // Options::step_callback (out of line): Stop::InternalStep to go on.
+  [[gnu::noinline]] Stop call_step_callback(double t_acc, const Vector& y_acc, double h_taken) {
+    StepInfo info{t_acc, h_taken, &y_acc, result.stats.naccept, method->order()};
+    bool go_on = true;
+    if (!guard("the step callback", t_acc, [&] { go_on = opt.step_callback(info); }))
       return fail(Status::CallbackError, guard.failure().describe());
-    if (opt.step_callback) {
-      StepInfo info{t_acc, h_taken, &y_acc, s.naccept, method->order()};
-      bool go_on = true;
-      if (!guard("the step callback", t_acc, [&] { go_on = opt.step_callback(info); }))
-        return fail(Status::CallbackError, guard.failure().describe());
-      if (!go_on) {
-        finish(Status::UserStop, "stopped by the step callback at t = " + fmt(t_acc));
-        return Stop::End;
-      }
-    }
-    if (last) {
-      finish(Status::Success, "");
+    if (!go_on) {
+      finish(Status::UserStop, "stopped by the step callback at t = " + fmt(t_acc));
       return Stop::End;
     }
-    h = controller->next_after_accept(*method, h_taken, hmax);
-    if (result.events.size() > events_before) return Stop::Event;
-    if (result.t_out.size() > outputs_before) return Stop::OutputTime;
     return Stop::InternalStep;
   }
   bool have_correction_next = false;
