@@ -46,6 +46,46 @@ inline bool pivot_row(const Scalar* col, int k, int rows, int* p) {
   return std::isfinite(sum);
 }
 
+// pivot_row for a size N known at compile time: the same row (the first of the largest
+// magnitudes among rows k .. N - 1) chosen by a tree of comparisons (pairs, then pairs of pairs,
+// the right one only if strictly larger, so ties keep the lower row) instead of one chain
+// through all candidates: the choice, on the path of every column's elimination, waits for
+// log2(N) comparisons instead of N - k - 1. Rows above k take part as -1 (no magnitude is
+// below 0). The sum of the magnitudes (the finiteness test) is the chain's, in the same order.
+template <int N, typename Scalar>
+inline bool pivot_row_tree(const Scalar* col, int k, int* p) {
+  double v[N];
+  int row[N];
+#pragma GCC unroll 16
+  for (int i = 0; i < N; ++i) {
+    v[i] = i >= k ? magnitude(col[i]) : -1.0;
+    row[i] = i;
+  }
+  double sum = v[k];
+  for (int i = k + 1; i < N; ++i) sum += v[i];
+#pragma GCC unroll 8
+  for (int w = 1; w < N; w *= 2)
+#pragma GCC unroll 16
+    for (int i = 0; i + w < N; i += 2 * w)  // the group of rows i .. i + 2w - 1 (those below N)
+      if (v[i + w] > v[i]) {
+        v[i] = v[i + w];
+        row[i] = row[i + w];
+      }
+  *p = row[0];
+  return std::isfinite(sum);
+}
+
+// The pivot search of the fixed-size loop kernels: the tree at n = 8 (radau5 on the transistor
+// 7 % less time, interleaved against the chain), the chain at the other sizes (the tree for
+// every size from 4 on, complex, and 8 on, real: pendulum (n = 5), Akzo (6), truck-index3 (11)
+// and Andrews 2-3 % more time).
+constexpr int kTreePivotSize = 8;
+template <int N, typename Scalar>
+inline bool pivot_row_fixed(const Scalar* col, int k, int* p) {
+  if constexpr (N == kTreePivotSize) return pivot_row_tree<N>(col, k, p);
+  return pivot_row(col, k, N, p);
+}
+
 // x <- x - a b with b fixed over many a (the updates of the kernels below). For complex numbers
 // on SSE2 one packed (re, im) pair per operation: a b = (a_re b_re - a_im b_im,
 // a_im b_re + a_re b_im) = a * (b_re, b_re) + (a_im, a_re) * (-b_im, b_im), the products and
@@ -149,7 +189,7 @@ bool factor_kernel_paired(double* a, int* perm, double* inv_diag) {
   for (int k = 0; k < N; ++k) {
     double* col_k = a + k * N;
     int p = k;
-    if (!pivot_row(col_k, k, N, &p)) return false;
+    if (!pivot_row_fixed<N>(col_k, k, &p)) return false;
     perm[k] = p;
     if (p != k)
 #pragma GCC unroll 16
@@ -199,7 +239,11 @@ bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
   const auto at = [a, n](int i, int j) -> Scalar& { return a[i + static_cast<long>(n) * j]; };
   for (int k = 0; k < n; ++k) {
     int p = k;
-    if (!pivot_row(&at(0, k), k, n, &p)) return false;
+    if constexpr (N > 0) {
+      if (!pivot_row_fixed<N>(&at(0, k), k, &p)) return false;
+    } else {
+      if (!pivot_row(&at(0, k), k, n, &p)) return false;
+    }
     perm[k] = p;
     if (p != k)
       for (int j = 0; j < n; ++j) std::swap(at(k, j), at(p, j));
