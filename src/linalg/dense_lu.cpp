@@ -46,27 +46,33 @@ inline bool pivot_row(const Scalar* col, int k, int rows, int* p) {
   return std::isfinite(sum);
 }
 
-// pivot_row for a size N known at compile time: the same row (the first of the largest
-// magnitudes among rows k .. N - 1) chosen by a tree of comparisons (pairs, then pairs of pairs,
-// the right one only if strictly larger, so ties keep the lower row) instead of one chain
-// through all candidates: the choice, on the path of every column's elimination, waits for
-// log2(N) comparisons instead of N - k - 1. Rows above k take part as -1 (no magnitude is
-// below 0). The sum of the magnitudes (the finiteness test) is the chain's, in the same order.
-template <int N, typename Scalar>
+// pivot_row for a size N (a power of two) known at compile time: the same row (the first of
+// the largest magnitudes among rows k .. N - 1) chosen by a tree of comparisons (pairs, then
+// pairs of pairs, the right one only if strictly larger, so ties keep the lower row) instead of
+// one chain through all candidates: the choice, on the path of every column's elimination,
+// waits for log2 of the candidates' count instead of N - k - 1 comparisons. The tree spans the
+// last W rows, the smallest power of two that holds rows k .. N - 1; rows above k in it take
+// part as -1 (no magnitude is below 0). The sum of the magnitudes (the finiteness test) is the
+// chain's, in the same order.
+template <int N, int W, typename Scalar>
 inline bool pivot_row_tree(const Scalar* col, int k, int* p) {
-  double v[N];
-  int row[N];
+  static_assert(std::has_single_bit(static_cast<unsigned>(N)) && W >= 1 && W <= N);
+  if constexpr (W > 1)
+    if (k >= N - W / 2) return pivot_row_tree<N, W / 2>(col, k, p);
+  constexpr int o = N - W;  // the tree's first row
+  double v[W];
+  int row[W];
 #pragma GCC unroll 16
-  for (int i = 0; i < N; ++i) {
-    v[i] = i >= k ? magnitude(col[i]) : -1.0;
-    row[i] = i;
+  for (int i = 0; i < W; ++i) {
+    v[i] = o + i >= k ? magnitude(col[o + i]) : -1.0;
+    row[i] = o + i;
   }
-  double sum = v[k];
-  for (int i = k + 1; i < N; ++i) sum += v[i];
+  double sum = v[k - o];
+  for (int i = k - o + 1; i < W; ++i) sum += v[i];
 #pragma GCC unroll 8
-  for (int w = 1; w < N; w *= 2)
+  for (int w = 1; w < W; w *= 2)
 #pragma GCC unroll 16
-    for (int i = 0; i + w < N; i += 2 * w)  // the group of rows i .. i + 2w - 1 (those below N)
+    for (int i = 0; i + w < W; i += 2 * w)
       if (v[i + w] > v[i]) {
         v[i] = v[i + w];
         row[i] = row[i + w];
@@ -82,7 +88,7 @@ inline bool pivot_row_tree(const Scalar* col, int k, int* p) {
 constexpr int kTreePivotSize = 8;
 template <int N, typename Scalar>
 inline bool pivot_row_fixed(const Scalar* col, int k, int* p) {
-  if constexpr (N == kTreePivotSize) return pivot_row_tree<N>(col, k, p);
+  if constexpr (N == kTreePivotSize) return pivot_row_tree<N, N>(col, k, p);
   return pivot_row(col, k, N, p);
 }
 
