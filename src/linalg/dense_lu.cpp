@@ -82,9 +82,9 @@ inline bool pivot_row_tree(const Scalar* col, int k, int* p) {
 }
 
 // The pivot search of the fixed-size loop kernels: the tree at n = 8 (radau5 on the transistor
-// 7 % less time, interleaved against the chain), the chain at the other sizes (the tree for
-// every size from 4 on, complex, and 8 on, real: pendulum (n = 5), Akzo (6), truck-index3 (11)
-// and Andrews 2-3 % more time).
+// 4-6 % less time, interleaved against the chain), the chain at the other sizes (the tree there,
+// from 4 on for complex and 8 on for real matrices: pendulum (n = 5), Akzo (6), truck-index3
+// (11) and Andrews (13) within +-1.3 %, no gain; docs/results/small-problem-speed.md).
 constexpr int kTreePivotSize = 8;
 template <int N, typename Scalar>
 inline bool pivot_row_fixed(const Scalar* col, int k, int* p) {
