@@ -12,11 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "allocation_counter.hpp"
@@ -246,3 +248,43 @@ TEST(DenseLuBlocked, NoAllocationReal) { check_blocked_lu_no_allocation<double>(
 TEST(DenseLuBlocked, NoAllocationComplex) { check_blocked_lu_no_allocation<Complex>(); }
 
 }  // namespace
+
+// Pivot candidates of equal magnitude (a Sylvester-Hadamard matrix of +-1, for complex numbers
+// with rows turned by powers of i, so that |Re| + |Im| ties too; eliminations keep producing
+// ties): every fixed-size kernel (the tree pivot search at n = 8 included) picks the first of
+// the tied rows, as the run-time kernel does, so the same factors and solutions.
+template <typename Scalar>
+void check_tied_pivots_match_runtime_kernel() {
+  for (int n : {2, 4, 8, 16}) {
+    DenseOf<Scalar> a(n, n);
+    for (int i = 0; i < n; ++i) {
+      Scalar turn(1);
+      if constexpr (!std::is_same_v<Scalar, double>) {
+        const Complex powers_of_i[4] = {Complex(1, 0), Complex(0, 1), Complex(-1, 0),
+                                        Complex(0, -1)};
+        turn = powers_of_i[i % 4];
+      }
+      for (int j = 0; j < n; ++j)
+        a(i, j) = (std::popcount(unsigned(i & j)) % 2 ? -1.0 : 1.0) * turn;
+    }
+    DenseOf<Scalar> lu = a;
+    Eigen::VectorXi perm;
+    VectorOf<Scalar> inv_diag;
+    ASSERT_TRUE(dense_lu_factor(lu, perm, inv_diag)) << n;
+    auto fixed = make_dense_solver<Scalar>(n, kKernelOnly);
+    fixed->matrix().dense() = a;
+    ASSERT_TRUE(fixed->factor()) << n;
+    EXPECT_TRUE(fixed->matrix().dense() == lu) << "factors differ with tied pivots, n = " << n;
+    VectorOf<Scalar> x_runtime = VectorOf<Scalar>::Ones(n), x_fixed = x_runtime;
+    dense_lu_solve(lu, perm, inv_diag, x_runtime);
+    fixed->solve_in_place(x_fixed);
+    EXPECT_TRUE(x_fixed == x_runtime) << "solutions differ with tied pivots, n = " << n;
+  }
+}
+
+TEST(DenseLuBlocked, TiedPivotsMatchRuntimeKernelReal) {
+  check_tied_pivots_match_runtime_kernel<double>();
+}
+TEST(DenseLuBlocked, TiedPivotsMatchRuntimeKernelComplex) {
+  check_tied_pivots_match_runtime_kernel<Complex>();
+}

@@ -556,8 +556,12 @@ struct Integrator::Impl : public DenseSource {
 
   // S at the output times sampled since the last call: from the interpolant, or (`current`) the
   // method's S at its point.
+  // (the test inline, the sampling out of line: it runs after every accepted step)
   void sample_sensitivities(bool current) {
-    if (np == 0) return;
+    if (np != 0) [[unlikely]]
+      sample_sensitivities_now(current);
+  }
+  [[gnu::noinline]] void sample_sensitivities_now(bool current) {
     while (result.s_out.size() < static_cast<long>(result.t_out.size())) {
       const double t = result.t_out[static_cast<size_t>(result.s_out.size())];
       if (current)
@@ -853,8 +857,12 @@ struct Integrator::Impl : public DenseSource {
   }
   void finish_callback_error() { finish(Status::CallbackError, guard.failure().describe()); }
 
+  // (the test inline, the monitor out of line: it runs after every accepted step)
   bool record_residual(double t, const Vector& y) {
     if (!result.has_constraints) return true;
+    return record_residual_now(t, y);
+  }
+  [[gnu::noinline]] bool record_residual_now(double t, const Vector& y) {
     ConstraintResiduals c;
     if (!method->monitor(t, y, c)) {
       finish_callback_error();
@@ -867,8 +875,14 @@ struct Integrator::Impl : public DenseSource {
     return true;
   }
 
+  // (the test inline, the record out of line: it runs after every attempt)
   void trace(double t, double h_try, const StepAttempt& a, StepTrace::Outcome outcome) {
-    if (!opt.trace || guard.fatal()) return;
+    if (opt.trace) [[unlikely]]
+      trace_now(t, h_try, a, outcome);
+  }
+  [[gnu::noinline]] void trace_now(double t, double h_try, const StepAttempt& a,
+                                   StepTrace::Outcome outcome) {
+    if (guard.fatal()) return;
     StepTrace s;
     s.t = t;
     s.h = h_try;
@@ -1004,8 +1018,12 @@ struct Integrator::Impl : public DenseSource {
       }
       if (a.outcome == AttemptOutcome::Converged && (a.err < 1.0 || opt.fixed_step)) {
         const Stop stop = try_accept(t, a, last, to_discontinuity);
-        if (stop != Stop::InternalStep || !retry_pending) return stop;
-        retry_pending = false;
+        if (stop != Stop::InternalStep) return stop;
+        if (retry_pending) {
+          retry_pending = false;
+          continue;
+        }
+        if (!goes_on_to_run_to()) return stop;
         continue;
       }
       if (a.outcome == AttemptOutcome::Converged) {  // error test failed
@@ -1023,6 +1041,16 @@ struct Integrator::Impl : public DenseSource {
       const Stop stop = handle_failure(t, a);
       if (finished) return stop;
     }
+  }
+
+  // solve_until's loop of step() calls, kept inside step_guarded (no return and re-entry per
+  // step): after an internal step it goes on while solve_until would call step() again with
+  // nothing for step() to do before step_guarded (no restart or refresh pending).
+  bool run_through = false;  // inside solve_until, towards run_to
+  double run_to = 0.0;
+  bool goes_on_to_run_to() const {
+    return run_through && !finished && !tstop_reached && !restart_pending && !refresh_pending &&
+           dir * (method->t() - run_to) < 0;
   }
 
   bool retry_pending = false;
@@ -1099,20 +1127,118 @@ struct Integrator::Impl : public DenseSource {
       at_tstop = at_tstop && discontinuities[next_discontinuity] == tstop;
     }
     if (at_tstop || at_discontinuity) last = false;  // (the solve goes on)
-    Vector& cand = method->candidate();
     have_correction_next = false;
+    if (projection != Projection::None || !opt.nonnegative.empty()) [[unlikely]] {
+      Stop stop = Stop::InternalStep;
+      if (!correct_candidate(t, a, stop)) return stop;
+    }
+    if (!method->accept()) [[unlikely]]
+      return accept_failed(t, a);
+    trace(t, h, a, StepTrace::Outcome::Accepted);
+    // the accepted point (the method's own members: no virtual call per use below)
+    const double t_acc = method->t();
+    const Vector& y_acc = method->y();
+    guard.clear_recoverable();
+    consecutive_failures = singular_failures = 0;
+    last_failure = "";
+    last_failure_non_finite = false;
+    ++s.naccept;
+    if (std::abs(h) <= 1e3 * std::max(10.0 * kEps * std::abs(t), h_min_floor)) ++tiny_steps;
+    t_left = t;
+    dense_lo = t;
+    dense_hi = t_acc;
+    have_correction = have_correction_next;
+    if (have_correction) delta = work2;
+    for (size_t k = 0; k < opt.nonnegative.size(); ++k)
+      nonnegative_min[k] = std::min(nonnegative_min[k], y_acc[opt.nonnegative[k]]);
+    weights.update(y_acc);
+    {  // max |y_i| so far (warn_about_growth_with_loose_atol)
+      const double* y = y_acc.data();
+      double* m = y_abs_max.data();
+      for (int i = 0; i < n; ++i) m[i] = std::max(m[i], std::abs(y[i]));
+    }
+    result.h_last = h;
+    controller->accepted(*method, h, a);  // the method's order logic and the proposal
+    last_rejected = false;
+    const double h_taken = h;
+
+    // state events in (t, t_new]: may cut the step at an event time
+    if (events) {
+      const size_t recorded = result.events.size();
+      if (np > 0) p_before_events = method->parameters();
+      const EventCut cut =
+          events->process(*this, t, t_acc, y_acc, dir, method->parameters(), result.events,
+                          interior_samples(caps.dense_output_order, method->order()), &weights);
+      if (cut.kind == EventCut::Failure)
+        return fail(Status::CallbackError, guard.failure().describe());
+      if (np > 0 && !event_time_sensitivities(recorded, t, cut)) return Stop::Failure;
+      if (cut.kind == EventCut::Accumulation) {  // ends at the event like a terminal one
+        EventCut at = cut;
+        at.kind = EventCut::Stop;
+        if (handle_event_cut(at) == Stop::Failure) return Stop::Failure;
+        result.status = Status::EventAccumulation;
+        result.message = cut.message;
+        return Stop::Failure;
+      }
+      if (cut.kind != EventCut::None) {
+        if (++event_count > opt.max_events)
+          return fail(Status::MaxStepsExceeded,
+                      "more than max_events = " + std::to_string(opt.max_events) +
+                          " events (chattering?) at t = " + fmt(cut.t));
+        return handle_event_cut(cut);
+      }
+    }
+    double t_new = last ? t_end : at_tstop ? tstop : t_acc;
+    if (at_discontinuity) [[unlikely]]
+      t_new = discontinuities[next_discontinuity];
+    output.upto(t_new, *this, work, result);
+    sample_sensitivities(false);
+    if (at_tstop) {
+      tstop_reached = refresh_pending = true;
+      dense_hi = tstop;
+    }
+    if (at_discontinuity) [[unlikely]]  // the method restarts there before the next step
+      mark_discontinuity_reached(t_new);
+    if (opt.store_steps || opt.store_dense) [[unlikely]]
+      store_step(t_acc, y_acc);
+    if (!record_residual(t_acc, y_acc)) return Stop::Failure;
+    if (opt.progress &&
+        !guard("the progress callback", t_acc, [&] { opt.progress((t_acc - t0) / (t_end - t0)); }))
+      return fail(Status::CallbackError, guard.failure().describe());
+    if (opt.step_callback) [[unlikely]] {
+      const Stop stop = call_step_callback(t_acc, y_acc, h_taken);
+      if (stop != Stop::InternalStep) return stop;
+    }
+    if (last) {
+      finish(Status::Success, "");
+      return Stop::End;
+    }
+    h = controller->next_after_accept(*method, h_taken, hmax);
+    if (result.events.size() > events_before) return Stop::Event;
+    if (result.t_out.size() > outputs_before) return Stop::OutputTime;
+    return Stop::InternalStep;
+  }
+  // The projection onto the constraints and the non-negativity (Options::nonnegative) of the
+  // candidate (out of line: off the path of most solves). False: the step is retried or the
+  // solve ends, with `stop`.
+  [[gnu::noinline]] bool correct_candidate(double t, const StepAttempt& a, Stop& stop) {
+    Vector& cand = method->candidate();
     if (projection != Projection::None) {
       unprojected = cand;
       if (!method->project(t + h, cand, projection)) {
         cand = unprojected;
-        if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+        if (guard.fatal()) {
+          stop = fail(Status::CallbackError, guard.failure().describe());
+          return false;
+        }
         StepAttempt f = a;
         f.outcome = AttemptOutcome::NewtonFailed;
         f.h_factor = 0.5;
         f.detail = "projection onto the constraint manifold did not converge";
         trace(t, h, f, StepTrace::Outcome::NewtonFailed);
         retry_pending = true;
-        return handle_failure(t, f);
+        stop = handle_failure(t, f);
+        return false;
       }
       work2 = cand - unprojected;
       have_correction_next = true;
@@ -1136,7 +1262,8 @@ struct Integrator::Impl : public DenseSource {
           f.detail = "a component marked non-negative went below -(atol + rtol |y|)";
           trace(t, h, f, StepTrace::Outcome::Rejected);
           retry_pending = true;
-          return handle_failure(t, f);
+          stop = handle_failure(t, f);
+          return false;
         }
         if (caps.projection) {
           if (!have_correction_next && !clipped) unprojected = cand;
@@ -1149,109 +1276,45 @@ struct Integrator::Impl : public DenseSource {
         have_correction_next = true;
       }
     }
-    if (!method->accept()) {
-      if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
-      StepAttempt f = a;
-      const StepAttempt why = method->accept_failure();
-      f.outcome = why.outcome;
-      f.h_factor = why.h_factor;
-      f.detail = why.detail;
-      trace(t, h, f, trace_outcome(f.outcome));
-      retry_pending = true;
-      return handle_failure(t, f);
-    }
-    trace(t, h, a, StepTrace::Outcome::Accepted);
-    guard.clear_recoverable();
-    consecutive_failures = singular_failures = 0;
-    last_failure = "";
-    last_failure_non_finite = false;
-    ++s.naccept;
-    if (std::abs(h) <= 1e3 * std::max(10.0 * kEps * std::abs(t), h_min_floor)) ++tiny_steps;
-    t_left = t;
-    dense_lo = t;
-    dense_hi = method->t();
-    have_correction = have_correction_next;
-    if (have_correction) delta = work2;
-    for (size_t k = 0; k < opt.nonnegative.size(); ++k)
-      nonnegative_min[k] = std::min(nonnegative_min[k], method->y()[opt.nonnegative[k]]);
-    weights.update(method->y());
-    {  // max |y_i| so far (warn_about_growth_with_loose_atol)
-      const double* y = method->y().data();
-      double* m = y_abs_max.data();
-      for (int i = 0; i < n; ++i) m[i] = std::max(m[i], std::abs(y[i]));
-    }
-    result.h_last = h;
-    controller->accepted(*method, h, a);  // the method's order logic and the proposal
-    last_rejected = false;
-    const double h_taken = h;
+    return true;
+  }
 
-    // state events in (t, t_new]: may cut the step at an event time
-    if (events) {
-      const size_t recorded = result.events.size();
-      if (np > 0) p_before_events = method->parameters();
-      const EventCut cut = events->process(
-          *this, t, method->t(), method->y(), dir, method->parameters(), result.events,
-          interior_samples(caps.dense_output_order, method->order()), &weights);
-      if (cut.kind == EventCut::Failure)
-        return fail(Status::CallbackError, guard.failure().describe());
-      if (np > 0 && !event_time_sensitivities(recorded, t, cut)) return Stop::Failure;
-      if (cut.kind == EventCut::Accumulation) {  // ends at the event like a terminal one
-        EventCut at = cut;
-        at.kind = EventCut::Stop;
-        if (handle_event_cut(at) == Stop::Failure) return Stop::Failure;
-        result.status = Status::EventAccumulation;
-        result.message = cut.message;
-        return Stop::Failure;
-      }
-      if (cut.kind != EventCut::None) {
-        if (++event_count > opt.max_events)
-          return fail(Status::MaxStepsExceeded,
-                      "more than max_events = " + std::to_string(opt.max_events) +
-                          " events (chattering?) at t = " + fmt(cut.t));
-        return handle_event_cut(cut);
-      }
-    }
-    double t_new = last ? t_end : at_tstop ? tstop : method->t();
-    if (at_discontinuity) [[unlikely]]
-      t_new = discontinuities[next_discontinuity];
-    output.upto(t_new, *this, work, result);
-    sample_sensitivities(false);
-    if (at_tstop) {
-      tstop_reached = refresh_pending = true;
-      dense_hi = tstop;
-    }
-    if (at_discontinuity) [[unlikely]]  // the method restarts there before the next step
-      mark_discontinuity_reached(t_new);
+  // Method::accept() failed: retry smaller (out of line).
+  [[gnu::noinline]] Stop accept_failed(double t, const StepAttempt& a) {
+    if (guard.fatal()) return fail(Status::CallbackError, guard.failure().describe());
+    StepAttempt f = a;
+    const StepAttempt why = method->accept_failure();
+    f.outcome = why.outcome;
+    f.h_factor = why.h_factor;
+    f.detail = why.detail;
+    trace(t, h, f, trace_outcome(f.outcome));
+    retry_pending = true;
+    return handle_failure(t, f);
+  }
+
+  // Options::store_steps and store_dense (out of line).
+  [[gnu::noinline]] void store_step(double t_acc, const Vector& y_acc) {
     if (opt.store_steps) {
-      result.t_steps.push_back(method->t());
-      result.y_steps.push_back(method->y());
+      result.t_steps.push_back(t_acc);
+      result.y_steps.push_back(y_acc);
       store_step_sensitivities();
     }
     if (opt.store_dense) {
       result.segments.push_back(method->segment());
       if (have_correction) result.segments.back().correction = delta;
     }
-    if (!record_residual(method->t(), method->y())) return Stop::Failure;
-    if (opt.progress && !guard("the progress callback", method->t(),
-                               [&] { opt.progress((method->t() - t0) / (t_end - t0)); }))
+  }
+
+  // Options::step_callback (out of line): Stop::InternalStep to go on.
+  [[gnu::noinline]] Stop call_step_callback(double t_acc, const Vector& y_acc, double h_taken) {
+    StepInfo info{t_acc, h_taken, &y_acc, result.stats.naccept, method->order()};
+    bool go_on = true;
+    if (!guard("the step callback", t_acc, [&] { go_on = opt.step_callback(info); }))
       return fail(Status::CallbackError, guard.failure().describe());
-    if (opt.step_callback) {
-      StepInfo info{method->t(), h_taken, &method->y(), s.naccept, method->order()};
-      bool go_on = true;
-      if (!guard("the step callback", method->t(), [&] { go_on = opt.step_callback(info); }))
-        return fail(Status::CallbackError, guard.failure().describe());
-      if (!go_on) {
-        finish(Status::UserStop, "stopped by the step callback at t = " + fmt(method->t()));
-        return Stop::End;
-      }
-    }
-    if (last) {
-      finish(Status::Success, "");
+    if (!go_on) {
+      finish(Status::UserStop, "stopped by the step callback at t = " + fmt(t_acc));
       return Stop::End;
     }
-    h = controller->next_after_accept(*method, h_taken, hmax);
-    if (result.events.size() > events_before) return Stop::Event;
-    if (result.t_out.size() > outputs_before) return Stop::OutputTime;
     return Stop::InternalStep;
   }
   bool have_correction_next = false;
@@ -1668,6 +1731,14 @@ Integrator::Stop Integrator::solve_until(double t, bool stop_exactly) {
   I.tstop_active = stop_exactly && t != I.t_end;
   I.tstop = t;
   Stop s = Stop::OutputTime;
+  struct RunThrough {  // step_guarded goes on from step to step up to t (goes_on_to_run_to)
+    Impl& I;
+    RunThrough(Impl& impl, double t) : I(impl) {
+      I.run_through = true;
+      I.run_to = t;
+    }
+    ~RunThrough() { I.run_through = false; }
+  } run_through(I, t);
   while (!I.finished && !I.tstop_reached && I.dir * (I.method->t() - t) < 0) {
     s = I.step();
     if (s == Stop::End || s == Stop::Failure) break;

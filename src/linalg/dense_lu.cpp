@@ -46,6 +46,52 @@ inline bool pivot_row(const Scalar* col, int k, int rows, int* p) {
   return std::isfinite(sum);
 }
 
+// pivot_row for a size N (a power of two) known at compile time: the same row (the first of
+// the largest magnitudes among rows k .. N - 1) chosen by a tree of comparisons (pairs, then
+// pairs of pairs, the right one only if strictly larger, so ties keep the lower row) instead of
+// one chain through all candidates: the choice, on the path of every column's elimination,
+// waits for log2 of the candidates' count instead of N - k - 1 comparisons. The tree spans the
+// last W rows, the smallest power of two that holds rows k .. N - 1; rows above k in it take
+// part as -1 (no magnitude is below 0). The sum of the magnitudes (the finiteness test) is the
+// chain's, in the same order.
+template <int N, int W, typename Scalar>
+inline bool pivot_row_tree(const Scalar* col, int k, int* p) {
+  static_assert(std::has_single_bit(static_cast<unsigned>(N)) && W >= 1 && W <= N);
+  if constexpr (W > 1)
+    if (k >= N - W / 2) return pivot_row_tree<N, W / 2>(col, k, p);
+  constexpr int o = N - W;  // the tree's first row
+  double v[W];
+  int row[W];
+#pragma GCC unroll 16
+  for (int i = 0; i < W; ++i) {
+    v[i] = o + i >= k ? magnitude(col[o + i]) : -1.0;
+    row[i] = o + i;
+  }
+  double sum = v[k - o];
+  for (int i = k - o + 1; i < W; ++i) sum += v[i];
+#pragma GCC unroll 8
+  for (int w = 1; w < W; w *= 2)
+#pragma GCC unroll 16
+    for (int i = 0; i + w < W; i += 2 * w)
+      if (v[i + w] > v[i]) {
+        v[i] = v[i + w];
+        row[i] = row[i + w];
+      }
+  *p = row[0];
+  return std::isfinite(sum);
+}
+
+// The pivot search of the fixed-size loop kernels: the tree at n = 8 (radau5 on the transistor
+// 4-6 % less time, interleaved against the chain), the chain at the other sizes (the tree there,
+// from 4 on for complex and 8 on for real matrices: pendulum (n = 5), Akzo (6), truck-index3
+// (11) and Andrews (13) within +-1.3 %, no gain; docs/results/small-problem-speed.md).
+constexpr int kTreePivotSize = 8;
+template <int N, typename Scalar>
+inline bool pivot_row_fixed(const Scalar* col, int k, int* p) {
+  if constexpr (N == kTreePivotSize) return pivot_row_tree<N, N>(col, k, p);
+  return pivot_row(col, k, N, p);
+}
+
 // x <- x - a b with b fixed over many a (the updates of the kernels below). For complex numbers
 // on SSE2 one packed (re, im) pair per operation: a b = (a_re b_re - a_im b_im,
 // a_im b_re + a_re b_im) = a * (b_re, b_re) + (a_im, a_re) * (-b_im, b_im), the products and
@@ -137,6 +183,48 @@ bool factor_kernel_unrolled(Scalar* a, int* perm, Scalar* inv_diag) {
   return true;
 }
 
+#if defined(__SSE2__)
+// factor_kernel's arithmetic for real matrices of a size N known at compile time above
+// kMaxUnrolledFactor, as compact loops: each column update of rows k + 1 .. N - 1 as one row
+// alone if k + 1 is odd, then pairs of rows (one packed product and difference each: the
+// scalar operations on two rows, so the same bits) and a last row alone if N is odd. The
+// compiler's own loops over the same rows (vectorised with peeling and remainder code for
+// every trip count) took twice the instructions.
+template <int N>
+bool factor_kernel_paired(double* a, int* perm, double* inv_diag) {
+  for (int k = 0; k < N; ++k) {
+    double* col_k = a + k * N;
+    int p = k;
+    if (!pivot_row_fixed<N>(col_k, k, &p)) return false;
+    perm[k] = p;
+    if (p != k)
+#pragma GCC unroll 16
+      for (int j = 0; j < N; ++j) std::swap(a[k + N * j], a[p + N * j]);
+    const double pivot = col_k[k];
+    if (!finite_nonzero(pivot)) return false;
+    const double inv = 1.0 / pivot;
+    inv_diag[k] = inv;
+    const int first_pair = (k + 2) & ~1;  // the first even row after k
+#pragma GCC unroll 1
+    for (int i = k + 1; i < N; ++i) col_k[i] *= inv;
+#pragma GCC unroll 1
+    for (int j = k + 1; j < N; ++j) {
+      double* col_j = a + N * j;
+      const double a_kj = col_j[k];
+      if (a_kj == 0.0) continue;
+      if (first_pair != k + 1) col_j[k + 1] -= col_k[k + 1] * a_kj;
+      const __m128d b = _mm_set1_pd(a_kj);
+#pragma GCC unroll 1
+      for (int i = first_pair; i + 1 < N; i += 2)
+        _mm_storeu_pd(col_j + i,
+                      _mm_sub_pd(_mm_loadu_pd(col_j + i), _mm_mul_pd(_mm_loadu_pd(col_k + i), b)));
+      if constexpr (N % 2 == 1) col_j[N - 1] -= col_k[N - 1] * a_kj;
+    }
+  }
+  return true;
+}
+#endif
+
 // Right-looking Gaussian elimination with partial pivoting on the column-major storage; the
 // rank-1 update of the trailing block is done column by column so that it runs contiguously.
 // Every pivot candidate is checked for finiteness: a NaN or Inf below the pivot would otherwise
@@ -149,11 +237,19 @@ template <typename Scalar, int N>
 bool factor_kernel(Scalar* a, int n_runtime, int* perm, Scalar* inv_diag) {
   if constexpr (N > 0 && N <= kMaxUnrolledFactor<Scalar>)
     return factor_kernel_unrolled<Scalar, N>(a, perm, inv_diag);
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<Scalar, double> && N > kMaxUnrolledFactor<Scalar>)
+    return factor_kernel_paired<N>(a, perm, inv_diag);
+#endif
   const int n = N > 0 ? N : n_runtime;
   const auto at = [a, n](int i, int j) -> Scalar& { return a[i + static_cast<long>(n) * j]; };
   for (int k = 0; k < n; ++k) {
     int p = k;
-    if (!pivot_row(&at(0, k), k, n, &p)) return false;
+    if constexpr (N > 0) {
+      if (!pivot_row_fixed<N>(&at(0, k), k, &p)) return false;
+    } else {
+      if (!pivot_row(&at(0, k), k, n, &p)) return false;
+    }
     perm[k] = p;
     if (p != k)
       for (int j = 0; j < n; ++j) std::swap(at(k, j), at(p, j));

@@ -220,6 +220,14 @@ class Radau final : public MassMatrixMethod {
   const char* name() const override { return radau5_ ? "radau5" : "radau"; }
   int order() const override { return 2 * s_ - 1; }
   int error_order() const override { return s_ + 1; }  // err ~ h^(s+1) (RADAU: ERR^(1/(NS+1)))
+  // Method's default basis (the attempt's error, error_order()) without the virtual call: it
+  // runs after every step.
+  StepBasis next_order(const StepAttempt& last, bool) override {
+    StepBasis b;
+    b.err = last.err;
+    b.k = s_ + 1;
+    return b;
+  }
   Projection requested_projection() const override { return opt_.projection; }
 
   Tolerances used_tolerances(const Tolerances& given) const override {
