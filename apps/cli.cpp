@@ -302,6 +302,8 @@ class ProgressBar {
                  100 * fraction, elapsed);
     std::fflush(err_);
   }
+  /// Whether err is a terminal (the bar is drawn only there).
+  bool enabled() const { return enabled_; }
   /// Clears the bar (if one was drawn).
   void finish() {
     if (!drawn_) return;
@@ -689,7 +691,9 @@ void execute(Run& run, const Io& io, TraceWriter* trace) {
   const BuiltinProblem& p = run.problem;
   ProgressBar bar(p.name, io.err);
   Options o = run.options;
-  o.progress = [&bar](double fraction) { bar.update(fraction); };
+  // the callback only where a bar can be drawn (a terminal): elsewhere it would cost a call
+  // per step for nothing
+  if (bar.enabled()) o.progress = [&bar](double fraction) { bar.update(fraction); };
   add_model_options(p, o);  // the model's events, switches and tstops
   run.tstops_used = o.tstops;
   // the drift of the model's first integrals is reported over the steps (the moon flights)
