@@ -440,14 +440,20 @@ TEST(QuasiLinearSolve, SolveAndIntegratorTakeTheFormDirectly) {
 // ----------------------------------------------------------------------------------------------
 // The charge pump (IVP Test Set PUMP) in one call: its switches and tstops from the problem.
 
-// radau5 and radau control the index-2 current I with RADAU5's h scaling (1.6e-5 relative at
-// every tolerance), bdf leaves it out of its error test (1.4e-4 at 1e-6): docs/results/switches.md.
+// radau5 and radau control the index-2 current I with RADAU5's h scaling, bdf leaves it out of
+// its error test (1.4e-4 at 1e-6): docs/results/switches.md. radau5's and radau's I(t_end) is
+// the truncation error of one collocation step over the last 0.1 ns (from the turn-off at
+// 119.9 ns of the last period, V_in falling from 0.2 V to 0): 2.2e-4 relative, what one Radau
+// IIA(3) step with exact stage values gives there; RADAU5's estimate does not see it. (Before
+// the restart state came from the step's equations the last step started at a source/drain
+// swap that only the interpolant crossed, and an inconsistency of its state cancelled most of
+// the truncation error: 1.6e-5.)
 TEST(ChargePump, OneCallAtTolerance1e6) {
   const BuiltinProblem p = make_builtin_problem("charge-pump");
   ASSERT_EQ(p.tstops.size(), 39u);
   ASSERT_EQ(p.switches.size(), 4u);
   for (const auto& [method, current_error] :
-       {std::pair<const char*, double>{"radau5", 2e-5}, {"radau", 2e-5}, {"bdf", 5e-4}}) {
+       {std::pair<const char*, double>{"radau5", 3e-4}, {"radau", 3e-4}, {"bdf", 5e-4}}) {
     Options o;
     o.rtol = o.atol = 1e-6;
     o.atol_vector = 1e-6 * p.atol_scale;
@@ -461,6 +467,38 @@ TEST(ChargePump, OneCallAtTolerance1e6) {
     for (int i = 5; i < 8; ++i) EXPECT_NEAR(r.y[i], 0.0, 1e-6) << method << " U" << i - 4;
     std::printf("%-7s charge-pump at 1e-6: scd %.2f, %ld steps, %ld restarts\n", method,
                 scd(r.y, p.reference->y, p.scd_components), r.stats.naccept, r.stats.nrestart);
+  }
+}
+
+// The switches of radau5 and radau on the charge pump, their restart states from the step's
+// equations (Method::retake_step): the device turns off where V_in falls through the threshold
+// voltage 0.2 V, at tau = 119.9 ns of each period, and is off (U_2 = U_3 = 0) from there on,
+// so the source/drain swap is never crossed. The crossing step's interpolant crossed the
+// threshold 0.12 ps early (tau = 119.89988 ns) and swung U_2, U_3 through the swap's hysteresis at
+// 10 turn-offs and 9 turn-ons: 19 swap events that the solution does not have.
+TEST(ChargePump, SwitchesWhereTheSolutionCrosses) {
+  const BuiltinProblem p = make_builtin_problem("charge-pump");
+  for (const char* method : {"radau5", "radau"}) {
+    Options o;
+    o.rtol = o.atol = 1e-6;
+    o.atol_vector = 1e-6 * p.atol_scale;
+    o.store_steps = false;
+    add_model_options(p, o);
+    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, o);
+    ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+    EXPECT_GT(r.stats.nretake, 0) << method;
+    EXPECT_EQ(r.stats.nretake_fail, 0) << method;
+    int swaps = 0, turn_offs = 0;
+    for (const EventRecord& e : r.events) {
+      if (e.name == "source/drain swap") ++swaps;
+      const double tau = std::fmod(e.t, 120e-9);
+      if (e.name == "threshold" && tau > 100e-9) {
+        ++turn_offs;
+        EXPECT_NEAR(tau, 119.9e-9, 1e-18) << method << " at t = " << e.t;
+      }
+    }
+    EXPECT_EQ(swaps, 0) << method;
+    EXPECT_EQ(turn_offs, 10) << method;
   }
 }
 
@@ -517,6 +555,65 @@ TEST(Switches, Index2VariableConsistentAfterTheSwitch) {
     }
     EXPECT_NEAR(r.y[0], 4.0, 1e-8) << method;
     EXPECT_NEAR(r.y[1], 4.0, 1e-5) << method;
+  }
+}
+
+// An index-2 DAE on a curved constraint with a state switch: x' = z, 0 = x - u(t), u = sin t
+// until x crosses 1/2 (t = pi/6), u = sin t + (t - pi/6)^2 after it (branch in p[0]; u and x
+// continuous there, z = u' jumps by nothing at the switch but bends after it). The state a
+// switch restarts from is on the algebraic equation 0 = x - u(t) only if it comes from the step's
+// equations (a collocation step to the located time), not from the crossing step's interpolant
+// between its stages (off it by the interpolation error, ~1e-8 at rtol = 1e-6).
+MassMatrixDae switches_index2_curved() {
+  MassMatrixDae dae;
+  dae.name = "index-2 curve with a switch";
+  dae.n = 2;
+  dae.mass = Matrix::Zero(2, 2);
+  dae.mass(0, 0) = 1.0;
+  dae.index = {1, 2};
+  dae.p = -Vector::Ones(1);
+  dae.f = [](double t, VecIn y, VecOut out, VecIn p) {
+    const double d = t - std::asin(0.5);
+    out[0] = y[1];
+    out[1] = y[0] - (std::sin(t) + (p[0] > 0 ? d * d : 0.0));
+  };
+  return dae;
+}
+
+// radau5 and radau take the crossing step again to the switch (Method::retake_step): the
+// restart state satisfies 0 = x - sin t to round-off and z after the restart is u'(t) = cos t.
+// (From the crossing step's interpolant, 1.4e-8 off the constraint, the restart failed: the
+// consistent initialisation of the index-1 part cannot move x, and z does not enter 0 = x - u.)
+TEST(Switches, RestartStateOnTheAlgebraicEquationFromTheStep) {
+  const MassMatrixDae dae = switches_index2_curved();
+  Switch sw;
+  sw.name = "x = 1/2";
+  sw.parameter = 0;
+  sw.s = [](double, VecIn y) { return y[0] - 0.5; };
+  for (const char* method : {"radau5", "radau"}) {
+    Options o = switches_tol(1e-6);
+    o.store_steps = true;
+    o.switches = {sw};
+    Vector y0(2);
+    y0 << 0.0, 1.0;
+    const Result r = solve(dae, 0.0, 2.0, y0, method, o);
+    ASSERT_TRUE(r.ok()) << method << ": " << r.message;
+    ASSERT_EQ(r.events.size(), 1u) << method;
+    const double te = r.events[0].t;
+    // the interpolant crossed x = 1/2 1.7e-8 early, the step's state there had x < 1/2: the
+    // switch was undone and located again in the next step, at the solution's crossing
+    EXPECT_NEAR(te, std::asin(0.5), 1e-14) << method;
+    EXPECT_EQ(r.stats.nretake, 2) << method;
+    EXPECT_EQ(r.stats.nretake_fail, 0) << method;
+    long at_restart = -1;
+    for (size_t i = 0; i < r.t_steps.size(); ++i)
+      if (r.t_steps[i] == te) at_restart = static_cast<long>(i);
+    ASSERT_GE(at_restart, 0) << method;
+    const Vector& y = r.y_steps[static_cast<size_t>(at_restart)];
+    std::printf("%-7s restart at t = %.17g: x - sin t = %.2e\n", method, te, y[0] - std::sin(te));
+    EXPECT_NEAR(y[0], std::sin(te), 1e-12) << method;
+    EXPECT_NEAR(r.events[0].y[0], std::sin(te), 1e-12) << method;
+    EXPECT_NEAR(y[1], std::cos(te), 1e-6) << method;
   }
 }
 
@@ -579,7 +676,8 @@ TEST(ChargePump, BdfInTheSweepProtocolWithConsistentRestarts) {
 // the Jacobian there Newton contracted at 0.27 at every h, and radau5 failed at m = 17
 // (newton_failure at t = 5.01e-8). The Jacobian at the failed iterate's end value after a
 // contraction that did not fall with h (docs/results/switches.md, "A Jacobian where f is not
-// differentiable").
+// differentiable"). Digits: I(t_end) is one collocation step's truncation error (3.65 digits,
+// ChargePump.OneCallAtTolerance1e6).
 TEST(ChargePump, RadauInTheSweepProtocolAtTheTurnOns) {
   const BuiltinProblem p = make_builtin_problem("charge-pump");
   for (const char* method : {"radau5", "radau"})
@@ -593,7 +691,7 @@ TEST(ChargePump, RadauInTheSweepProtocolAtTheTurnOns) {
       const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, o);
       EXPECT_TRUE(r.ok()) << method << ", m = " << m << ": " << r.message;
       if (r.ok())
-        EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), 4.0) << method << ", m = " << m;
+        EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), 3.6) << method << ", m = " << m;
     }
 }
 

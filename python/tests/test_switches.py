@@ -99,3 +99,14 @@ def test_charge_pump_solves_in_one_call():
     r = prob.solve(method="bdf", rtol=1e-6, atol=1e-6)
     assert r.success, r.message
     assert r.stats["nrestart"] >= 39
+
+
+def test_charge_pump_restarts_from_the_crossing_step():
+    # radau5 restarts a switch from the crossing step taken again to the located time
+    # (stats["nretake"]): no source/drain swap, which only the step's interpolant crossed
+    prob = daekit.problem("charge-pump")
+    r = prob.solve(method="radau5", rtol=1e-6, atol=1e-6)
+    assert r.success, r.message
+    assert r.stats["nretake"] > 0
+    assert r.stats["nretake_fail"] == 0
+    assert not [e for e in r.events if e["name"] == "source/drain swap"]

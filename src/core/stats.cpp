@@ -26,6 +26,11 @@ const std::vector<StatsField>& stats_fields() {
       {"norder_down", "order decreases (variable-order Runge-Kutta: radau)", &Stats::norder_down},
       {"nrestart", "restarts of the method (tstops, switches, event actions, model changes)",
        &Stats::nrestart},
+      {"nretake",
+       "steps taken again to a switch or a restarting event (the restart state from the step's "
+       "equations)",
+       &Stats::nretake},
+      {"nretake_fail", "of them, failed (the interpolant's state kept)", &Stats::nretake_fail},
   };
   return fields;
 }

@@ -347,6 +347,7 @@ std::string EventLocator::accumulation_message(size_t i, double t) const {
 bool EventLocator::act(size_t i, double te, Vector& p, EventCut& cut) {
   const Event& e = events_[i];
   if (!e.action) return true;
+  if (cut.p_step.size() != p.size()) cut.p_step = p;  // the first action of the step
   Vector y_after = y_;
   const long n = y_after.size(), np = p.size();
   EventAction action = EventAction::Continue;
@@ -370,6 +371,7 @@ bool EventLocator::act(size_t i, double te, Vector& p, EventCut& cut) {
   if (action == EventAction::Continue) return true;
   cut.kind = action == EventAction::Stop ? EventCut::Stop : EventCut::Restart;
   cut.t = te;
+  cut.index = static_cast<int>(i);
   cut.y_before = y_;
   cut.y_after = y_after;
   cut.yp = yp_;

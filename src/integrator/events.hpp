@@ -42,6 +42,10 @@ struct EventCut {
   enum Kind { None, Stop, Restart, Accumulation, Failure } kind = None;
   double t = 0.0;
   Vector y_before, y_after, yp;
+  /// Restart: the event's index and the parameters during the step (before the actions of the
+  /// events in it: the model the step was taken with, Method::retake_step)
+  int index = -1;
+  Vector p_step;
   std::string message;  ///< Accumulation: which event accumulated, where, after how many
 };
 
@@ -107,6 +111,11 @@ class EventLocator {
   EventCut process(const DenseSource& source, double t_old, double t_new, const Vector& y_new,
                    double dir, Vector& p, std::vector<EventRecord>& records, int samples = 3,
                    const ErrorWeights* weights = nullptr);
+  /// r_i(t, y, yp, p) (counted in Stats::nroot); false on a callback failure.
+  bool root_value(size_t i, double t, const Vector& y, const Vector& yp, const Vector& p,
+                  double& value) {
+    return root(i, t, y, yp, p, value);
+  }
   /// Root values after a restart at (t, y, yp).
   bool reset(double t, const Vector& y, const Vector& yp, const Vector& p);
   /// The derivative of event `rec`'s time by the parameters (rec.dt_dp, np entries): the event
@@ -132,8 +141,12 @@ class EventLocator {
   /// Event i starts on the side `sign` of its root where its value is exactly 0 there (a
   /// switch restarted at its root, Options::switches): the next sign change away from the
   /// branch is a crossing (a value of 0 on its own is on neither side).
-  void orient(size_t i, double sign) {
-    if (prev_[i] == 0.0) prev_[i] = sign > 0 ? kTiny : -kTiny;
+  /// With `force` also where its value has the other sign (a switch restarted from a state
+  /// that lies a round-off or an interpolation error on the far side of the root the locator
+  /// found on the step's interpolant: Method::retake_step).
+  void orient(size_t i, double sign, bool force = false) {
+    if (prev_[i] == 0.0 || (force && (prev_[i] > 0.0) != (sign > 0.0)))
+      prev_[i] = sign > 0 ? kTiny : -kTiny;
   }
 
  private:

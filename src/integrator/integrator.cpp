@@ -394,12 +394,17 @@ struct Integrator::Impl : public DenseSource {
   }
 
   // A switching function that is exactly 0 at the start or a restart lies on the side of its
-  // branch (a restart at a root the locator found exactly).
+  // branch (a restart at a root the locator found exactly); so does, whatever the sign of s
+  // there, the switch whose restart state came from the step's equations within the resolution
+  // of t of its root (retake_to_event).
   void orient_switches() {
     const Vector& p = method->parameters();
     for (size_t k = 0; k < opt.switches.size(); ++k)
-      events->orient(user_events + k, p[opt.switches[k].parameter]);
+      events->orient(user_events + k, p[opt.switches[k].parameter],
+                     static_cast<long>(user_events + k) == retaken_switch);
+    retaken_switch = -1;
   }
+  long retaken_switch = -1;  // retake_to_event(): the switch to orient at the restart
 
   // A switch as an event of the locator: its root is s, its action flips the branch in p to the
   // sign s has at the located time (on the far side of the root) and restarts the method.
@@ -1351,8 +1356,93 @@ struct Integrator::Impl : public DenseSource {
            "s = 0 while it slides) or give the switch hysteresis";
   }
 
-  Stop handle_event_cut(const EventCut& cut) {
-    if (cut.kind == EventCut::Restart && !opt.switches.empty() && switch_chatters(cut)) {
+  // A switch or an event that restarts inside the step just accepted: the state at its time
+  // from the step's equations taken again to it with the model of the step
+  // (Method::retake_step), not the step's interpolant, which lies off the algebraic equations
+  // between the stages. The components the action left as they were take the new values. The
+  // event function, as the locator evaluated it, at the step's state: on the far side of the
+  // root, the event stands. Back on the near side, the interpolant crossed the root before the
+  // solution does (at the charge pump's turn-off by 1.3e-4 V): a switch is undone (NotCrossed:
+  // the method restarts there on its old branch from the step's state, and the next step
+  // locates the crossing anew), unless the same switch was undone at the start of this step
+  // (then its branch stands from the step's state, orient_switches()); a user's event keeps
+  // the interpolant's state (nretake_fail), as when the step does not converge.
+  enum class Retaken { Kept, Done, NotCrossed, Failure };
+  Retaken retake_to_event(EventCut& cut) {
+    if (np > 0 || cut.index < 0) return Retaken::Kept;  // (S jumps from the interpolant)
+    Vector& p = method->parameters();
+    p_after_event = p;
+    p = cut.p_step;
+    const Method::Retake outcome = method->retake_step(cut.t, y_retaken);
+    if (outcome == Method::Retake::Unsupported) {
+      p = p_after_event;
+      return Retaken::Kept;
+    }
+    ++result.stats.nretake;
+    double located = 0.0, retaken = 0.0;
+    const size_t i = static_cast<size_t>(cut.index);
+    bool done = outcome == Method::Retake::Done &&
+                events->root_value(i, cut.t, cut.y_before, cut.yp, p, located) &&
+                events->root_value(i, cut.t, y_retaken, cut.yp, p, retaken);
+    const bool same_side = retaken * located > 0.0 || (retaken == 0.0 && located == 0.0);
+    const bool is_switch = i >= user_events;
+    const bool at_root =
+        done && !same_side && is_switch && within_resolution(cut, i, located, retaken);
+    p = p_after_event;
+    if (guard.fatal()) {
+      fail(Status::CallbackError, guard.failure().describe());
+      return Retaken::Failure;
+    }
+    guard.clear_recoverable();
+    const long naccept = result.stats.naccept;
+    if (done && !same_side) {
+      if (!is_switch) {
+        done = false;
+      } else if (at_root ||
+                 (static_cast<long>(i) == undone_switch && naccept - naccept_at_undo <= 1)) {
+        retaken_switch = static_cast<long>(i);
+      } else {
+        undone_switch = static_cast<long>(i);
+        naccept_at_undo = naccept;
+        const size_t k = opt.switches[i - user_events].parameter;
+        p[k] = cut.p_step[k];  // the branch of the step
+        result.events.pop_back();
+        --result.stats.nevents;
+        cut.y_before = cut.y_after = y_retaken;
+        return Retaken::NotCrossed;
+      }
+    }
+    if (!done) {
+      ++result.stats.nretake_fail;
+      return Retaken::Kept;
+    }
+    for (int k = 0; k < n; ++k)
+      if (cut.y_after[k] == cut.y_before[k]) cut.y_after[k] = y_retaken[k];
+    cut.y_before = y_retaken;
+    result.events.back().y = y_retaken;
+    return Retaken::Done;
+  }
+  // The step's state puts the root of event i later than the located time cut.t by no more
+  // than t resolves there (ten times the locator's bracket): r's value `retaken` against its
+  // slope along the interpolant (a difference over a thousandth of the step before cut.t).
+  bool within_resolution(const EventCut& cut, size_t i, double located, double retaken) {
+    const double width = cut.t - dense_lo;
+    const double d = 1e-3 * width;
+    method->dense(cut.t - d, work);
+    double before = 0.0;
+    if (!events->root_value(i, cut.t - d, work, cut.yp, method->parameters(), before)) return true;
+    const double slope = std::abs(located - before) / std::abs(d);
+    const double resolution = 40 * kEps * std::max(std::abs(cut.t), std::abs(width));
+    return std::abs(retaken) <= slope * resolution;
+  }
+  Vector p_after_event, y_retaken;
+  long undone_switch = -1, naccept_at_undo = 0;  // the last switch undone, when
+
+  Stop handle_event_cut(EventCut cut) {
+    const Retaken retaken = cut.kind == EventCut::Restart ? retake_to_event(cut) : Retaken::Kept;
+    if (retaken == Retaken::Failure) return Stop::Failure;
+    if (retaken != Retaken::NotCrossed && cut.kind == EventCut::Restart && !opt.switches.empty() &&
+        switch_chatters(cut)) {
       EventCut at = cut;
       at.kind = EventCut::Stop;
       at.y_after = cut.y_before;
@@ -1405,7 +1495,7 @@ struct Integrator::Impl : public DenseSource {
       finish(Status::Success, "");
       return Stop::End;
     }
-    return Stop::Event;
+    return retaken == Retaken::NotCrossed ? Stop::InternalStep : Stop::Event;  // (no event)
   }
 
   // The solve ended at an event: t() and y() are the event's time and the state before its

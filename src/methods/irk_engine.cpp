@@ -202,6 +202,19 @@ void IrkEngine::start_from(const IrkDense& previous, double h) {
   }
 }
 
+void IrkEngine::start_within(const IrkDense& step, double h) {
+  const int s = k_->s;
+  step.increment(-1.0, tmp2_);  // p(t_n) - p(t_n+1)
+  for (int k = 0; k < s; ++k) {
+    step.increment(k_->c[k] * h / step.h - 1.0, tmp_);
+    Z_.col(k) = tmp_ - tmp2_;
+  }
+  for (int k = 0; k < s; ++k) {
+    W_.col(k) = ti_rows_[k * s] * Z_.col(0);
+    for (int j = 1; j < s; ++j) W_.col(k) += ti_rows_[k * s + j] * Z_.col(j);
+  }
+}
+
 // Z_k(t_n + c_k h) from the previous interpolant, p(theta) - p(0) by Horner in theta = c_k q,
 // then W = (T^{-1} (x) I) Z, in one pass over the components.
 template <int S, int M>

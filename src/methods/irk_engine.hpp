@@ -97,6 +97,9 @@ class IrkEngine {
   /// Starting values: Z = 0, or from the previous step's interpolant at t_n + c_i h.
   void start_zero();
   void start_from(const IrkDense& previous, double h);
+  /// Starting values of a step of size h from the start t_n of the step `step` (h inside it):
+  /// Z_i = p(t_n + c_i h) - y_n on that step's interpolant p (retake_step()).
+  void start_within(const IrkDense& step, double h);
 
   /// The simplified Newton iteration at (t, y) with step h; `scal` the weights of the
   /// increment norm (RMS over the s n values). `monitor` must have begun. Returns the

@@ -263,6 +263,23 @@ class Method {
   virtual bool restart_at_tstop(double t, const Vector& y, std::string& message) {
     return restart(t, y, message);
   }
+  /// What retake_step() did.
+  enum class Retake {
+    Unsupported,  ///< the method cannot (default): the caller keeps the interpolant's value
+    Failed,       ///< the step's equations did not converge: the caller keeps the interpolant's
+    Done,         ///< `out` holds the state at t from the step's equations
+  };
+  /// A switch or an event that restarts at t inside the last accepted step (t_n, t_n+1]: the
+  /// state at t from the step's equations solved again from (t_n, y_n) with h = t - t_n (the
+  /// model as during the step: the caller sets the parameters() of the old branch), instead of
+  /// the step's interpolant. For a stiffly accurate Runge-Kutta method the end value of a
+  /// step satisfies the algebraic equations 0 = g(y) to the Newton tolerance (an interpolant
+  /// between the stages does not, and at index 2 a violated g makes the next step's index-2
+  /// values of size g/h). The method's state for the next step is set by restart() after it.
+  virtual Retake retake_step(double t, Vector& out) {
+    (void)t, (void)out;
+    return Retake::Unsupported;
+  }
   /// The model may have changed at the current point (the integrator stopped exactly there,
   /// Integrator::solve_until): evaluate again what the method keeps of f at (t, y) -- f(t, y)
   /// itself, a first-same-as-last stage, the base point of difference Jacobians -- so that no

@@ -391,6 +391,7 @@ class Radau final : public MassMatrixMethod {
     // the end value before post-step hooks is y + Z_s
     engine_.dense(y_, h_, dense_);
     if (sens_) sens_->accept(y_, h_);
+    t_before_ = t_;
     t_ += h_;
     h_last_ = h_;
     h_hold_ = h_;
@@ -463,6 +464,35 @@ class Radau final : public MassMatrixMethod {
       return sens_->start(t_, y_, f0_, &S, message);
     }
     return true;
+  }
+
+  // The last accepted step from (t_n, y_n) taken again to t in (t_n, t_n+1] (a switch or an
+  // event located inside it): the Jacobian of that step, a new factorisation for h = t - t_n,
+  // the starting values from the step's collocation polynomial (which the solution of the
+  // shorter step's equations is close to), the Newton iteration of a step. After accept() y_new_
+  // and f_new_ hold y_n and f(t_n, y_n); the restart() that follows sets up the next step.
+  // Not with sensitivities (the jump of S at the event is taken from the step's interpolant).
+  Retake retake_step(double t, Vector& out) override {
+    if (sens_ || h_last_ == 0.0 || !jac_valid_) return Retake::Unsupported;
+    const double t_n = t_before_;
+    const double h = t - t_n;
+    if (t == t_) {  // the step's own end
+      out = y_;
+      return Retake::Done;
+    }
+    if (!(h / h_last_ > 0.0 && h / h_last_ < 1.0)) return Retake::Unsupported;
+    h_ = h;
+    newton_.begin_attempt();
+    if (!engine_.factor(h, J_)) return Retake::Failed;
+    compute_scale(h);
+    engine_.start_within(dense_, h);
+    newton_.begin(opt_.jacobian_reuse_theta);
+    const NewtonMonitor::Verdict v = engine_.newton(t_n, y_new_, h, scal_, newton_.monitor());
+    h_ = h_last_;
+    engine_.invalidate();
+    if (v != NewtonMonitor::Verdict::Converged) return Retake::Failed;
+    engine_.end_value(y_new_, out);
+    return out.allFinite() ? Retake::Done : Retake::Failed;
   }
 
   bool jump_sensitivities(const Matrix& S, std::string& message) override {
@@ -748,6 +778,7 @@ class Radau final : public MassMatrixMethod {
   bool unexpected_ = false, slow_newton_ = false, lu_kept_ = false;
   // step
   double t_ = 0, h_ = 0, h_last_ = 0;
+  double t_before_ = 0;  ///< the start of the last accepted step (retake_step())
   bool first_ = true, jac_valid_ = false, jac_fresh_ = false, need_jac_ = true;
   int attempts_since_accept_ = 0;
   bool inconsistent_ = false;  ///< the last accept() found the step inconsistent with f

@@ -31,6 +31,12 @@ struct Stats {
   /// Restarts of the method after its start: at Options::tstops, at switches of
   /// Options::switches, after event actions that restart and after model changes.
   long nrestart = 0;
+  /// Steps taken again from the start of the step that crossed a switch or an event that
+  /// restarts, to its located time (Method::retake_step: the restart state from the step's
+  /// equations, not its interpolant), and of them those whose Newton iteration failed (the
+  /// interpolant's state kept).
+  long nretake = 0;
+  long nretake_fail = 0;
 };
 
 /// One counter of Stats: its JSON key, its meaning and a pointer to it.
