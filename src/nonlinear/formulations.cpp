@@ -342,8 +342,10 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
   tag(L.lambda, m, tg.lambda);
   if (L.mu >= 0) tag(L.mu, m, tg.mu);
 
-  dae.f = [sys, ws = RhsWorkspace(nq, m), Minv, L, form](double t, VecIn y, VecOut out,
-                                                         VecIn p) mutable {
+  // y and p by reference (as Callback passes them): a Ref<const> taken by value is a copy whose
+  // destructor frees its (empty) fallback storage, twice per call
+  dae.f = [sys, ws = RhsWorkspace(nq, m), Minv, L, form](double t, const VecIn& y, VecOut out,
+                                                         const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     // views made once: a callback's VecIn built from a segment at each call cost a Ref (and
     // its destructor's free of the unused fallback copy) per argument and call
@@ -410,8 +412,8 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
   // nothing when g, G and the curvature are analytic)
-  dae.constraint_monitor = [sys, Minv, L, w = MonitorWorkspace(nq, m)](double t, VecIn y,
-                                                                       VecIn p) mutable {
+  dae.constraint_monitor = [sys, Minv, L, w = MonitorWorkspace(nq, m)](double t, const VecIn& y,
+                                                                       const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq));
     ConstraintResiduals r;
@@ -542,8 +544,8 @@ SemiExplicitDae stabilized_index1_form(const SemiExplicitDae& dae, double beta) 
   s.algebraic_index = 1;
   auto f = dae.f;
   auto g = dae.g;
-  s.g = [f, g, beta, ws = StabilizedWorkspace(dae.ny, dae.nz)](double t, VecIn y, VecIn z,
-                                                               VecOut out, VecIn p) mutable {
+  s.g = [f, g, beta, ws = StabilizedWorkspace(dae.ny, dae.nz)](
+            double t, const VecIn& y, const VecIn& z, VecOut out, const VecIn& p) mutable {
     // d/ds g(t + s, y + s f) at s = 0 = g_t + g_y f, by (8 (D(d) - D(-d)) - (D(2d) - D(-2d)))/12d
     f(t, y, z, ws.fy, p);
     const double scale = std::max({1.0, std::abs(t), y.cwiseAbs().maxCoeff()});
@@ -576,7 +578,7 @@ MassMatrixDae to_mass_matrix_form(const SemiExplicitDae& dae) {
   for (int i = ny; i < m.n; ++i) m.index[i] = dae.algebraic_index;
   auto f = dae.f;
   auto g = dae.g;
-  m.f = [f, g, ny, nz](double t, VecIn x, VecOut out, VecIn p) {
+  m.f = [f, g, ny, nz](double t, const VecIn& x, VecOut out, const VecIn& p) {
     if (ny > 0) f(t, x.head(ny), x.tail(nz), out.head(ny), p);
     if (nz > 0) g(t, x.head(ny), x.tail(nz), out.tail(nz), p);
   };
