@@ -2,7 +2,12 @@
 // pendulum to the accuracy its index allows; the drift of each is what the theory says.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "daekit/daekit.hpp"
 
@@ -132,5 +137,71 @@ TEST(Formulations, AllSolveAndrews) {
       EXPECT_GT(r.max_residual.velocity, 1e-6);  // the hidden constraint drifts
     if (var.form == Formulation::Index2 || var.form == Formulation::GGL)
       EXPECT_LT(r.max_residual.velocity, 1e-6);
+  }
+}
+
+// The formulations' f sums G^T lambda in its own loop (no matrix-vector kernel per call): its
+// values are Eigen's product's to the bit, for every number of constraints (the loop's even
+// and odd sums, an odd last term, the fall-back for nq = 1) and signed zeros, in the forms
+// with constant mass (M v' = f - G^T lambda), general mass (0 = M w - f + G^T lambda) and GGL
+// (q' = v - G^T mu).
+TEST(Formulations, ConstraintForceSumsAsEigenToTheBit) {
+  for (const auto& [nq, m] :
+       std::vector<std::pair<int, int>>{{1, 1}, {6, 1}, {6, 2}, {6, 3}, {6, 5}, {7, 7}}) {
+    std::srand(static_cast<unsigned>(17 * nq + m));
+    const Matrix A = Matrix::Random(m, nq);
+    const Vector Mdiag = Vector::Random(nq).cwiseAbs().array() + 1.0;
+    for (bool constant_mass : {true, false}) {
+      MechanicalSystem sys;
+      sys.nq = nq;
+      sys.nlambda = m;
+      sys.constant_mass = constant_mass;
+      sys.mass = [Mdiag](double, VecIn, MatOut M) { M = Mdiag.asDiagonal(); };
+      sys.force = [](double, VecIn q, VecIn v, VecOut f) { f = q.array().sin() - v.array(); };
+      sys.g = [A](double, VecIn q, VecOut g) { g = A * q; };
+      sys.G = [A](double, VecIn, MatOut G) { G = A; };
+      for (Formulation form : {Formulation::Index3, Formulation::GGL}) {
+        const MassMatrixDae dae = formulate(sys, form);
+        const MechanicalLayout L = mechanical_layout(sys, form);
+        for (bool zeros : {false, true}) {
+          Vector y = Vector::Random(L.n);
+          if (zeros) {  // lambda, mu and f all -0: the signs of the sums' zeros show
+            y.setConstant(-0.0);
+          }
+          Vector out(L.n);
+          dae.f(0.5, y, out, dae.p);
+          const Vector q = y.segment(L.q, nq), v = y.segment(L.v, nq);
+          const Vector lambda = y.segment(L.lambda, m);
+          Vector f(nq);
+          f = q.array().sin() - v.array();
+          Vector expect(nq);
+          if (L.w < 0) {
+            expect = f;
+            expect.noalias() -= A.transpose() * lambda;
+            for (int i = 0; i < nq; ++i)
+              EXPECT_EQ(std::bit_cast<std::uint64_t>(out[L.v + i]),
+                        std::bit_cast<std::uint64_t>(expect[i]))
+                  << "nq " << nq << " m " << m << " " << to_string(form) << " i " << i;
+          } else {
+            const Vector w = y.segment(L.w, nq);
+            expect.noalias() = Matrix(Mdiag.asDiagonal()) * w;
+            expect -= f;
+            expect.noalias() += A.transpose() * lambda;
+            for (int i = 0; i < nq; ++i)
+              EXPECT_EQ(std::bit_cast<std::uint64_t>(out[L.w + i]),
+                        std::bit_cast<std::uint64_t>(expect[i]))
+                  << "nq " << nq << " m " << m << " " << to_string(form) << " w-row " << i;
+          }
+          if (form == Formulation::GGL) {
+            expect = v;
+            expect.noalias() -= A.transpose() * y.segment(L.mu, m);
+            for (int i = 0; i < nq; ++i)
+              EXPECT_EQ(std::bit_cast<std::uint64_t>(out[L.q + i]),
+                        std::bit_cast<std::uint64_t>(expect[i]))
+                  << "nq " << nq << " m " << m << " ggl q-row " << i;
+          }
+        }
+      }
+    }
   }
 }

@@ -254,6 +254,42 @@ Tags tags_of(Formulation form) {
   return {1, 1, 1, 1, 1};
 }
 
+// out += alpha G^T x (alpha = 1 or -1) for the m x nq constraint Jacobian G: per component i
+// the terms G(j, i) x_j summed as Eigen's row-major matrix-vector kernel sums them with 2-wide
+// packets (even and odd j apart from 0, then both sums, then an odd m's last term), so the
+// result is the product's to the bit on the default (SSE2) build, without the kernel's
+// dispatch, which cost 310 instructions per evaluation of truck-index3's f (m = 2, nq = 9).
+// nq = 1 (Eigen takes a dot product there) and m = 0 go to Eigen.
+template <class Out>
+void add_transpose_product(const Matrix& G, const VecIn& x, double alpha, Out&& out) {
+  const Eigen::Index m = G.rows(), nq = G.cols();
+  if (nq == 1 || m == 0) {
+    out.noalias() += alpha * (G.transpose() * x);
+    return;
+  }
+  const double* xs = x.data();
+  double* o = out.data();
+  if (m == 2) {  // the common case (a hinge), unrolled
+    for (Eigen::Index i = 0; i < nq; ++i) {
+      const double* g = G.data() + 2 * i;
+      o[i] += alpha * ((g[0] * xs[0] + 0.0) + (g[1] * xs[1] + 0.0));
+    }
+    return;
+  }
+  for (Eigen::Index i = 0; i < nq; ++i) {
+    const double* g = G.data() + i * m;  // column i of G (column-major)
+    double even = 0.0, odd = 0.0;
+    Eigen::Index j = 0;
+    for (; j + 2 <= m; j += 2) {
+      even = g[j] * xs[j] + even;
+      odd = g[j + 1] * xs[j + 1] + odd;
+    }
+    double sum = even + odd;
+    for (; j < m; ++j) sum += g[j] * xs[j];
+    o[i] += alpha * sum;
+  }
+}
+
 // Scratch storage of the right-hand side of a formulation (owned by value by its closure).
 struct RhsWorkspace {
   Matrix M, G;
@@ -306,12 +342,14 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
   tag(L.lambda, m, tg.lambda);
   if (L.mu >= 0) tag(L.mu, m, tg.mu);
 
-  dae.f = [sys, ws = RhsWorkspace(nq, m), Minv, L, form](double t, VecIn y, VecOut out,
-                                                         VecIn p) mutable {
+  // y and p by reference (as Callback passes them): a Ref<const> taken by value is a copy whose
+  // destructor frees its (empty) fallback storage, twice per call
+  dae.f = [sys, ws = RhsWorkspace(nq, m), Minv, L, form](double t, const VecIn& y, VecOut out,
+                                                         const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
-    auto q = y.segment(L.q, nq);
-    auto v = y.segment(L.v, nq);
-    auto lambda = y.segment(L.lambda, m);
+    // views made once: a callback's VecIn built from a segment at each call cost a Ref (and
+    // its destructor's free of the unused fallback copy) per argument and call
+    const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq)), lambda(y.segment(L.lambda, m));
     const bool need_g = form == Formulation::Index3 || form == Formulation::GGL;
     if (sys.terms) {
       sys.terms(t, q, v, ws.M, ws.f, ws.g, ws.G, p);
@@ -324,17 +362,17 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     // kinematics q' = v  (GGL: q' = v - G^T mu)
     out.segment(L.q, nq) = v;
     if (form == Formulation::GGL)
-      out.segment(L.q, nq).noalias() -= ws.G.transpose() * y.segment(L.mu, m);
+      add_transpose_product(ws.G, y.segment(L.mu, m), -1.0, out.segment(L.q, nq));
     // dynamics
     if (L.w < 0) {  // M v' = f - G^T lambda
       out.segment(L.v, nq) = ws.f;
-      out.segment(L.v, nq).noalias() -= ws.G.transpose() * lambda;
+      add_transpose_product(ws.G, lambda, -1.0, out.segment(L.v, nq));
     } else {  // v' = w,  0 = M(q) w - f + G^T lambda
       auto w = y.segment(L.w, nq);
       out.segment(L.v, nq) = w;
       out.segment(L.w, nq).noalias() = ws.M * w;
       out.segment(L.w, nq) -= ws.f;
-      out.segment(L.w, nq).noalias() += ws.G.transpose() * lambda;
+      add_transpose_product(ws.G, lambda, 1.0, out.segment(L.w, nq));
     }
     // constraints
     auto c = out.segment(L.lambda, m);
@@ -356,7 +394,7 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
           c.noalias() = ws.G * y.segment(L.w, nq);
         } else {  // v' = M^{-1} (f - G^T lambda)
           ws.tmp = ws.f;
-          ws.tmp.noalias() -= ws.G.transpose() * lambda;
+          add_transpose_product(ws.G, lambda, -1.0, ws.tmp);
           ws.tmp2 = Minv->solve(ws.tmp);  // not in place: that would allocate
           c.noalias() = ws.G * ws.tmp2;
         }
@@ -374,11 +412,10 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
   // nothing when g, G and the curvature are analytic)
-  dae.constraint_monitor = [sys, Minv, L, w = MonitorWorkspace(nq, m)](double t, VecIn y,
-                                                                       VecIn p) mutable {
+  dae.constraint_monitor = [sys, Minv, L, w = MonitorWorkspace(nq, m)](double t, const VecIn& y,
+                                                                       const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
-    auto q = y.segment(L.q, nq);
-    auto v = y.segment(L.v, nq);
+    const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq));
     ConstraintResiduals r;
     if (m == 0) return r;
     constraint_jacobian(sys, t, q, w.G, p);
@@ -386,7 +423,7 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
       w.vdot = y.segment(L.w, nq);
     } else {
       sys.force(t, q, v, w.f, p);
-      w.f.noalias() -= w.G.transpose() * y.segment(L.lambda, m);
+      add_transpose_product(w.G, y.segment(L.lambda, m), -1.0, w.f);
       w.vdot = Minv->solve(w.f);
     }
     sys.g(t, q, w.g, p);
@@ -507,8 +544,8 @@ SemiExplicitDae stabilized_index1_form(const SemiExplicitDae& dae, double beta) 
   s.algebraic_index = 1;
   auto f = dae.f;
   auto g = dae.g;
-  s.g = [f, g, beta, ws = StabilizedWorkspace(dae.ny, dae.nz)](double t, VecIn y, VecIn z,
-                                                               VecOut out, VecIn p) mutable {
+  s.g = [f, g, beta, ws = StabilizedWorkspace(dae.ny, dae.nz)](
+            double t, const VecIn& y, const VecIn& z, VecOut out, const VecIn& p) mutable {
     // d/ds g(t + s, y + s f) at s = 0 = g_t + g_y f, by (8 (D(d) - D(-d)) - (D(2d) - D(-2d)))/12d
     f(t, y, z, ws.fy, p);
     const double scale = std::max({1.0, std::abs(t), y.cwiseAbs().maxCoeff()});
@@ -541,7 +578,7 @@ MassMatrixDae to_mass_matrix_form(const SemiExplicitDae& dae) {
   for (int i = ny; i < m.n; ++i) m.index[i] = dae.algebraic_index;
   auto f = dae.f;
   auto g = dae.g;
-  m.f = [f, g, ny, nz](double t, VecIn x, VecOut out, VecIn p) {
+  m.f = [f, g, ny, nz](double t, const VecIn& x, VecOut out, const VecIn& p) {
     if (ny > 0) f(t, x.head(ny), x.tail(nz), out.head(ny), p);
     if (nz > 0) g(t, x.head(ny), x.tail(nz), out.tail(nz), p);
   };

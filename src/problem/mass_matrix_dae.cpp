@@ -63,11 +63,11 @@ void MassMatrixDae::validate_second_order() const {
   };
   if (m1 <= 0 || m2 <= 0 || m1 % m2 != 0 || m1 + m2 > n)
     fail("needs m1 > 0, m2 > 0, m1 a multiple of m2 and m1 + m2 <= n = " + std::to_string(n));
-  // rows and columns 0..m1-1 of M: those of the identity
-  const std::string rows = "the mass matrix must be the identity in rows and columns 0.." +
-                           std::to_string(m1 - 1) + ", ";
+  // rows and columns 0..m1-1 of M: those of the identity (the message built only on failure:
+  // this runs at every solve)
   auto bad = [&](int i, int j) {
-    fail(rows + "M(" + std::to_string(i) + ", " + std::to_string(j) + ") is not");
+    fail("the mass matrix must be the identity in rows and columns 0.." + std::to_string(m1 - 1) +
+         ", M(" + std::to_string(i) + ", " + std::to_string(j) + ") is not");
   };
   if (mass_sparse.size() != 0) {  // O(nnz): every stored entry in those rows or columns
     std::vector<char> one(static_cast<size_t>(m1), 0);
