@@ -424,9 +424,12 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
         sum += v * v;
       }
     }
-    const double norm = std::sqrt(sum / (static_cast<double>(s) * n_));
-    const bool at_roundoff =
-        monitor.iterations() >= 1 && norm <= roundoff_level_ && norm > 0.5 * previous_norm;
+    const double norm = std::sqrt(sum / (static_cast<double>(s) * n));  // n = n_
+    // at the round-off level (set_roundoff_level) and no longer contracting; the level test
+    // first: the level is 0 unless set
+    bool at_roundoff = false;
+    if (norm <= roundoff_level_) [[unlikely]]
+      at_roundoff = monitor.iterations() >= 1 && norm > 0.5 * previous_norm;
     previous_norm = norm;
     Verdict v = monitor.next_inlined(norm);
     if (at_roundoff && v != Verdict::NonFinite) v = Verdict::Converged;
