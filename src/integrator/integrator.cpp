@@ -1154,12 +1154,7 @@ struct Integrator::Impl : public DenseSource {
     if (have_correction) delta = work2;
     for (size_t k = 0; k < opt.nonnegative.size(); ++k)
       nonnegative_min[k] = std::min(nonnegative_min[k], y_acc[opt.nonnegative[k]]);
-    weights.update(y_acc);
-    {  // max |y_i| so far (warn_about_growth_with_loose_atol)
-      const double* y = y_acc.data();
-      double* m = y_abs_max.data();
-      for (int i = 0; i < n; ++i) m[i] = std::max(m[i], std::abs(y[i]));
-    }
+    weights.update(y_acc, y_abs_max);  // and max |y_i| so far (warn_about_growth_with_loose_atol)
     result.h_last = h;
     controller->accepted(*method, h, a);  // the method's order logic and the proposal
     last_rejected = false;

@@ -366,7 +366,7 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     be[p] = k.blocks.beta[p] / h;
   }
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
-  double previous_norm = 0.0;
+  previous_norm_ = 0.0;
   for (;;) {
     stage_arguments<S, N>(y);
     if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data())) {
@@ -429,8 +429,8 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     // first: the level is 0 unless set
     bool at_roundoff = false;
     if (norm <= roundoff_level_) [[unlikely]]
-      at_roundoff = monitor.iterations() >= 1 && norm > 0.5 * previous_norm;
-    previous_norm = norm;
+      at_roundoff = monitor.iterations() >= 1 && norm > 0.5 * previous_norm_;
+    previous_norm_ = norm;
     Verdict v = monitor.next_inlined(norm);
     if (at_roundoff && v != Verdict::NonFinite) v = Verdict::Converged;
     // the verdicts that end the iteration before its update
