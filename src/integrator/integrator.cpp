@@ -976,9 +976,9 @@ struct Integrator::Impl : public DenseSource {
                                                     " after a failed step");
         if (!last_rejected) h = dir * opt.hmin;  // a first step, a proposal after an accepted one
       }
-      const StepEnd end = step_end(t, target, dir, drift,
-                                   std::max(10.0 * kEps * std::abs(t), h_min_floor),  // h_min
-                                   last_rejected, h);
+      // the smallest step t can resolve (also try_accept's scale of tiny steps)
+      const double h_min = std::max(10.0 * kEps * std::abs(t), h_min_floor);
+      const StepEnd end = step_end(t, target, dir, drift, h_min, last_rejected, h);
       if (h != h_chosen) controller->bounded();
       if (end == StepEnd::Reached) [[unlikely]] {
         if (to_discontinuity) {  // on it within round-off: restart there
@@ -998,7 +998,6 @@ struct Integrator::Impl : public DenseSource {
         return fail(Status::MaxStepsExceeded,
                     "reached max_steps = " + std::to_string(opt.max_steps) + " at t = " + fmt(t) +
                         failure_summary());
-      const double h_min = std::max(10.0 * kEps * std::abs(t), h_min_floor);
       if (std::abs(h) <= h_min || h == 0.0) {
         if (last_failure_non_finite)
           return fail(Status::NonFiniteFunction,
@@ -1022,7 +1021,7 @@ struct Integrator::Impl : public DenseSource {
         return fail(Status::CallbackError, guard.failure().describe());
       }
       if (a.outcome == AttemptOutcome::Converged && (a.err < 1.0 || opt.fixed_step)) {
-        const Stop stop = try_accept(t, a, last, to_discontinuity);
+        const Stop stop = try_accept(t, a, last, to_discontinuity, h_min);
         if (stop != Stop::InternalStep) return stop;
         if (retry_pending) {
           retry_pending = false;
@@ -1053,9 +1052,12 @@ struct Integrator::Impl : public DenseSource {
   // nothing for step() to do before step_guarded (no restart or refresh pending).
   bool run_through = false;  // inside solve_until, towards run_to
   double run_to = 0.0;
+  // (after try_accept's Stop::InternalStep, dense_hi is the accepted t = method->t() unless a
+  // stop time or discontinuity was reached, when tstop_reached or restart_pending is set: no
+  // virtual call for it)
   bool goes_on_to_run_to() const {
     return run_through && !finished && !tstop_reached && !restart_pending && !refresh_pending &&
-           dir * (method->t() - run_to) < 0;
+           dir * (dense_hi - run_to) < 0;
   }
 
   bool retry_pending = false;
@@ -1122,7 +1124,8 @@ struct Integrator::Impl : public DenseSource {
   }
 
   // The attempt passed the error test: project, accept, events, output, callbacks.
-  Stop try_accept(double t, const StepAttempt& a, bool last, bool to_discontinuity) {
+  // h_min: the smallest step t can resolve (step_guarded's).
+  Stop try_accept(double t, const StepAttempt& a, bool last, bool to_discontinuity, double h_min) {
     Stats& s = result.stats;
     const size_t events_before = result.events.size(), outputs_before = result.t_out.size();
     // this step ends on solve_until's stop time, on a discontinuity (Options::tstops), or both
@@ -1148,7 +1151,7 @@ struct Integrator::Impl : public DenseSource {
     last_failure = "";
     last_failure_non_finite = false;
     ++s.naccept;
-    if (std::abs(h) <= 1e3 * std::max(10.0 * kEps * std::abs(t), h_min_floor)) ++tiny_steps;
+    if (std::abs(h) <= 1e3 * h_min) ++tiny_steps;
     t_left = t;
     dense_lo = t;
     dense_hi = t_acc;
@@ -1156,12 +1159,7 @@ struct Integrator::Impl : public DenseSource {
     if (have_correction) delta = work2;
     for (size_t k = 0; k < opt.nonnegative.size(); ++k)
       nonnegative_min[k] = std::min(nonnegative_min[k], y_acc[opt.nonnegative[k]]);
-    weights.update(y_acc);
-    {  // max |y_i| so far (warn_about_growth_with_loose_atol)
-      const double* y = y_acc.data();
-      double* m = y_abs_max.data();
-      for (int i = 0; i < n; ++i) m[i] = std::max(m[i], std::abs(y[i]));
-    }
+    weights.update(y_acc, y_abs_max);  // and max |y_i| so far (warn_about_growth_with_loose_atol)
     result.h_last = h;
     controller->accepted(*method, h, a);  // the method's order logic and the proposal
     last_rejected = false;

@@ -379,7 +379,7 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     be[p] = k.blocks.beta[p] / h;
   }
   const double* diag = M.kind() == MassOperator::Kind::Diagonal ? M.diagonal().data() : nullptr;
-  double previous_norm = 0.0;
+  previous_norm_ = 0.0;
   for (;;) {
     stage_arguments<S, N>(y);
     if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data())) {
@@ -437,10 +437,13 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
         sum += v * v;
       }
     }
-    const double norm = std::sqrt(sum / (static_cast<double>(s) * n_));
-    const bool at_roundoff =
-        monitor.iterations() >= 1 && norm <= roundoff_level_ && norm > 0.5 * previous_norm;
-    previous_norm = norm;
+    const double norm = std::sqrt(sum / (static_cast<double>(s) * n));  // n = n_
+    // at the round-off level (set_roundoff_level) and no longer contracting; the level test
+    // first: the level is 0 unless set
+    bool at_roundoff = false;
+    if (norm <= roundoff_level_) [[unlikely]]
+      at_roundoff = monitor.iterations() >= 1 && norm > 0.5 * previous_norm_;
+    previous_norm_ = norm;
     Verdict v = monitor.next_inlined(norm);
     if (at_roundoff && v != Verdict::NonFinite) v = Verdict::Converged;
     // the verdicts that end the iteration before its update

@@ -195,6 +195,7 @@ class IrkEngine {
   const char* failed_ = nullptr;  // singular_reason() of the solver whose factor() failed
   double h_lu_ = 0.0;
   double roundoff_level_ = 0.0;
+  double previous_norm_ = 0.0;     // newton_rows: the last iteration's increment norm
   Matrix Z_, W_, F_, R_, MW_, Y_;  // Y_: the stage arguments y + Z_i
   // f's arguments Y_.col(i) and F_.col(i), made once: a call then passes them as they are
   // (no Eigen::Ref built and destroyed per call: a fifth of a small system's f-call cost)

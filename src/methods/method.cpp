@@ -1,5 +1,6 @@
 #include "methods/method.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace daekit {
@@ -12,6 +13,31 @@ void ErrorWeights::setup(const Tolerances& tol, const std::vector<char>& in_test
   w_ = tol_.atol;
 }
 
-void ErrorWeights::update(const Vector& y) { w_ = tol_.rtol * y.cwiseAbs() + tol_.atol; }
+// w_i = rtol |y_i| + atol_i, element by element (as the Eigen expression
+// rtol * y.cwiseAbs() + atol, without its size checks and evaluator set-up per call).
+// (scalar loops: the vectorised ones' alias checks and remainder handling cost more than they
+// save at the sizes where this call matters)
+[[gnu::optimize("no-tree-vectorize")]] void ErrorWeights::update(const Vector& y) {
+  const Eigen::Index n = y.size();  // = atol's size = w_'s (setup)
+  const double rtol = tol_.rtol;
+  const double* a = y.data();
+  const double* atol = tol_.atol.data();
+  double* w = w_.data();
+  for (Eigen::Index i = 0; i < n; ++i) w[i] = rtol * std::abs(a[i]) + atol[i];
+}
+
+[[gnu::optimize("no-tree-vectorize")]] void ErrorWeights::update(const Vector& y, Vector& abs_max) {
+  const Eigen::Index n = y.size();
+  const double rtol = tol_.rtol;
+  const double* a = y.data();
+  const double* atol = tol_.atol.data();
+  double* w = w_.data();
+  double* m = abs_max.data();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double v = std::abs(a[i]);
+    w[i] = rtol * v + atol[i];
+    m[i] = std::max(m[i], v);
+  }
+}
 
 }  // namespace daekit

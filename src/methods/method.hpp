@@ -56,7 +56,11 @@ struct Tolerances {
 class ErrorWeights {
  public:
   void setup(const Tolerances& tol, const std::vector<char>& in_test);
+  /// w_i = rtol |y_i| + atol_i (after setup; y of atol's size).
   void update(const Vector& y);
+  /// update(y), and abs_max_i = max(abs_max_i, |y_i|) in the same pass (the step loop's
+  /// max |y| so far).
+  void update(const Vector& y, Vector& abs_max);
   const Vector& w() const { return w_; }
   double rtol() const { return tol_.rtol; }
   const Vector& atol() const { return tol_.atol; }
