@@ -25,6 +25,12 @@ endforeach()
 add_executable(daekit_doc_snippets ${_doc_sources})
 target_link_libraries(daekit_doc_snippets PRIVATE daekit)
 target_compile_options(daekit_doc_snippets PRIVATE -O1 -Wall -Wextra -Wno-unused)  # -O1: builds fast
+# Build time: every block includes daekit/daekit.hpp; parsed once in a precompiled header
+# (docs/results/build-time.md).
+if(DAEKIT_PCH)
+  target_precompile_headers(daekit_doc_snippets PRIVATE ${DAEKIT_PCH_HEADERS}
+    "${PROJECT_SOURCE_DIR}/include/daekit/daekit.hpp")
+endif()
 foreach(_name IN LISTS _doc_snippets)
   add_test(NAME ${_name} COMMAND daekit_doc_snippets ${_name} WORKING_DIRECTORY ${_doc_dir})
   set_tests_properties(${_name} PROPERTIES TIMEOUT 120)
