@@ -53,9 +53,9 @@ BuiltinProblem akzo_nobel() {
   d.f = [](double, VecIn y, VecOut f, VecIn p) {
     // y2 < 0 is outside the model (the test set returns an error flag): NaN makes the solver
     // reject the step.
-    const double s2 = std::sqrt(y[1]);
+    // pow first, y and p read after it: nothing is kept across the call
     const double y1_4 = std::pow(y[0], 4);
-    // p read after the calls: nothing to keep across them
+    const double s2 = std::sqrt(y[1]);
     const auto [k1, k2, k3, k4, Ks] = akzo_parameters(p);
     const double r1 = k1 * y1_4 * s2;
     const double r2 = k2 * y[2] * y[3];
@@ -71,8 +71,8 @@ BuiltinProblem akzo_nobel() {
     f[5] = Ks * y[0] * y[3] - y[5];
   };
   d.jacobian = [](double, VecIn y, MatOut J, VecIn p) {
-    const double s2 = std::sqrt(y[1]);
     const double y1_4 = std::pow(y[0], 4);
+    const double s2 = std::sqrt(y[1]);
     const auto [k1, k2, k3, k4, Ks] = akzo_parameters(p);
     // partial derivatives of the rates: dr_i/dy_j
     const double r1_1 = 4.0 * k1 * y[0] * y[0] * y[0] * s2;
