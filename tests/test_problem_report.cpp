@@ -3,8 +3,12 @@
 // followed by the located events, the projections and the significant correct digits.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <sstream>
 #include <string>
 
+#include "core/format.hpp"
 #include "daekit/daekit.hpp"
 
 using namespace daekit;
@@ -16,6 +20,12 @@ Result solve_builtin(const BuiltinProblem& p, Options o = {}) {
   o.h0 = p.h0;
   o.events.insert(o.events.end(), p.events.begin(), p.events.end());
   return solve(p.dae, p.t0, p.t_end, p.y0, MethodChoice("radau5"), o);
+}
+std::string stream_format_for_report(double x, int digits) {
+  std::ostringstream os;
+  os.precision(digits);
+  os << x;
+  return os.str();
 }
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
@@ -87,4 +97,16 @@ TEST(ProblemReport, CountsTheProjections) {
             std::string::npos);
   // the full report lists every counter already
   EXPECT_EQ(problem_report(p, r, true).find("\n  projections "), std::string::npos);
+}
+
+// format_number (every layer's messages, the report's numbers) prints what a stream with that
+// precision prints, for every kind of double and precision, long ones included.
+TEST(ProblemReport, FormatNumberIsTheStreamsDefaultFormat) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double values[] = {0.0,   -0.0, 0.5,     1e-8,      123456789.123, -2.5e300, 1e-310,
+                           180.0, 1e22, 99999.5, 1.0 / 3.0, inf,           -inf,     std::nan("")};
+  for (double x : values)
+    for (int digits : {-3, 0, 1, 3, 4, 6, 10, 17, 40, 45, 100})
+      EXPECT_EQ(format_number(x, digits), stream_format_for_report(x, digits))
+          << "x = " << x << ", digits = " << digits;
 }
