@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/format.hpp"
 #include "daekit/daekit.hpp"
 
 using namespace daekit;
@@ -73,6 +74,11 @@ TEST(ProblemReport, ListsTheLocatedEvents) {
   const std::string s = problem_report(p, r);
   EXPECT_NE(s.find("  located events    t = "), std::string::npos) << s;
   for (const EventRecord& e : r.events) EXPECT_NE(s.find("  " + e.name + "\n"), std::string::npos);
+  // the times as every message prints numbers (format_number: the stream's default format)
+  for (size_t i = 0; i < r.events.size() && i < 10; ++i)
+    EXPECT_NE(s.find("t = " + format_number(r.events[i].t, 10) + "  " + r.events[i].name + "\n"),
+              std::string::npos)
+        << s;
 }
 
 TEST(ProblemReport, CountsTheProjections) {

@@ -20,6 +20,15 @@ constexpr double K = 34.4, klA = 3.3, default_Ks = 115.83, pCO2 = 0.9, H = 737.0
 // p = (k1, k2, k3, k4, Ks), or the defaults when a callback is called without p.
 constexpr double kAkzoDefaults[5] = {default_k1, default_k2, default_k3, default_k4, default_Ks};
 double akzo_parameter(VecIn p, int i) { return p.size() > i ? p[i] : kAkzoDefaults[i]; }
+struct AkzoParameters {
+  double k1, k2, k3, k4, Ks;
+};
+// One size test for the usual full p (the callbacks run several hundred times per solve).
+AkzoParameters akzo_parameters(VecIn p) {
+  if (p.size() >= 5) return {p[0], p[1], p[2], p[3], p[4]};
+  return {akzo_parameter(p, 0), akzo_parameter(p, 1), akzo_parameter(p, 2), akzo_parameter(p, 3),
+          akzo_parameter(p, 4)};
+}
 }  // namespace
 
 BuiltinProblem akzo_nobel() {
@@ -42,12 +51,13 @@ BuiltinProblem akzo_nobel() {
   d.p << default_k1, default_k2, default_k3, default_k4, default_Ks;
   p.parameter_names = {"k1", "k2", "k3", "k4", "Ks"};
   d.f = [](double, VecIn y, VecOut f, VecIn p) {
-    const double k1 = akzo_parameter(p, 0), k2 = akzo_parameter(p, 1), k3 = akzo_parameter(p, 2),
-                 k4 = akzo_parameter(p, 3), Ks = akzo_parameter(p, 4);
     // y2 < 0 is outside the model (the test set returns an error flag): NaN makes the solver
     // reject the step.
+    // pow first, y and p read after it: nothing is kept across the call
+    const double y1_4 = std::pow(y[0], 4);
     const double s2 = std::sqrt(y[1]);
-    const double r1 = k1 * std::pow(y[0], 4) * s2;
+    const auto [k1, k2, k3, k4, Ks] = akzo_parameters(p);
+    const double r1 = k1 * y1_4 * s2;
     const double r2 = k2 * y[2] * y[3];
     const double r3 = k2 / K * y[0] * y[4];
     const double r4 = k3 * y[0] * y[3] * y[3];
@@ -61,12 +71,12 @@ BuiltinProblem akzo_nobel() {
     f[5] = Ks * y[0] * y[3] - y[5];
   };
   d.jacobian = [](double, VecIn y, MatOut J, VecIn p) {
-    const double k1 = akzo_parameter(p, 0), k2 = akzo_parameter(p, 1), k3 = akzo_parameter(p, 2),
-                 k4 = akzo_parameter(p, 3), Ks = akzo_parameter(p, 4);
+    const double y1_4 = std::pow(y[0], 4);
     const double s2 = std::sqrt(y[1]);
+    const auto [k1, k2, k3, k4, Ks] = akzo_parameters(p);
     // partial derivatives of the rates: dr_i/dy_j
     const double r1_1 = 4.0 * k1 * y[0] * y[0] * y[0] * s2;
-    const double r1_2 = 0.5 * k1 * std::pow(y[0], 4) / s2;
+    const double r1_2 = 0.5 * k1 * y1_4 / s2;
     const double r2_3 = k2 * y[3], r2_4 = k2 * y[2];
     const double r3_1 = k2 / K * y[4], r3_5 = k2 / K * y[0];
     const double r4_1 = k3 * y[3] * y[3], r4_4 = 2.0 * k3 * y[0] * y[3];

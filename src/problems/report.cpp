@@ -15,7 +15,14 @@ namespace daekit {
 
 namespace {
 
-std::string fmt_g(double x, int digits) { return format_number(x, digits); }
+// format_number's text (the stream's default float format) by snprintf: the report's numbers
+// construct no stream
+std::string fmt_g(double x, int digits) {
+  char text[48];
+  const int length = std::snprintf(text, sizeof text, "%.*g", digits, x);
+  if (length < 0 || length >= static_cast<int>(sizeof text)) return format_number(x, digits);
+  return std::string(text, static_cast<size_t>(length));
+}
 
 }  // namespace
 
