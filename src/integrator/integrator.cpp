@@ -1224,6 +1224,19 @@ struct Integrator::Impl : public DenseSource {
   // The projection onto the constraints and the non-negativity (Options::nonnegative) of the
   // candidate (out of line: off the path of most solves). False: the step is retried or the
   // solve ends, with `stop`.
+  // The step's candidate is refused (`detail`, static text): the step is retried with half the
+  // step size, as after a failed Newton iteration. Returns false (for correct_candidate).
+  bool refuse_candidate(double t, const StepAttempt& a, const char* detail,
+                        StepTrace::Outcome outcome, Stop& stop) {
+    StepAttempt f = a;
+    f.outcome = AttemptOutcome::NewtonFailed;
+    f.h_factor = 0.5;
+    f.detail = detail;
+    trace(t, h, f, outcome);
+    retry_pending = true;
+    stop = handle_failure(t, f);
+    return false;
+  }
   [[gnu::noinline]] bool correct_candidate(double t, const StepAttempt& a, Stop& stop) {
     Vector& cand = method->candidate();
     if (projection != Projection::None) {
@@ -1234,14 +1247,8 @@ struct Integrator::Impl : public DenseSource {
           stop = fail(Status::CallbackError, guard.failure().describe());
           return false;
         }
-        StepAttempt f = a;
-        f.outcome = AttemptOutcome::NewtonFailed;
-        f.h_factor = 0.5;
-        f.detail = "projection onto the constraint manifold did not converge";
-        trace(t, h, f, StepTrace::Outcome::NewtonFailed);
-        retry_pending = true;
-        stop = handle_failure(t, f);
-        return false;
+        return refuse_candidate(t, a, "projection onto the constraint manifold did not converge",
+                                StepTrace::Outcome::NewtonFailed, stop);
       }
       work2 = cand - unprojected;
       have_correction_next = true;
@@ -1259,14 +1266,9 @@ struct Integrator::Impl : public DenseSource {
         const double w = given_atol[i] + opt.rtol * std::abs(y_n[i]);
         if (cand[i] < -w) {
           if (have_correction_next) cand = unprojected;
-          StepAttempt f = a;
-          f.outcome = AttemptOutcome::NewtonFailed;
-          f.h_factor = 0.5;
-          f.detail = "a component marked non-negative went below -(atol + rtol |y|)";
-          trace(t, h, f, StepTrace::Outcome::Rejected);
-          retry_pending = true;
-          stop = handle_failure(t, f);
-          return false;
+          return refuse_candidate(t, a,
+                                  "a component marked non-negative went below -(atol + rtol |y|)",
+                                  StepTrace::Outcome::Rejected, stop);
         }
         if (caps.projection) {
           if (!have_correction_next && !clipped) unprojected = cand;
