@@ -423,18 +423,13 @@ TEST_P(Conformance, StepLoopAllocatesNothing) {
   in->cosine = true;
   Options o = setup_.options(1e-8);
   o.store_steps = false;
-  long first = -1, last = -1, steps = 0;
-  o.step_callback = [&](const StepInfo&) {
-    if (first < 0) first = daekit_testing::heap_allocations();
-    last = daekit_testing::heap_allocations();
-    ++steps;
-    return true;
-  };
+  daekit_testing::StepAllocations alloc;
+  alloc.watch(o);
   const Result r = setup_.solve(in, 0.0, 5.0, 1.0, o);
   ASSERT_TRUE(r.ok()) << r.message;
-  EXPECT_GT(steps, 10);
-  EXPECT_EQ(last - first, 0) << setup_.method << ": " << (last - first) << " allocations in "
-                             << steps << " accepted steps";
+  EXPECT_GT(alloc.steps, 10);
+  EXPECT_EQ(alloc.during(), 0) << setup_.method << ": " << alloc.during() << " allocations in "
+                               << alloc.steps << " accepted steps";
 }
 
 // The order at fixed steps: errors at t = 1 for h = 1/16 ... 1/128 on y' = -y + cos t (solution
@@ -587,12 +582,8 @@ TEST_P(Conformance, SensitivitiesAcceptedOrRefusedAsDeclared) {
   Options o = setup_.options(1e-8);
   o.sensitivities = true;
   o.store_steps = false;
-  long first = -1, last = -1;
-  o.step_callback = [&](const StepInfo&) {
-    if (first < 0) first = daekit_testing::heap_allocations();
-    last = daekit_testing::heap_allocations();
-    return true;
-  };
+  daekit_testing::StepAllocations alloc;
+  alloc.watch(o);
   const Form form = setup_.form;
   MassMatrixDae dae = mass_problem(form == Form::Implicit ? Form::Ode : form, in);
   dae.p = Vector::Constant(1, 0.5);
@@ -625,7 +616,7 @@ TEST_P(Conformance, SensitivitiesAcceptedOrRefusedAsDeclared) {
   ASSERT_EQ(r.n_parameters, 1);
   EXPECT_NEAR(r.sensitivities(0, 0), 1.0 - std::exp(-2.0), 1e-6) << setup_.method;
   if (daekit_testing::heap_allocations() >= 0)
-    EXPECT_EQ(last - first, 0) << setup_.method << ": allocations with sensitivities";
+    EXPECT_EQ(alloc.during(), 0) << setup_.method << ": allocations with sensitivities";
 }
 
 // Options::tstops (known discontinuities): every method steps onto each tstop, never across

@@ -359,19 +359,14 @@ TEST(AutodiffJacobians, StepLoopAllocatesNothing) {
       o.rtol = o.atol = 1e-7;
       o.sensitivities = true;
       o.store_steps = false;  // the stored steps grow their storage
-      long first = -1, last = -1, steps = 0;
-      o.step_callback = [&](const StepInfo&) {
-        if (first < 0) first = daekit_testing::heap_allocations();
-        last = daekit_testing::heap_allocations();
-        ++steps;
-        return true;
-      };
+      daekit_testing::StepAllocations alloc;
+      alloc.watch(o);
       const Result r = solve(*dae, 0.0, 1.0, *y0, method, o);
       ASSERT_TRUE(r.ok()) << method << ": " << r.message;
-      EXPECT_GT(steps, 10) << method;
+      EXPECT_GT(alloc.steps, 10) << method;
       EXPECT_EQ(r.stats.nfev_jac, 0) << method;
-      EXPECT_EQ(last - first, 0) << method << " n = " << dae->n << ": " << (last - first)
-                                 << " allocations in " << steps << " steps";
+      EXPECT_EQ(alloc.during(), 0) << method << " n = " << dae->n << ": " << alloc.during()
+                                   << " allocations in " << alloc.steps << " steps";
     }
 }
 

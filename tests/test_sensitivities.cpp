@@ -478,18 +478,13 @@ TEST(Sensitivities, StepLoopAllocatesNothing) {
     o.sensitivities = true;
     o.sensitivity_error_control = true;
     o.initial_sensitivities = initial_sensitivities(p);
-    long first = -1, last = -1, steps = 0;
-    o.step_callback = [&](const StepInfo&) {
-      if (first < 0) first = daekit_testing::heap_allocations();
-      last = daekit_testing::heap_allocations();
-      ++steps;
-      return true;
-    };
+    daekit_testing::StepAllocations alloc;
+    alloc.watch(o);
     const Result r = solve(p.dae, p.t0, name == "andrews" ? 0.01 : 20.0, p.y0, method, o);
     ASSERT_TRUE(r.ok()) << name << " " << method << ": " << r.message;
-    EXPECT_GT(steps, 10);
-    EXPECT_EQ(last - first, 0) << name << " " << method << ": " << (last - first)
-                               << " allocations in " << steps << " steps";
+    EXPECT_GT(alloc.steps, 10);
+    EXPECT_EQ(alloc.during(), 0) << name << " " << method << ": " << alloc.during()
+                                 << " allocations in " << alloc.steps << " steps";
   }
 }
 
