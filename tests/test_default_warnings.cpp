@@ -15,6 +15,7 @@
 #include <string>
 
 #include "daekit/daekit.hpp"
+#include "daekit/problems/index2.hpp"
 
 using namespace daekit;
 
@@ -258,4 +259,11 @@ TEST(DefaultWarnings, AutoInTheCppSolveForEveryForm) {
   // a method chosen by name leaves method_choice empty; "auto" takes no method options
   EXPECT_TRUE(solve(robertson.dae, 0.0, 1.0, robertson.y0, "radau5", o).method_choice.empty());
   EXPECT_THROW(MethodChoice("auto", OptionValues{{"stages", "3"}}), InvalidArgument);
+  // the index-2 form (a)' = f, 0 = g has its own methods: refused by name, not guessed
+  try {
+    (void)solve(jay_index2(), 0.0, 1.0, jay_index2_exact(0.0), "auto", o);
+    FAIL() << "auto accepted an ImplicitIndex2Dae";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("choose spark or hem"), std::string::npos) << e.what();
+  }
 }
