@@ -341,13 +341,20 @@ class Bdf final : public Method {
         return false;
       }
       // the index-2 components from the hidden constraints of the model from t on (the
-      // history of the step before would carry the old branch's values into the predictor)
-      if (h_ != 0.0 && !consistent_index2_values(*m, t, yr, h_,
-                                                 kRestartDifferenceStep * std::abs(h_), message)) {
+      // history of the step before would carry the old branch's values into the predictor),
+      // and with them y' of the other components on the piece ahead (the algebraic ones' too,
+      // which initial_derivative() leaves at 0 at index 2: at a kink of an input the order-1
+      // predictor would otherwise miss their new slope, an error the step halves only as h)
+      Vector yp_ahead;
+      if (h_ != 0.0 &&
+          !consistent_index2_values(*m, t, yr, h_, kRestartDifferenceStep * std::abs(h_), message,
+                                    &yp_ahead)) {
         message = "re-initialisation at the event failed: " + message;
         return false;
       }
-      if (!initial_derivative(*m, t, yr, yp0_)) {
+      if (yp_ahead.size() == n_) {
+        yp0_ = yp_ahead;
+      } else if (!initial_derivative(*m, t, yr, yp0_)) {
         message = "y' at the event: " + sys_->guard().failure().describe();
         return false;
       }

@@ -61,15 +61,18 @@ bool reinitialize(MassMatrixSystem& sys, double t, Vector& y, std::string& messa
 /// column tagged 3, M without zero rows, n above kIndex2RestartMaxN) or the system is singular or
 /// Newton does not converge (the method then restarts as it did without). False with a message only
 /// when a callback failed fatally. Allocates (once per restart, outside the step loop).
+/// With `yp` given, a converged solve also stores y' there: v on the other components and 0 on
+/// the index-2 ones (their derivatives are not determined here); `yp` is left empty otherwise.
 constexpr int kIndex2RestartMaxN = 400;
 /// The increment of the differences in t, relative to the step before the restart.
 inline const double kRestartDifferenceStep = std::cbrt(std::numeric_limits<double>::epsilon());
 bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, Vector& f0,
-                              const Matrix& J, double direction, double dt, std::string& message);
+                              const Matrix& J, double direction, double dt, std::string& message,
+                              Vector* yp = nullptr);
 /// The same with f and J = df/dy evaluated here (dense; nothing is evaluated when there is
 /// nothing to do).
 bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, double direction,
-                              double dt, std::string& message);
+                              double dt, std::string& message, Vector* yp = nullptr);
 /// Consistency of (t0, y0) for M y' = f: the algebraic equations (zero rows of M: |f_i| <= tol;
 /// for a singular M without zero rows: L^T f) and the constraint monitor. Empty if consistent,
 /// else what is violated.

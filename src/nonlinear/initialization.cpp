@@ -807,7 +807,9 @@ std::vector<int> restart_index2_columns(MassMatrixSystem& sys) {
 }  // namespace
 
 bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, Vector& f0,
-                              const Matrix& J, double direction, double dt, std::string& message) {
+                              const Matrix& J, double direction, double dt, std::string& message,
+                              Vector* yp) {
+  if (yp != nullptr) yp->resize(0);
   const std::vector<int> Z = restart_index2_columns(sys);
   if (Z.empty()) return true;
   const int n = sys.n(), nz = static_cast<int>(Z.size()), nv = n - nz;
@@ -858,6 +860,10 @@ bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, Vector
     if (it > 0 && change <= 1e-10 * std::max(first, x.tail(nz).cwiseAbs().maxCoeff())) {
       y = yz;  // (the last, negligible increment not applied: f is f(t, y))
       f0 = f;
+      if (yp != nullptr) {
+        yp->setZero(n);
+        for (int b = 0; b < nv; ++b) (*yp)[V[b]] = x[b];
+      }
       return true;
     }
     x -= dx;
@@ -869,7 +875,8 @@ bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, Vector
 }
 
 bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, double direction,
-                              double dt, std::string& message) {
+                              double dt, std::string& message, Vector* yp) {
+  if (yp != nullptr) yp->resize(0);
   if (restart_index2_columns(sys).empty()) return true;
   Vector f(sys.n());
   Matrix J;
@@ -878,7 +885,7 @@ bool consistent_index2_values(MassMatrixSystem& sys, double t, Vector& y, double
     message = guard_message(sys.guard());
     return false;
   }
-  return consistent_index2_values(sys, t, y, f, J, direction, dt, message);
+  return consistent_index2_values(sys, t, y, f, J, direction, dt, message, yp);
 }
 
 std::string check_consistency(MassMatrixSystem& sys, double t0, const Vector& y0, double tol) {
