@@ -186,3 +186,27 @@ TEST(Radau, OptionsAreValidated) {
   bad.start_stages = 9;
   EXPECT_THROW(solve(p.dae, p.t0, p.t_end, p.y0, bad, Options{}), InvalidArgument);
 }
+
+// Issue 29 compares radau's instructions per solve on truck-index3 with 87426ee's from that
+// build's first step, h0 = 1e-6 (it had no starting-step estimate; docs/results/
+// small-problem-speed.md, sixth session). From there radau takes 87426ee's 24 steps to the bit:
+// its order choice, Jacobian reuse (a new Jacobian after a rejection and after a Newton rate
+// above 0.001) and step sizes. A change of one of those decisions makes that comparison one of
+// different steps: this test says so (the counts are 87426ee's).
+TEST(Radau, TruckIndex3DecisionsFromTheFixedFirstStep) {
+  const BuiltinProblem p = make_builtin_problem("truck-index3");
+  RadauOptions m;
+  m.transform_tolerances = true;
+  Options o;
+  o.rtol = o.atol = 1e-7;
+  o.h0 = 1e-6;
+  o.store_steps = false;
+  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, m, o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.stats.naccept, 22);
+  EXPECT_EQ(r.stats.nreject, 2);
+  EXPECT_EQ(r.stats.njac, 7);
+  EXPECT_EQ(r.stats.nlu, 22);
+  EXPECT_EQ(r.stats.nnewton, 50);
+  EXPECT_EQ(r.stats.nfev, 214);
+}

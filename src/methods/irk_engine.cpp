@@ -179,6 +179,15 @@ template <int W>
   product_row3(m + 6, v0, v1, v2).store(out + n);
   product_row3(m + 12, v0, v1, v2).store(out + 2 * n);
 }
+// Row r of an S x S matrix held as splat pairs (row-major) times v: m_r0 v_0 + ... + m_r,S-1
+// v_S-1, summed in that order (as the scalar loops).
+template <int S, int W>
+[[gnu::always_inline]] inline Pack<W> product_row(const double* row, const Pack<W> (&v)[S]) {
+  using P = Pack<W>;
+  P acc = P::pair(row) * v[0];
+  for (int j = 1; j < S; ++j) acc = acc + P::pair(row + 2 * j) * v[j];
+  return acc;
+}
 }  // namespace
 
 void IrkEngine::start_zero() {
@@ -355,6 +364,72 @@ void IrkEngine::update3() {
   for_rows<N>(n, rows);
 }
 
+// Radau IIA(5), (7): the general row loops of newton_rows below with kPackWidth rows per
+// instruction (each lane does the scalar loop's operations in its order: the same bits).
+template <int S, long N>
+void IrkEngine::residual_packed(const double* mw, const double* diag, double g, const double* al,
+                                const double* be) {
+  constexpr int np = (S - 1) / 2;
+  const long n = N > 0 ? N : n_;
+  const double* f = F_.data();
+  double* rr = R_.data();
+  std::complex<double>* cp[np];
+  alignas(16) double gp[2], alp[np][2], bep[np][2];
+  splat_pair(g, gp);
+  for (int p = 0; p < np; ++p) {
+    cp[p] = cpairs_[static_cast<size_t>(p)].data();
+    splat_pair(al[p], alp[p]);
+    splat_pair(be[p], bep[p]);
+  }
+  const double* ti = ti_pairs_;
+  auto rows = [&]<int W>(long i) {
+    using P = Pack<W>;
+    P fv[S], w[S];
+    for (int c = 0; c < S; ++c) fv[c] = P::load(f + c * n + i);
+    for (int c = 0; c < S; ++c) w[c] = P::load(mw + c * n + i);
+    if (diag) {
+      const P m = P::load(diag + i);
+      for (int c = 0; c < S; ++c) w[c] = m * w[c];
+    }
+    (product_row<S>(ti, fv) - P::pair(gp) * w[0]).store(rr + i);
+    for (int p = 0; p < np; ++p) {
+      const int a = 1 + 2 * p;
+      const P re = product_row<S>(ti + 2 * S * a, fv),
+              im = product_row<S>(ti + 2 * S * (a + 1), fv);
+      const P A = P::pair(alp[p]), B = P::pair(bep[p]);
+      P::store_complex(cp[p] + i, re - (A * w[a] - B * w[a + 1]), im - (B * w[a] + A * w[a + 1]));
+    }
+  };
+  for_rows<N>(n, rows);
+}
+
+template <int S, long N>
+void IrkEngine::update_packed() {
+  constexpr int np = (S - 1) / 2;
+  const long n = N > 0 ? N : n_;
+  const double* rr = R_.data();
+  const std::complex<double>* cp[np];
+  for (int p = 0; p < np; ++p) cp[p] = cpairs_[static_cast<size_t>(p)].data();
+  double* wc = W_.data();
+  double* zc = Z_.data();
+  const double* t = t_pairs_;
+  auto rows = [&]<int W>(long i) {
+    using P = Pack<W>;
+    P w[S];
+    w[0] = P::load(wc + i) + P::load(rr + i);
+    for (int p = 0; p < np; ++p) {
+      const int a = 1 + 2 * p;
+      P re, im;
+      P::load_complex(cp[p] + i, re, im);
+      w[a] = P::load(wc + a * n + i) + re;
+      w[a + 1] = P::load(wc + (a + 1) * n + i) + im;
+    }
+    for (int c = 0; c < S; ++c) w[c].store(wc + c * n + i);
+    for (int c = 0; c < S; ++c) product_row<S>(t + 2 * S * c, w).store(zc + c * n + i);
+  };
+  for_rows<N>(n, rows);
+}
+
 // One pass over the components per iteration for each of: the transformed residual and the
 // right-hand sides of the real and complex solves, the increment norm (column by column, as
 // the column form sums), the update of W and Z = (T (x) I) W.
@@ -395,6 +470,8 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     double* rr = R_.data();
     if constexpr (S == 3)
       residual3<N>(mw, diag, g[0], al[0], be[0]);
+    else if constexpr (S == 5 || S == 7)
+      residual_packed<S, N>(mw, diag, g[0], al, be);
     else
       for (long i = 0; i < n; ++i) {
         double fv[kMaxStages], w[kMaxStages];
@@ -452,6 +529,8 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
     double* zc = Z_.data();
     if constexpr (S == 3)
       update3<N>();
+    else if constexpr (S == 5 || S == 7)
+      update_packed<S, N>();
     else
       for (long i = 0; i < n; ++i) {
         double w[kMaxStages];

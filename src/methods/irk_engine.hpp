@@ -178,6 +178,13 @@ class IrkEngine {
                                                double al, double be);
   template <long N>
   [[gnu::always_inline]] inline void update3();
+  // Radau IIA(5) and (7) (one real block, (S - 1)/2 pairs): the same passes with kPackWidth rows
+  // per instruction (the general loops' values to the bit)
+  template <int S, long N>
+  [[gnu::always_inline]] inline void residual_packed(const double* mw, const double* diag, double g,
+                                                     const double* al, const double* be);
+  template <int S, long N>
+  [[gnu::always_inline]] inline void update_packed();
   bool radau3_ = false;                           // Radau IIA(3): dense() as RADAU5 writes it
   double t_rows_[kMaxStages * kMaxStages] = {};   // T, row-major
   double ti_rows_[kMaxStages * kMaxStages] = {};  // T^{-1}, row-major
