@@ -163,3 +163,37 @@ TEST(Initialization, TransistorRestartAfterStateChangingEvent) {
     }
   }
 }
+
+// The start's consistency check measures an algebraic residual by the Newton correction it asks
+// of the algebraic variables (units of y, those of atol), not by the residual itself (units of
+// f): x' = -x, 0 = 1e10 (z - x) with z0 one rounding away from x0 has |f_1| = 2.2e-6 > 10 atol
+// but is consistent to round-off (dz = 2.2e-16); the built-in food web (predators ~ 1e5, their
+// equations' terms ~ 1e10) was refused at rtol = atol <= 1e-8 ("|f_1(t0, y0)| = 6.14e-07 >
+// 1e-07") before. A real inconsistency in the same units is still refused.
+TEST(Initialization, ConsistencyCheckInTheUnitsOfTheAlgebraicVariables) {
+  MassMatrixDae d;
+  d.n = 2;
+  d.mass = Matrix::Zero(2, 2);
+  d.mass(0, 0) = 1;
+  d.f = [](double, VecIn y, VecOut f) {
+    f[0] = -y[0];
+    f[1] = 1e10 * (y[1] - y[0]);
+  };
+  Options o;
+  o.rtol = o.atol = 1e-8;
+  Vector y0(2);
+  y0 << 1.0, std::nextafter(std::nextafter(1.0, 2.0), 2.0);
+  const Result r = solve(d, 0.0, 1.0, y0, "radau5", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_NEAR(r.y[1], std::exp(-1.0), 1e-7);
+  y0[1] = 1.0 + 1e-6;  // dz = 1e-6 > 10 atol
+  const Result bad = solve(d, 0.0, 1.0, y0, "radau5", o);
+  EXPECT_EQ(bad.status, Status::InconsistentInitialValues) << bad.message;
+
+  const BuiltinProblem web = make_builtin_problem("food-web");
+  Options w;
+  w.rtol = w.atol = 1e-8;
+  w.atol_vector = 1e-8 * web.atol_scale;
+  const Result s = solve(web.dae, web.t0, web.t_end, web.y0, "bdf", w);
+  EXPECT_TRUE(s.ok()) << s.message;
+}

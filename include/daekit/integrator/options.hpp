@@ -268,7 +268,9 @@ struct Options {
   bool store_dense = false;          ///< keep each step's interpolant (Result::sol(t) anywhere)
 
   // Consistency check of the initial values: algebraic equations and constraint monitors must
-  // hold at t0 to consistency_tol (0: 10 (atol + rtol |y0|), following the tolerances).
+  // hold at t0 to consistency_tol (0: 10 times the largest atol, following the tolerances). An
+  // algebraic residual above it still passes when the Newton correction it asks of the
+  // algebraic variables (J_AZ dz = -f_A, index 1) is within it: tol is in the units of y.
   bool check_consistency = true;
   double consistency_tol = 0.0;
 
