@@ -541,8 +541,17 @@ NewtonMonitor::Verdict IrkEngine::newton(double t, const Vector& y, double h, co
 bool IrkEngine::index2_correction(double t, const Vector& y, const Vector& f0, double h,
                                   const std::vector<int>& rows, Vector& out) {
   const IrkConstants& k = *k_;
-  tmp_ = y;  // p(t_n + theta h) = y_n + sum_i L_i(theta) Z_i
-  for (int i = 0; i < k.s; ++i) tmp_ += k.defect_stage_weights[static_cast<size_t>(i)] * Z_.col(i);
+  // p(t_n + theta h) = y_n + sum_i L_i(theta) Z_i, row by row
+  const long n = n_;
+  const double* yv = y.data();
+  const double* z = Z_.data();
+  const double* l = k.defect_stage_weights.data();
+  double* p = tmp_.data();
+  for (long r = 0; r < n; ++r) {
+    double acc = yv[r];
+    for (int i = 0; i < k.s; ++i) acc += l[i] * z[i * n + r];
+    p[r] = acc;
+  }
   if (!sys_.f(t + k.defect_theta * h, tmp_, tmp2_)) return false;
   out.setZero();
   for (int a : rows) out[a] = (tmp2_[a] - k.defect_start_weight * f0[a]) * k.defect_scale;

@@ -90,6 +90,7 @@ RadauOptions radau5_as_radau(const Radau5Options& o) {
   r.lu_reuse_low = o.lu_reuse_low;
   r.lu_reuse_high = o.lu_reuse_high;
   r.transform_tolerances = o.transform_tolerances;
+  r.index2_error_control = o.index2_error_control;
   r.projection = o.projection;
   return r;
 }
@@ -302,7 +303,6 @@ class Radau final : public MassMatrixMethod {
 
   StepAttempt attempt(double h) override {
     const bool after_reject = attempts_since_accept_ > 0;
-    idx2_err_ = idx2_prop_ = 0.0;
     ++attempts_since_accept_;
     h_ = h;
     newton_.begin_attempt();
@@ -357,7 +357,8 @@ class Radau final : public MassMatrixMethod {
       unexpected_ = true;
       return newton_.failure(AttemptOutcome::NonFinite, "error not finite");
     }
-    if (index2_control_ && !index2_test(h, after_reject, res)) return res;
+    if (index2_control_) [[unlikely]]
+      if (!index2_test(h, after_reject, res)) return res;
     if (sens_ && !sensitivity_step(h, res)) return res;
     engine_.end_value(y_, y_new_);
     if (res.err >= 1.0) {
@@ -735,13 +736,15 @@ class Radau final : public MassMatrixMethod {
     return consistent_index2_values(sys_, t_, y_, f0_, J_.to_dense(), h_before, dt, message);
   }
 
-  // The index-2 error control (IrkEngine::index2_correction): on a DAE whose index-2
-  // components are zero columns of M (the charge pump's current) and that has no index-3
-  // components, unless RADAU5's own scaling is asked for (transform_tolerances, as Hairer's
-  // code) or the steps are constant.
+  // The index-2 error control (IrkEngine::index2_correction; RadauOptions::
+  // index2_error_control): on a DAE whose index-2 components are zero columns of M (the charge
+  // pump's current) and that has no index-3 components, unless RADAU5's own scaling is asked
+  // for (transform_tolerances, as Hairer's code) or the steps are constant.
   void set_up_index2_control() {
     index2_control_ = false;
-    if (!restart_index2_ || max_index_ != 2 || fixed_step_ || opt_.transform_tolerances) return;
+    if (!opt_.index2_error_control || !restart_index2_ || max_index_ != 2 || fixed_step_ ||
+        opt_.transform_tolerances)
+      return;
     for (int j : sys_.mass().zero_columns())
       if (index_[j] == 2) index2_cols_.push_back(j);
     defect_rows_ = sys_.mass().zero_rows();
@@ -762,7 +765,7 @@ class Radau final : public MassMatrixMethod {
   // rejection by it at the same point (not O(h^s): not used until the step is accepted). The
   // next step is chosen from it too, its round-off part counted up to 0.5 (no growth from an
   // estimate that is round-off). False (res set to the failure) if f failed.
-  bool index2_test(double h, bool after_reject, StepAttempt& res) {
+  [[gnu::noinline]] bool index2_test(double h, bool after_reject, StepAttempt& res) {
     if (!index2_estimate(h)) return index2_failure(res);
     if (idx2_err_ >= 1.0 && res.err < 1.0) {
       const double before = idx2_raw_;
