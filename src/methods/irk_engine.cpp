@@ -46,8 +46,9 @@ void IrkConstants::set_defect_constants() {
     for (int i = 0; i < s; ++i) w *= x - c[i];
     return w;
   };
-  // the node of the largest |omega| on [0, 1] (a grid fine enough for its two digits)
-  constexpr int kGrid = 2000;
+  // the node of the largest |omega| on [0, 1], to a hundredth (any node where |omega| is not
+  // small serves: the constants below are those of the node chosen)
+  constexpr int kGrid = 100;
   double best = 0.0;
   for (int j = 1; j < kGrid; ++j) {
     const double x = static_cast<double>(j) / kGrid;

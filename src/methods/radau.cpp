@@ -404,8 +404,6 @@ class Radau final : public MassMatrixMethod {
     y_.swap(y_new_);
     f0_.swap(f_new_);
     first_ = false;
-    idx2_distrust_ = false;
-    idx2_rejected_h_ = 0.0;
     jac_fresh_ = false;
     attempts_since_accept_ = 0;
     failed_h_ = 0.0;
@@ -615,8 +613,6 @@ class Radau final : public MassMatrixMethod {
 
   void reset_state() {
     first_ = true;
-    idx2_distrust_ = false;
-    idx2_rejected_h_ = 0.0;
     jac_valid_ = jac_fresh_ = false;
     need_jac_ = true;
     engine_.invalidate();
@@ -766,6 +762,10 @@ class Radau final : public MassMatrixMethod {
   // next step is chosen from it too, its round-off part counted up to 0.5 (no growth from an
   // estimate that is round-off). False (res set to the failure) if f failed.
   [[gnu::noinline]] bool index2_test(double h, bool after_reject, StepAttempt& res) {
+    if (!after_reject) {  // a new point: its rejections start afresh
+      idx2_distrust_ = false;
+      idx2_rejected_h_ = 0.0;
+    }
     if (!index2_estimate(h)) return index2_failure(res);
     if (idx2_err_ >= 1.0 && res.err < 1.0) {
       const double before = idx2_raw_;
@@ -838,8 +838,8 @@ class Radau final : public MassMatrixMethod {
   void compute_scale(double h) {
     const double ah = std::abs(h);
     const Vector& w = weights_->w();
-    if (order_scale_ == 1.0 && max_index_ <= 1) {  // s = 3 (and every radau5 step): w itself
-      scal_ = w;
+    if (order_scale_ == 1.0 && max_index_ <= 1) {        // s = 3 (and every radau5 step): w itself
+      std::copy(w.data(), w.data() + n_, scal_.data());  // (a call to Eigen's copy otherwise)
       return;
     }
     for (int i = 0; i < n_; ++i) {
