@@ -17,7 +17,9 @@
 // The comparison with scipy's Radau is bench/tolerance_vs_scipy.py, which runs this program
 // with --csv and solves the ODE problems (constant nonsingular diagonal M) with scipy.
 //
-//   build/bench/daekit_tolerance_meaning [--problem NAME] [--csv]
+//   build/bench/daekit_tolerance_meaning [--problem NAME] [--csv] [--index2]
+// (--index2: radau5 and radau with the index-2 error test, index2_error_control, instead of the
+// four variants above)
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -208,7 +210,14 @@ struct Variant {
   MethodChoice choice;
 };
 
-std::vector<Variant> variants() {
+std::vector<Variant> variants(bool index2) {
+  if (index2) {  // --index2: the index-2 error test (index2_error_control) instead
+    Radau5Options five;
+    five.index2_error_control = true;
+    RadauOptions variable;
+    variable.index2_error_control = true;
+    return {{"radau5-index2", MethodChoice(five)}, {"radau-index2", MethodChoice(variable)}};
+  }
   Radau5Options transformed5;
   transformed5.transform_tolerances = true;
   RadauOptions transformed;
@@ -248,14 +257,16 @@ void print_problem(const BuiltinProblem& p, const Measure& m) {
 
 int main(int argc, char** argv) {
   std::string only;
-  bool csv = false;
+  bool csv = false, index2 = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--problem") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--csv")) {
       csv = true;
+    } else if (!std::strcmp(argv[i], "--index2")) {
+      index2 = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--problem NAME] [--csv]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--problem NAME] [--csv] [--index2]\n", argv[0]);
       return 2;
     }
   }
@@ -281,7 +292,7 @@ int main(int argc, char** argv) {
   for (const BuiltinProblem& p : problems) {
     const Measure m = measure_for(p);
     if (csv) print_problem(p, m);
-    for (const Variant& v : variants())
+    for (const Variant& v : variants(index2))
       for (int k = kLoosestExponent; k <= kTightestExponent; ++k) {
         const double rtol = std::pow(10.0, -k);  // exactly 1e-4, ..., 1e-10
         Options o;

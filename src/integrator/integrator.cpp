@@ -395,16 +395,22 @@ struct Integrator::Impl : public DenseSource {
 
   // A switching function that is exactly 0 at the start or a restart lies on the side of its
   // branch (a restart at a root the locator found exactly); so does, whatever the sign of s
-  // there, the switch whose restart state came from the step's equations within the resolution
-  // of t of its root (retake_to_event).
+  // there, every switch when the restart state came from the step's equations
+  // (retake_to_event): a switch whose root lies within round-off of the one located (the
+  // charge pump's threshold and drain threshold at a turn-off, 4e-21 s apart) and is already
+  // crossed there is then seen crossing in the next step and switched, instead of staying on
+  // its old branch with s of the other sign (the device stayed on, source and drain swapped,
+  // and the solution left the reference).
   void orient_switches() {
     const Vector& p = method->parameters();
     for (size_t k = 0; k < opt.switches.size(); ++k)
       events->orient(user_events + k, p[opt.switches[k].parameter],
-                     static_cast<long>(user_events + k) == retaken_switch);
+                     retaken_state || static_cast<long>(user_events + k) == retaken_switch);
     retaken_switch = -1;
+    retaken_state = false;
   }
-  long retaken_switch = -1;  // retake_to_event(): the switch to orient at the restart
+  long retaken_switch = -1;    // retake_to_event(): the switch to orient at the restart
+  bool retaken_state = false;  // retake_to_event(): the restart state is the step's
 
   // A switch as an event of the locator: its root is s, its action flips the branch in p to the
   // sign s has at the located time (on the far side of the root) and restarts the method.
@@ -1409,6 +1415,7 @@ struct Integrator::Impl : public DenseSource {
         result.events.pop_back();
         --result.stats.nevents;
         cut.y_before = cut.y_after = y_retaken;
+        retaken_state = true;
         return Retaken::NotCrossed;
       }
     }
@@ -1420,6 +1427,7 @@ struct Integrator::Impl : public DenseSource {
       if (cut.y_after[k] == cut.y_before[k]) cut.y_after[k] = y_retaken[k];
     cut.y_before = y_retaken;
     result.events.back().y = y_retaken;
+    retaken_state = true;
     return Retaken::Done;
   }
   // The step's state puts the root of event i later than the located time cut.t by no more

@@ -32,7 +32,45 @@ IrkConstants IrkConstants::from_parts(const RungeKuttaTableau& tableau, BlockDia
   k.has_error_estimate = k.blocks.real_blocks() > 0;
   if (k.has_error_estimate) k.e = std::move(e);
   k.set_dense_nodes();
+  k.set_defect_constants();
   return k;
+}
+
+void IrkConstants::set_defect_constants() {
+  has_defect_estimate = false;
+  if (!stiffly_accurate || !has_error_estimate || std::abs(c[s - 1] - 1.0) > 1e-14) return;
+  for (int i = 0; i < s; ++i)
+    if (c[i] <= 0.0 || (i > 0 && c[i] <= c[i - 1] + 1e-14)) return;
+  const auto omega = [&](double x) {
+    double w = x;
+    for (int i = 0; i < s; ++i) w *= x - c[i];
+    return w;
+  };
+  // the node of the largest |omega| on [0, 1], to a hundredth (any node where |omega| is not
+  // small serves: the constants below are those of the node chosen)
+  constexpr int kGrid = 100;
+  double best = 0.0;
+  for (int j = 1; j < kGrid; ++j) {
+    const double x = static_cast<double>(j) / kGrid;
+    if (std::abs(omega(x)) > std::abs(omega(defect_theta))) defect_theta = x;
+    best = std::max(best, std::abs(omega(x)));
+  }
+  if (!(best > 0.0)) return;
+  const double x = defect_theta;
+  // Lagrange polynomials of the nodes 0, c_1, ..., c_s at x
+  defect_start_weight = 1.0;
+  for (int i = 0; i < s; ++i) defect_start_weight *= (x - c[i]) / (0.0 - c[i]);
+  defect_stage_weights.assign(static_cast<size_t>(s), 0.0);
+  for (int j = 0; j < s; ++j) {
+    double l = (x - 0.0) / (c[j] - 0.0);
+    for (int i = 0; i < s; ++i)
+      if (i != j) l *= (x - c[i]) / (c[j] - c[i]);
+    defect_stage_weights[static_cast<size_t>(j)] = l;
+  }
+  double omega_prime_1 = 1.0;  // d/dx (x prod_i (x - c_i)) at x = c_s = 1
+  for (int i = 0; i + 1 < s; ++i) omega_prime_1 *= 1.0 - c[i];
+  defect_scale = omega_prime_1 / (blocks.gamma[0] * omega(x));
+  has_defect_estimate = true;
 }
 
 void IrkConstants::set_dense_nodes() {
@@ -578,6 +616,28 @@ NewtonMonitor::Verdict IrkEngine::newton(double t, const Vector& y, double h, co
     default:
       return newton_rows<0, 0>(t, y, h, scal, monitor);
   }
+}
+
+bool IrkEngine::index2_correction(double t, const Vector& y, const Vector& f0, double h,
+                                  const std::vector<int>& rows, Vector& out) {
+  const IrkConstants& k = *k_;
+  // p(t_n + theta h) = y_n + sum_i L_i(theta) Z_i, row by row
+  const long n = n_;
+  const double* yv = y.data();
+  const double* z = Z_.data();
+  const double* l = k.defect_stage_weights.data();
+  double* p = tmp_.data();
+  for (long r = 0; r < n; ++r) {
+    double acc = yv[r];
+    for (int i = 0; i < k.s; ++i) acc += l[i] * z[i * n + r];
+    p[r] = acc;
+  }
+  if (!sys_.f(t + k.defect_theta * h, tmp_, tmp2_)) return false;
+  out.setZero();
+  for (int a : rows) out[a] = (tmp2_[a] - k.defect_start_weight * f0[a]) * k.defect_scale;
+  real_[0]->solve_in_place(out);
+  ++sys_.stats().nsol;
+  return true;
 }
 
 void IrkEngine::end_value(const Vector& y, Vector& out) const {

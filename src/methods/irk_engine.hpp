@@ -48,6 +48,15 @@ struct IrkConstants {
   /// arithmetic, bit for bit at s = 3)
   std::vector<double> node_c;
   int end_node = -1;  ///< index of the node theta = 0 (y_{n+1})
+  /// The defect of the collocation polynomial p in the algebraic equations (a stiffly
+  /// accurate tableau with distinct nodes 0 < c_1 < ... < c_s = 1 and a real block; the
+  /// index-2 estimate of IrkEngine::index2_correction): p(t_n + theta h) = y_n + sum_i
+  /// defect_stage_weights[i] Z_i at theta = defect_theta, where |omega(theta)| = |theta
+  /// prod_i (theta - c_i)| is largest on [0, 1]; defect_start_weight = l_0(theta) (the Lagrange
+  /// polynomial of the node 0); defect_scale = omega'(1) / (gamma_1 omega(theta)).
+  bool has_defect_estimate = false;
+  double defect_theta = 0.0, defect_start_weight = 0.0, defect_scale = 0.0;
+  std::vector<double> defect_stage_weights;
 
   static IrkConstants make(const RungeKuttaTableau& tableau);
   /// The same from the parts make() computes (tabulated constants, radau_tables.hpp): the flags
@@ -57,6 +66,7 @@ struct IrkConstants {
 
  private:
   void set_dense_nodes();
+  void set_defect_constants();
 };
 
 /// The interpolant of one step in Newton form (nodes in theta = (t - t_{n+1}) / h).
@@ -124,6 +134,21 @@ class IrkEngine {
   template <typename Norm>
   double error_estimate(double t, const Vector& y, const Vector& f0, double h, bool refine,
                         Norm norm, bool* ok);
+
+  /// The correction of the index-2 components of the converged step's end value implied by
+  /// the hidden constraints (IrkConstants::defect_*): along the collocation polynomial p the
+  /// residual of each algebraic equation 0 = f_a(t, y) (a in `rows`, M's zero rows) vanishes
+  /// at the nodes up to its value r_a at y_n, so r_a(t) - l_0 r_a(t_n) = C_a omega(theta) +
+  /// O(h^(s+2)); one evaluation of f at the node theta of the largest |omega| gives C_a, and
+  /// d/dt f_a(t, p(t)) at t_{n+1} is C_a omega'(1) / h: the hidden constraint's residual at
+  /// the end of the step, the truncation error the derivative of p carries into the index-2
+  /// values (the inconsistency r_a(t_n) of the start, which no smaller step removes, is taken
+  /// out). out = (gamma_1/h M - J)^{-1} b with b = 0 on the other rows and b_a = C_a omega'(1)
+  /// / (gamma_1 omega(theta)) on `rows`: its index-2 components are the corrections dz with
+  /// f_a,y v = -d/dt f_a, M v = f_z dz (to O(h J) on stiff differential rows). False if f
+  /// failed.
+  bool index2_correction(double t, const Vector& y, const Vector& f0, double h,
+                         const std::vector<int>& rows, Vector& out);
 
   /// The interpolant of the converged step from (t_n, y_n) (the values as computed).
   /// (y_{n+1} = end_value(y) as computed: the integrator adds a projection's change.)

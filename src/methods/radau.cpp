@@ -90,6 +90,7 @@ RadauOptions radau5_as_radau(const Radau5Options& o) {
   r.lu_reuse_low = o.lu_reuse_low;
   r.lu_reuse_high = o.lu_reuse_high;
   r.transform_tolerances = o.transform_tolerances;
+  r.index2_error_control = o.index2_error_control;
   r.projection = o.projection;
   return r;
 }
@@ -166,6 +167,8 @@ constexpr double kHigherIndexRtolFloor = 1e-11;
 // (the variable-order radau keeps its floor 1e-8, away from that level; with the test its
 // circuit-chain run at one tolerance of the sweep became wrong).
 constexpr double kNewtonRoundOff = 1e4;
+// The round-off level of the index-2 estimate, in eps |t| |z| / h (index2_error()).
+constexpr double kIndex2RoundOff = 10.0;
 
 /// The floor of the internal rtol' on a DAE (0: M is nonsingular, no floor).
 double dae_rtol_floor(const MassMatrixDae& dae, const MassOperator& M, const RadauOptions& o) {
@@ -204,6 +207,7 @@ class Radau final : public MassMatrixMethod {
     for (int i = 0; i < n; ++i) index_[i] = dae.index_of(i);
     max_index_ = dae.max_index();
     for (int j : sys_.mass().zero_columns()) restart_index2_ = restart_index2_ || index_[j] == 2;
+    set_up_index2_control();
     // the iteration limit and tolerance follow the order (set_stages())
     newton_ =
         NewtonAttempt(NewtonMonitor::radau5(opt_.max_newton_iterations), *in.guard, *in.stats);
@@ -224,7 +228,7 @@ class Radau final : public MassMatrixMethod {
   // runs after every step.
   StepBasis next_order(const StepAttempt& last, bool) override {
     StepBasis b;
-    b.err = last.err;
+    b.err = std::max(last.err, idx2_prop_);
     b.k = s_ + 1;
     return b;
   }
@@ -353,6 +357,8 @@ class Radau final : public MassMatrixMethod {
       unexpected_ = true;
       return newton_.failure(AttemptOutcome::NonFinite, "error not finite");
     }
+    if (index2_control_) [[unlikely]]
+      if (!index2_test(h, after_reject, res)) return res;
     if (sens_ && !sensitivity_step(h, res)) return res;
     engine_.end_value(y_, y_new_);
     if (res.err >= 1.0) {
@@ -726,12 +732,114 @@ class Radau final : public MassMatrixMethod {
     return consistent_index2_values(sys_, t_, y_, f0_, J_.to_dense(), h_before, dt, message);
   }
 
+  // The index-2 error control (IrkEngine::index2_correction; RadauOptions::
+  // index2_error_control): on a DAE whose index-2 components are zero columns of M (the charge
+  // pump's current) and that has no index-3 components, unless RADAU5's own scaling is asked
+  // for (transform_tolerances, as Hairer's code) or the steps are constant.
+  void set_up_index2_control() {
+    index2_control_ = false;
+    if (!opt_.index2_error_control || !restart_index2_ || max_index_ != 2 || fixed_step_ ||
+        opt_.transform_tolerances)
+      return;
+    for (int j : sys_.mass().zero_columns())
+      if (index_[j] == 2) index2_cols_.push_back(j);
+    defect_rows_ = sys_.mass().zero_rows();
+    if (defect_rows_.empty() || index2_cols_.empty()) return;
+    z_correction_.setZero(n_);
+    index2_control_ = true;
+  }
+
+  // RADAU5's estimate scales the error of index-2 components by h (in the unit of t): blind to
+  // their truncation error in a step (the charge pump's last step: 3.4e-8 A estimated as
+  // 1e-12). The step's index-2 values are also tested in their own unit, against w_z /
+  // kErrorMargin (their error does not propagate: z is determined by y, so no margin for
+  // accumulation), as an error of RADAU's order, err_z^((s+1)/s) (z's local error is O(h^s)).
+  // Parts of the estimate that no smaller step removes are kept out of the test: the round-off
+  // level (index2_error()), the Newton error of the stages (which the defect sees divided by h:
+  // when the estimate fails the test, one more iteration, and the change it makes is taken off
+  // as what is left of that error), and an estimate that did not fall at least like h after a
+  // rejection by it at the same point (not O(h^s): not used until the step is accepted). The
+  // next step is chosen from it too, its round-off part counted up to 0.5 (no growth from an
+  // estimate that is round-off). False (res set to the failure) if f failed.
+  [[gnu::noinline]] bool index2_test(double h, bool after_reject, StepAttempt& res) {
+    if (!after_reject) {  // a new point: its rejections start afresh
+      idx2_distrust_ = false;
+      idx2_rejected_h_ = 0.0;
+    }
+    if (!index2_estimate(h)) return index2_failure(res);
+    if (idx2_err_ >= 1.0 && res.err < 1.0) {
+      const double before = idx2_raw_;
+      newton_.begin(opt_.jacobian_reuse_theta);
+      if (engine_.newton(t_, y_, h, scal_, newton_.monitor()) ==
+          NewtonMonitor::Verdict::Converged) {
+        if (!index2_estimate(h)) return index2_failure(res);
+        set_index2_errors(std::max(0.0, idx2_raw_ - std::abs(before - idx2_raw_)));
+      } else {
+        idx2_err_ = 0.0;  // (RADAU5's test decides)
+      }
+    }
+    if (after_reject && idx2_rejected_h_ != 0.0 && std::abs(h) < std::abs(idx2_rejected_h_) &&
+        idx2_raw_ > idx2_rejected_raw_ * std::abs(h / idx2_rejected_h_))
+      idx2_distrust_ = true;
+    if (idx2_distrust_) idx2_err_ = idx2_prop_ = 0.0;
+    if (idx2_err_ >= 1.0 && res.err < 1.0) {
+      idx2_rejected_h_ = h;
+      idx2_rejected_raw_ = idx2_raw_;
+    }
+    res.err = std::max(res.err, idx2_err_);
+    return true;
+  }
+
+  bool index2_failure(StepAttempt& res) {
+    res = sys_.guard().fatal()
+              ? newton_.failure(AttemptOutcome::CallbackError, "callback failed")
+              : newton_.failure(AttemptOutcome::NonFinite, "f failed (index-2 error estimate)");
+    return false;
+  }
+
+  bool index2_estimate(double h) {
+    if (!engine_.index2_correction(t_, y_, f0_, h, defect_rows_, z_correction_)) return false;
+    set_index2_errors(index2_error(h));
+    return true;
+  }
+
+  void set_index2_errors(double raw) {
+    idx2_raw_ = std::isfinite(raw) ? raw : 0.0;
+    const double expo = (s_ + 1.0) / s_;
+    idx2_err_ = std::pow(idx2_raw_, expo);
+    idx2_prop_ = std::pow(std::max(idx2_raw_, idx2_prop_raw_), expo);
+  }
+
+  // RMS of the index-2 corrections against w_z / kErrorMargin, less the round-off level: t is
+  // resolved to eps |t|, which moves the stages' times, a relative change eps |t| / h of the
+  // index-2 values that the defect sees amplified by the interpolation (omega'(1) /
+  // omega(theta) = 16 at s = 3; measured on the charge pump: 5 eps |t| |z| / h).
+  // idx2_prop_raw_: the estimate with its round-off part, at most 0.5 (the next step's basis).
+  double index2_error(double h) {
+    if (!engine_.constants().has_defect_estimate) return idx2_prop_raw_ = 0.0;
+    const Vector& w = weights_->w();
+    double sum = 0.0, level = 0.0;
+    for (int j : index2_cols_) {
+      const double wj = w[j] * order_scale_ / kErrorMargin;
+      const double r = z_correction_[j] / wj;
+      const double l = y_[j] / wj;
+      sum += r * r;
+      level += l * l;
+    }
+    const double m = static_cast<double>(index2_cols_.size());
+    const double roundoff =
+        kIndex2RoundOff * kEps * std::abs(t_) / std::abs(h) * std::sqrt(level / m);
+    const double raw = std::sqrt(sum / m);
+    idx2_prop_raw_ = std::min(raw, 0.5);
+    return std::max(0.0, raw - roundoff);
+  }
+
   // scal_i = w_i (rtol'_s / rtol'_3) / |h|^(index_i - 1)
   void compute_scale(double h) {
     const double ah = std::abs(h);
     const Vector& w = weights_->w();
-    if (order_scale_ == 1.0 && max_index_ <= 1) {  // s = 3 (and every radau5 step): w itself
-      scal_ = w;
+    if (order_scale_ == 1.0 && max_index_ <= 1) {        // s = 3 (and every radau5 step): w itself
+      std::copy(w.data(), w.data() + n_, scal_.data());  // (a call to Eigen's copy otherwise)
       return;
     }
     for (int i = 0; i < n_; ++i) {
@@ -767,6 +875,12 @@ class Radau final : public MassMatrixMethod {
   std::vector<int> index_;
   int max_index_ = 1;
   bool restart_index2_ = false;  ///< zero columns of M tagged 2: consistent_index2_at_restart()
+  // the index-2 error control (index2_test())
+  bool index2_control_ = false, idx2_distrust_ = false;
+  double idx2_rejected_h_ = 0.0, idx2_rejected_raw_ = 0.0;  // its last rejection at this point
+  double idx2_err_ = 0.0, idx2_raw_ = 0.0, idx2_prop_ = 0.0, idx2_prop_raw_ = 0.0;
+  std::vector<int> index2_cols_, defect_rows_;  // index-2 zero columns, zero rows of M
+  Vector z_correction_;
   double failed_h_ = 0.0, failed_rate_ = 0.0;  ///< the last failure with a fresh Jacobian
   // order
   int s_ = 3, nit_ = 7;

@@ -20,6 +20,7 @@ Radau5Options radau_as_radau5(const RadauOptions& r, bool start_newton_from_zero
   o.lu_reuse_low = r.lu_reuse_low;
   o.lu_reuse_high = r.lu_reuse_high;
   o.transform_tolerances = r.transform_tolerances;
+  o.index2_error_control = r.index2_error_control;
   o.projection = r.projection;
   return o;
 }
@@ -52,7 +53,10 @@ const OptionTable<RadauOptions>& radau_option_table() {
           .real("order_step_ratio_high", &O::order_step_ratio_high, Bounds::above(1), "hhou")
           .flag("transform_tolerances", &O::transform_tolerances,
                 "work with RADAU's rtol' = 0.1 rtol^((s+1)/(2s)), atol' = atol rtol' / rtol "
-                "(false: the tolerances as given)");
+                "(false: the tolerances as given)")
+          .flag("index2_error_control", &O::index2_error_control,
+                "also test the error of index-2 components that are zero columns of M in their "
+                "own unit (not scaled by h)");
   return table;
 }
 
@@ -75,7 +79,10 @@ const OptionTable<Radau5Options>& radau5_option_table() {
           .real("lu_reuse_high", &O::lu_reuse_high, Bounds::at_least(1), "upper end of that band")
           .flag("transform_tolerances", &O::transform_tolerances,
                 "work with RADAU5's rtol' = 0.1 rtol^(2/3), atol' = atol rtol' / rtol (false: "
-                "the tolerances as given)");
+                "the tolerances as given)")
+          .flag("index2_error_control", &O::index2_error_control,
+                "also test the error of index-2 components that are zero columns of M in their "
+                "own unit (not scaled by h)");
   return table;
 }
 

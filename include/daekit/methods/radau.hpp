@@ -59,6 +59,11 @@ struct RadauOptions {
   double order_step_ratio_low = 0.8;    ///< hhod
   double order_step_ratio_high = 1.2;   ///< hhou
   bool transform_tolerances = false;
+  /// Test the error of the index-2 components that are zero columns of M (index 2, no index-3
+  /// components) in their own unit as well (the defect of the collocation polynomial in the
+  /// algebraic equations; off by default: it multiplies the cost on mechanical problems and
+  /// does not converge at the tightest tolerances, docs/results/switches.md).
+  bool index2_error_control = false;
   Projection projection = Projection::None;
 
   void validate() const;  ///< throws InvalidArgument naming a bad field
