@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -202,6 +205,86 @@ TEST(Formulations, ConstraintForceSumsAsEigenToTheBit) {
           }
         }
       }
+    }
+  }
+}
+
+// The formulations' f evaluates G, g and M once per (t, q, p): a second evaluation at the same
+// arguments to the bit (a difference Jacobian's columns for v and lambda) uses the kept terms,
+// and the values are those of a fresh evaluation; any other t, q (also -0 for 0) or p, and
+// any evaluation after one whose G threw, calls the model again.
+TEST(Formulations, PositionTermsKeptForTheSameArguments) {
+  auto calls = std::make_shared<std::vector<int>>(3, 0);  // G, g, M
+  auto throw_next = std::make_shared<bool>(false);
+  MechanicalSystem sys;
+  sys.nq = 2;
+  sys.nlambda = 1;
+  sys.mass = [calls](double, VecIn q, MatOut M, VecIn) {
+    ++(*calls)[2];
+    M.setIdentity();
+    M(0, 0) = 2 + q[0] * q[0];
+  };
+  sys.force = [](double t, VecIn q, VecIn v, VecOut f, VecIn) {
+    f = q.array().sin() - t * v.array();
+  };
+  sys.g = [calls](double t, VecIn q, VecOut g, VecIn p) {
+    ++(*calls)[1];
+    g[0] = q.squaredNorm() - 1 + t * p[0];
+  };
+  sys.G = [calls, throw_next](double, VecIn q, MatOut G, VecIn p) {
+    ++(*calls)[0];
+    if (*throw_next) {
+      *throw_next = false;
+      throw std::runtime_error("G failed");
+    }
+    G = 2 * q.transpose() * p[0];
+  };
+  sys.p = Vector::Constant(1, 1.5);
+  for (Formulation form : {Formulation::Index3, Formulation::Index2, Formulation::GGL}) {
+    for (bool general_mass : {false, true}) {
+      sys.constant_mass = !general_mass;
+      MassMatrixDae dae = formulate(sys, form);
+      const MechanicalLayout L = mechanical_layout(sys, form);
+      const std::string what = std::string(to_string(form)) + (general_mass ? " M(q)" : " M");
+      Vector y = Vector::LinSpaced(L.n, 0.3, 1.1), out(L.n), expect(L.n);
+      const auto counts = [&] { return *calls; };
+      const auto same_as_fresh = [&](double t, const Vector& yy, const Vector& p) {
+        dae.f(t, yy, out, p);
+        const std::vector<int> after = counts();
+        formulate(sys, form).f(t, yy, expect, p);  // nothing kept: evaluates everything
+        *calls = after;
+        for (int i = 0; i < L.n; ++i)
+          EXPECT_EQ(std::bit_cast<std::uint64_t>(out[i]), std::bit_cast<std::uint64_t>(expect[i]))
+              << what << " component " << i;
+      };
+      const int g_per_call = form == Formulation::Index2 ? 0 : 1;
+      const int m_per_call = L.w >= 0 ? 1 : 0;
+      same_as_fresh(0.5, y, sys.p);
+      std::vector<int> before = counts();
+      // v and lambda moved, q kept: G, g and M kept
+      Vector y2 = y;
+      y2.segment(L.v, 2) *= 3.0;
+      y2.segment(L.lambda, 1) *= -2.0;
+      same_as_fresh(0.5, y2, sys.p);
+      EXPECT_EQ(counts(), before) << what;
+      // another q, t or p, or q[0] = -0 after +0: evaluated again
+      Vector y3 = y;
+      y3[L.q] = 0.0;
+      same_as_fresh(0.5, y3, sys.p);
+      y3[L.q] = -0.0;
+      same_as_fresh(0.5, y3, sys.p);
+      same_as_fresh(0.7, y3, sys.p);
+      same_as_fresh(0.7, y3, Vector::Constant(1, 2.5));
+      const std::vector<int> now = counts();
+      EXPECT_EQ(now[0] - before[0], 4) << what;
+      EXPECT_EQ(now[1] - before[1], 4 * g_per_call) << what;
+      EXPECT_EQ(now[2] - before[2], 4 * m_per_call) << what;
+      // a G that threw leaves nothing kept: the next call at the same arguments evaluates
+      *throw_next = true;
+      EXPECT_THROW(dae.f(0.9, y, out, sys.p), std::runtime_error) << what;
+      before = counts();
+      same_as_fresh(0.9, y, sys.p);
+      EXPECT_EQ(counts()[0] - before[0], 1) << what;
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -291,10 +292,36 @@ void add_transpose_product(const Matrix& G, const VecIn& x, double alpha, Out&& 
 }
 
 // Scratch storage of the right-hand side of a formulation (owned by value by its closure).
+// G(q), g(q) and M(q) of the last evaluation are kept with their arguments (t, q, p): an
+// evaluation at the same arguments, to the bit, uses them instead of calling the model again
+// (a difference Jacobian's columns for v and lambda, half of truck-index3's, move no q).
 struct RhsWorkspace {
   Matrix M, G;
   Vector f, g, gt, tmp, tmp2;
-  RhsWorkspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), gt(m), tmp(nq), tmp2(nq) {}
+  Vector at_q, at_p;  // the arguments of G, g and M above
+  double at_t = 0.0;
+  bool at_valid = false;  // false until an evaluation completed (or after one threw)
+  RhsWorkspace(int nq, int m, Eigen::Index np)
+      : M(nq, nq), G(m, nq), f(nq), g(m), gt(m), tmp(nq), tmp2(nq), at_q(nq), at_p(np) {}
+
+  static bool same_bits(const double* a, const double* b, Eigen::Index n) {
+    return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(double)) == 0;
+  }
+  // The position terms were evaluated at (t, q, p) (bitwise: -0 and 0 differ, NaN never
+  // matches a different NaN payload, and no arithmetic comparison is involved).
+  bool holds_position_terms(double t, const VecIn& q, const VecIn& p) const {
+    return at_valid && same_bits(&t, &at_t, 1) && p.size() == at_p.size() &&
+           same_bits(q.data(), at_q.data(), q.size()) && same_bits(p.data(), at_p.data(), p.size());
+  }
+  // Records (t, q, p) for the position terms just evaluated (p of another size: not kept,
+  // which would allocate).
+  void hold_position_terms(double t, const VecIn& q, const VecIn& p) {
+    if (p.size() != at_p.size()) return;
+    at_t = t;
+    at_q = q;
+    at_p = p;
+    at_valid = true;
+  }
 };
 
 // The drift monitor's storage.
@@ -344,8 +371,8 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // y and p by reference (as Callback passes them): a Ref<const> taken by value is a copy whose
   // destructor frees its (empty) fallback storage, twice per call
-  dae.f = [sys, ws = RhsWorkspace(nq, m), Minv, L, form](double t, const VecIn& y, VecOut out,
-                                                         const VecIn& p) mutable {
+  dae.f = [sys, ws = RhsWorkspace(nq, m, sys.p.size()), Minv, L, form](
+              double t, const VecIn& y, VecOut out, const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     // views made once: a callback's VecIn built from a segment at each call cost a Ref (and
     // its destructor's free of the unused fallback copy) per argument and call
@@ -355,9 +382,13 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
       sys.terms(t, q, v, ws.M, ws.f, ws.g, ws.G, p);
     } else {
       sys.force(t, q, v, ws.f, p);
-      constraint_jacobian(sys, t, q, ws.G, p);
-      if (L.w >= 0) sys.mass(t, q, ws.M, p);
-      if (need_g) sys.g(t, q, ws.g, p);
+      if (!ws.holds_position_terms(t, q, p)) {
+        ws.at_valid = false;  // stays false if a callback throws
+        constraint_jacobian(sys, t, q, ws.G, p);
+        if (L.w >= 0) sys.mass(t, q, ws.M, p);
+        if (need_g) sys.g(t, q, ws.g, p);
+        ws.hold_position_terms(t, q, p);
+      }
     }
     // kinematics q' = v  (GGL: q' = v - G^T mu)
     out.segment(L.q, nq) = v;
