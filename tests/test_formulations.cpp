@@ -288,3 +288,60 @@ TEST(Formulations, PositionTermsKeptForTheSameArguments) {
     }
   }
 }
+
+// The index-3 drift monitor of a system with a constant diagonal mass divides by the diagonal
+// instead of solving with M's LU: the residuals are the LU's to the bit (signed zeros in the
+// forces among them), and a non-finite force still goes through the LU.
+TEST(Formulations, DiagonalMassMonitorAsTheLuSolve) {
+  for (bool non_finite : {false, true}) {
+    MechanicalSystem sys;
+    sys.nq = 5;
+    sys.nlambda = 2;
+    sys.constant_mass = true;
+    sys.mass = [](double, VecIn, MatOut M) {
+      M.setZero();
+      for (int i = 0; i < 5; ++i) M(i, i) = std::ldexp(1.0 + 0.3 * i, 3 * i - 6) * (i % 2 ? -1 : 1);
+    };
+    sys.force = [non_finite](double t, VecIn q, VecIn v, VecOut f) {
+      for (int i = 0; i < 5; ++i) f[i] = i == 2 ? -0.0 : std::sin(7 * q[i] + t) * v[i];
+      if (non_finite) f[3] = HUGE_VAL;
+    };
+    sys.g = [](double, VecIn q, VecOut g) {
+      g[0] = q[0] * q[1] - q[2];
+      g[1] = q[3] * q[3] + q[4] - 1.0;
+    };
+    sys.G = [](double, VecIn q, MatOut G) {
+      G.setZero();
+      G(0, 0) = q[1], G(0, 1) = q[0], G(0, 2) = -1.0;
+      G(1, 3) = 2 * q[3], G(1, 4) = 1.0;
+    };
+    sys.curvature = [](double, VecIn, VecIn v, VecOut c) {
+      c[0] = 2 * v[0] * v[1];
+      c[1] = 2 * v[3] * v[3];
+    };
+    const MassMatrixDae dae = formulate(sys, Formulation::Index3);
+    const MechanicalLayout L = mechanical_layout(sys, Formulation::Index3);
+    Vector y = Vector::LinSpaced(L.n, -0.7, 1.3);
+    y[L.v + 2] = -0.0;
+    const ConstraintResiduals r = dae.constraint_monitor(0.25, y, dae.p);
+    // the monitor as it was: vdot by the LU of M
+    Matrix M(5, 5), G(2, 5);
+    sys.mass(0.0, Vector::Zero(5), M);
+    Vector f(5);
+    const Vector q = y.segment(L.q, 5), v = y.segment(L.v, 5), lambda = y.segment(L.lambda, 2);
+    sys.force(0.25, q, v, f);
+    sys.G(0.25, q, G);
+    f.noalias() -= G.transpose() * lambda;
+    const Vector vdot = Eigen::PartialPivLU<Matrix>(M).solve(f);
+    const ConstraintResiduals expect = constraint_residuals(sys, 0.25, q, v, vdot);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(r.position),
+              std::bit_cast<std::uint64_t>(expect.position));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(r.velocity),
+              std::bit_cast<std::uint64_t>(expect.velocity));
+    if (non_finite)
+      EXPECT_TRUE(std::isnan(r.acceleration) && std::isnan(expect.acceleration)) << r.acceleration;
+    else
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.acceleration),
+                std::bit_cast<std::uint64_t>(expect.acceleration));
+  }
+}

@@ -324,6 +324,18 @@ struct RhsWorkspace {
   }
 };
 
+// M is diagonal (every other entry zero) with finite non-zero diagonal entries. Then the
+// partial-pivoting LU of M is M itself (no interchanges, zero multipliers) and its solve of M x
+// = b for a finite b gives x_i = b_i / M_ii but for the signs of zeros (b_i - 0 x_j with b_i =
+// -0 can give +0): |x_i| is the quotient's to the bit, which is what the drift monitor's
+// residual |G x + c| uses.
+bool is_regular_diagonal(const Matrix& M) {
+  for (Eigen::Index j = 0; j < M.cols(); ++j)
+    for (Eigen::Index i = 0; i < M.rows(); ++i)
+      if (i == j ? !(std::isfinite(M(i, j)) && M(i, j) != 0.0) : M(i, j) != 0.0) return false;
+  return true;
+}
+
 // The drift monitor's storage.
 struct MonitorWorkspace {
   Matrix G;
@@ -344,11 +356,13 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
   dae.mass = Matrix::Zero(L.n, L.n);
   dae.mass.block(L.q, L.q, nq, nq).setIdentity();
   std::shared_ptr<const Eigen::PartialPivLU<Matrix>> Minv;  // constant mass only (immutable)
+  std::shared_ptr<const Vector> Mdiag;  // and its diagonal if M is diagonal (immutable)
   if (sys.constant_mass) {
     Matrix Mc(nq, nq);
     sys.mass(0.0, Vector::Zero(nq), Mc, sys.p);
     dae.mass.block(L.v, L.v, nq, nq) = Mc;
     Minv = std::make_shared<const Eigen::PartialPivLU<Matrix>>(Mc);
+    if (is_regular_diagonal(Mc)) Mdiag = std::make_shared<const Vector>(Mc.diagonal());
   } else {
     dae.mass.block(L.v, L.v, nq, nq).setIdentity();
   }
@@ -443,8 +457,8 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
   // nothing when g, G and the curvature are analytic)
-  dae.constraint_monitor = [sys, Minv, L, w = MonitorWorkspace(nq, m)](double t, const VecIn& y,
-                                                                       const VecIn& p) mutable {
+  dae.constraint_monitor = [sys, Minv, Mdiag, L, w = MonitorWorkspace(nq, m)](
+                               double t, const VecIn& y, const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq));
     ConstraintResiduals r;
@@ -455,7 +469,10 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     } else {
       sys.force(t, q, v, w.f, p);
       add_transpose_product(w.G, y.segment(L.lambda, m), -1.0, w.f);
-      w.vdot = Minv->solve(w.f);
+      if (Mdiag && w.f.allFinite())  // |vdot_i| as the LU's solve gives it, without the solve
+        w.vdot = w.f.cwiseQuotient(*Mdiag);
+      else
+        w.vdot = Minv->solve(w.f);
     }
     sys.g(t, q, w.g, p);
     constraint_curvature(sys, t, q, v, w.c, p);
