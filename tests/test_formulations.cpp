@@ -345,3 +345,40 @@ TEST(Formulations, DiagonalMassMonitorAsTheLuSolve) {
                 std::bit_cast<std::uint64_t>(expect.acceleration));
   }
 }
+
+// The drift monitor forms G v and G v' in its own loop (no matrix-vector kernel per step): the
+// residuals are those of Eigen's product to the bit for every shape (one constraint: Eigen's
+// dot product), with terms of mixed magnitudes whose sum depends on the order.
+TEST(Formulations, MonitorProductsAsEigenToTheBit) {
+  for (int m = 1; m <= 9; ++m)
+    for (int nq : {1, 2, 5, 9, 12}) {
+      if (m > nq) continue;  // at most nq constraints
+      std::srand(static_cast<unsigned>(31 * m + nq));
+      Matrix A = Matrix::Random(m, nq);
+      for (Eigen::Index k = 0; k < A.size(); ++k)
+        A.data()[k] = std::ldexp(A.data()[k], static_cast<int>(k % 7) * 9 - 27);
+      MechanicalSystem sys;
+      sys.nq = nq;
+      sys.nlambda = m;
+      sys.mass = [](double, VecIn, MatOut M) { M.setIdentity(); };
+      sys.force = [](double, VecIn q, VecIn v, VecOut f) { f = q - v; };
+      sys.g = [A](double, VecIn q, VecOut g) { g = A * q; };
+      sys.G = [A](double, VecIn, MatOut G) { G = A; };
+      sys.curvature = [](double, VecIn, VecIn v, VecOut c) { c.setConstant(v.sum()); };
+      const MassMatrixDae dae = formulate(sys, Formulation::Index3);
+      const MechanicalLayout L = mechanical_layout(sys, Formulation::Index3);
+      ASSERT_GE(L.w, 0);  // general mass: v' = w is read from y
+      Vector y = Vector::Random(L.n);
+      for (Eigen::Index k = 0; k < y.size(); ++k)
+        y[k] = k % 5 == 3 ? -0.0 : std::ldexp(y[k], static_cast<int>(k % 4) * 11 - 15);
+      const ConstraintResiduals r = dae.constraint_monitor(0.0, y, dae.p);
+      const ConstraintResiduals expect = constraint_residuals(
+          sys, 0.0, y.segment(L.q, nq), y.segment(L.v, nq), y.segment(L.w, nq));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.velocity),
+                std::bit_cast<std::uint64_t>(expect.velocity))
+          << "m " << m << " nq " << nq;
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.acceleration),
+                std::bit_cast<std::uint64_t>(expect.acceleration))
+          << "m " << m << " nq " << nq;
+    }
+}

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <limits>
 #include <memory>
 #include <string>
@@ -291,6 +294,71 @@ void add_transpose_product(const Matrix& G, const VecIn& x, double alpha, Out&& 
   }
 }
 
+#if defined(__SSE2__)
+// Rows 2 p0 .. 2 (p0 + P) - 1 of out = G x, a pair of rows (adjacent in a column) per SSE2
+// register, every pair's two sums in its two lanes over the columns in order.
+template <int P>
+void constraint_product_pairs(const double* g, Eigen::Index m, Eigen::Index nq, const double* xs,
+                              Eigen::Index p0, double* out) {
+  __m128d sum[P];
+  for (int p = 0; p < P; ++p) sum[p] = _mm_setzero_pd();
+  for (Eigen::Index j = 0; j < nq; ++j) {
+    const __m128d b = _mm_set1_pd(xs[j]);
+    const double* col = g + j * m + 2 * p0;
+    for (int p = 0; p < P; ++p)
+      sum[p] = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(col + 2 * p), b), sum[p]);
+  }
+  for (int p = 0; p < P; ++p)
+    _mm_storeu_pd(out + 2 * (p0 + p), _mm_add_pd(sum[p], _mm_setzero_pd()));
+}
+#endif
+
+// out = G x for the m x nq constraint Jacobian G: per row i the sum of G(i, j) x_j over j in
+// order from +0, plus +0 (alpha = 1 times the sum added to a zeroed result), as Eigen's
+// column-major matrix-vector kernel sums it (rows in pairs, each in its own lane, all columns
+// in one block below 128), so the result is the product's to the bit, without the kernel's
+// dispatch and code (the drift monitor's two products per step were its only use in a
+// truck-index3 solve). m = 1 (Eigen takes a dot product there), nq >= 128 and out other than
+// a plain vector go to Eigen.
+template <class In>
+void constraint_product(const Matrix& G, const In& x, Vector& out) {
+  const Eigen::Index m = G.rows(), nq = G.cols();
+  if (m == 1 || nq >= 128) {
+    out.noalias() = G * x;
+    return;
+  }
+  const double* g = G.data();
+  const double* xs = x.data();
+  double* o = out.data();
+  Eigen::Index i = 0;
+#if defined(__SSE2__)
+  for (Eigen::Index p0 = 0; 2 * p0 + 1 < m;) {  // up to four pairs of rows per pass
+    const Eigen::Index pairs = std::min<Eigen::Index>(4, (m - 2 * p0) / 2);
+    switch (pairs) {
+      case 4:
+        constraint_product_pairs<4>(g, m, nq, xs, p0, o);
+        break;
+      case 3:
+        constraint_product_pairs<3>(g, m, nq, xs, p0, o);
+        break;
+      case 2:
+        constraint_product_pairs<2>(g, m, nq, xs, p0, o);
+        break;
+      default:
+        constraint_product_pairs<1>(g, m, nq, xs, p0, o);
+        break;
+    }
+    p0 += pairs;
+    i = 2 * p0;
+  }
+#endif
+  for (; i < m; ++i) {
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < nq; ++j) sum += g[j * m + i] * xs[j];
+    o[i] = sum + 0.0;
+  }
+}
+
 // Scratch storage of the right-hand side of a formulation (owned by value by its closure).
 // G(q), g(q) and M(q) of the last evaluation are kept with their arguments (t, q, p): an
 // evaluation at the same arguments, to the bit, uses them instead of calling the model again
@@ -477,13 +545,13 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     sys.g(t, q, w.g, p);
     constraint_curvature(sys, t, q, v, w.c, p);
     r.position = w.g.cwiseAbs().maxCoeff();
-    w.Gx.noalias() = w.G * v;
+    constraint_product(w.G, v, w.Gx);
     if (sys.rheonomic) {
       constraint_time_derivative(sys, t, q, w.g, p);
       w.Gx += w.g;
     }
     r.velocity = w.Gx.cwiseAbs().maxCoeff();
-    w.Gx.noalias() = w.G * w.vdot;
+    constraint_product(w.G, w.vdot, w.Gx);
     w.Gx += w.c;
     r.acceleration = w.Gx.cwiseAbs().maxCoeff();
     return r;
