@@ -214,7 +214,7 @@ TEST(Formulations, ConstraintForceSumsAsEigenToTheBit) {
 // and the values are those of a fresh evaluation; any other t, q (also -0 for 0) or p, and
 // any evaluation after one whose G threw, calls the model again.
 TEST(Formulations, PositionTermsKeptForTheSameArguments) {
-  auto calls = std::make_shared<std::vector<int>>(3, 0);  // G, g, M
+  auto calls = std::make_shared<std::vector<int>>(4, 0);  // G, g, M, forces
   auto throw_next = std::make_shared<bool>(false);
   MechanicalSystem sys;
   sys.nq = 2;
@@ -224,7 +224,8 @@ TEST(Formulations, PositionTermsKeptForTheSameArguments) {
     M.setIdentity();
     M(0, 0) = 2 + q[0] * q[0];
   };
-  sys.force = [](double t, VecIn q, VecIn v, VecOut f, VecIn) {
+  sys.force = [calls](double t, VecIn q, VecIn v, VecOut f, VecIn) {
+    ++(*calls)[3];
     f = q.array().sin() - t * v.array();
   };
   sys.g = [calls](double t, VecIn q, VecOut g, VecIn p) {
@@ -265,6 +266,12 @@ TEST(Formulations, PositionTermsKeptForTheSameArguments) {
       Vector y2 = y;
       y2.segment(L.v, 2) *= 3.0;
       y2.segment(L.lambda, 1) *= -2.0;
+      same_as_fresh(0.5, y2, sys.p);
+      EXPECT_EQ(counts()[3], before[3] + 1) << what;  // the forces for the new v
+      before[3] += 1;
+      EXPECT_EQ(counts(), before) << what;
+      // lambda moved, q and v kept: the forces kept too
+      y2.segment(L.lambda, 1) *= 0.5;
       same_as_fresh(0.5, y2, sys.p);
       EXPECT_EQ(counts(), before) << what;
       // another q, t or p, or q[0] = -0 after +0: evaluated again

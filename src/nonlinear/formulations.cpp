@@ -359,21 +359,31 @@ void constraint_product(const Matrix& G, const In& x, Vector& out) {
   }
 }
 
-// Scratch storage of the right-hand side of a formulation (owned by value by its closure).
-// G(q), g(q) and M(q) of the last evaluation are kept with their arguments (t, q, p): an
-// evaluation at the same arguments, to the bit, uses them instead of calling the model again
-// (a difference Jacobian's columns for v and lambda, half of truck-index3's, move no q).
+// Scratch storage of the right-hand side of a formulation (owned by value by its closure),
+// sized for what the form uses. G(q), g(q) and M(q) of the last evaluation are kept with their
+// arguments (t, q, p), and the forces f(t, q, v) with v as well: an evaluation at the same
+// arguments, to the bit, uses them instead of calling the model again (a difference
+// Jacobian's columns for v and lambda, half of truck-index3's, move no q; its columns for
+// lambda, after the first, move neither q nor v).
 struct RhsWorkspace {
   Matrix M, G;
   Vector f, g, gt, tmp, tmp2;
-  Vector at_q, at_p;  // the arguments of G, g and M above
+  Vector at_q, at_v, at_p;  // the arguments of G, g, M (and of f: with at_v) above
   double at_t = 0.0;
-  bool at_valid = false;  // false until an evaluation completed (or after one threw)
-  RhsWorkspace(int nq, int m, Eigen::Index np)
-      : M(nq, nq), G(m, nq), f(nq), g(m), gt(m), tmp(nq), tmp2(nq), at_q(nq), at_p(np) {}
+  bool at_valid = false;    // false until an evaluation completed (or after one threw)
+  bool force_held = false;  // f = force(at_t, at_q, at_v, at_p)
+  RhsWorkspace(const MechanicalSystem& sys, const MechanicalLayout& L, Formulation form)
+      : G(L.m, L.nq), f(L.nq), g(L.m), at_q(L.nq), at_v(L.nq), at_p(sys.p.size()) {
+    if (L.w >= 0 || sys.terms) M.resize(L.nq, L.nq);
+    if (sys.rheonomic) gt.resize(L.m);
+    if (form == Formulation::Index1 && L.w < 0) tmp.resize(L.nq), tmp2.resize(L.nq);
+  }
 
   static bool same_bits(const double* a, const double* b, Eigen::Index n) {
     return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(double)) == 0;
+  }
+  static void copy_bits(const double* from, double* to, Eigen::Index n) {
+    if (n > 0) std::memcpy(to, from, static_cast<size_t>(n) * sizeof(double));
   }
   // The position terms were evaluated at (t, q, p) (bitwise: -0 and 0 differ, NaN never
   // matches a different NaN payload, and no arithmetic comparison is involved).
@@ -386,8 +396,8 @@ struct RhsWorkspace {
   void hold_position_terms(double t, const VecIn& q, const VecIn& p) {
     if (p.size() != at_p.size()) return;
     at_t = t;
-    at_q = q;
-    at_p = p;
+    copy_bits(q.data(), at_q.data(), q.size());
+    copy_bits(p.data(), at_p.data(), p.size());
     at_valid = true;
   }
 };
@@ -453,7 +463,12 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // y and p by reference (as Callback passes them): a Ref<const> taken by value is a copy whose
   // destructor frees its (empty) fallback storage, twice per call
-  dae.f = [sys, ws = RhsWorkspace(nq, m, sys.p.size()), Minv, L, form](
+  // the closures' copies of the model without its name and p (they take p as an argument and
+  // name nothing): copying the problem copies three closures, a string less each
+  MechanicalSystem model = sys;
+  model.name.clear();
+  model.p = Vector();
+  dae.f = [sys = model, ws = RhsWorkspace(sys, L, form), Minv, L, form](
               double t, const VecIn& y, VecOut out, const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     // views made once: a callback's VecIn built from a segment at each call cost a Ref (and
@@ -463,13 +478,23 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     if (sys.terms) {
       sys.terms(t, q, v, ws.M, ws.f, ws.g, ws.G, p);
     } else {
-      sys.force(t, q, v, ws.f, p);
-      if (!ws.holds_position_terms(t, q, p)) {
-        ws.at_valid = false;  // stays false if a callback throws
+      const bool same_position = ws.holds_position_terms(t, q, p);
+      const bool same_force =
+          same_position && ws.force_held && ws.same_bits(v.data(), ws.at_v.data(), nq);
+      if (!same_force) {
+        ws.force_held = false;  // stays false if a callback throws
+        sys.force(t, q, v, ws.f, p);
+      }
+      if (!same_position) {
+        ws.at_valid = false;
         constraint_jacobian(sys, t, q, ws.G, p);
         if (L.w >= 0) sys.mass(t, q, ws.M, p);
         if (need_g) sys.g(t, q, ws.g, p);
         ws.hold_position_terms(t, q, p);
+      }
+      if (!same_force) {
+        ws.copy_bits(v.data(), ws.at_v.data(), nq);
+        ws.force_held = ws.at_valid;
       }
     }
     // kinematics q' = v  (GGL: q' = v - G^T mu)
@@ -525,7 +550,7 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
   // nothing when g, G and the curvature are analytic)
-  dae.constraint_monitor = [sys, Minv, Mdiag, L, w = MonitorWorkspace(nq, m)](
+  dae.constraint_monitor = [sys = model, Minv, Mdiag, L, w = MonitorWorkspace(nq, m)](
                                double t, const VecIn& y, const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq));
@@ -556,8 +581,8 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     r.acceleration = w.Gx.cwiseAbs().maxCoeff();
     return r;
   };
-  dae.project = [sys, L, ws = ProjectionWorkspace(nq, m)](double t, VecOut y, Projection level,
-                                                          VecIn p) mutable {
+  dae.project = [sys = model, L, ws = ProjectionWorkspace(nq, m)](
+                    double t, VecOut y, Projection level, VecIn p) mutable {
     return project_mechanical(sys, t, y.segment(L.q, L.nq), y.segment(L.v, L.nq), level, ws, p);
   };
   return dae;
