@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -204,4 +207,185 @@ TEST(Formulations, ConstraintForceSumsAsEigenToTheBit) {
       }
     }
   }
+}
+
+// The formulations' f evaluates G, g and M once per (t, q, p): a second evaluation at the same
+// arguments to the bit (a difference Jacobian's columns for v and lambda) uses the kept terms,
+// and the values are those of a fresh evaluation; any other t, q (also -0 for 0) or p, and
+// any evaluation after one whose G threw, calls the model again.
+TEST(Formulations, PositionTermsKeptForTheSameArguments) {
+  auto calls = std::make_shared<std::vector<int>>(4, 0);  // G, g, M, forces
+  auto throw_next = std::make_shared<bool>(false);
+  MechanicalSystem sys;
+  sys.nq = 2;
+  sys.nlambda = 1;
+  sys.mass = [calls](double, VecIn q, MatOut M, VecIn) {
+    ++(*calls)[2];
+    M.setIdentity();
+    M(0, 0) = 2 + q[0] * q[0];
+  };
+  sys.force = [calls](double t, VecIn q, VecIn v, VecOut f, VecIn) {
+    ++(*calls)[3];
+    f = q.array().sin() - t * v.array();
+  };
+  sys.g = [calls](double t, VecIn q, VecOut g, VecIn p) {
+    ++(*calls)[1];
+    g[0] = q.squaredNorm() - 1 + t * p[0];
+  };
+  sys.G = [calls, throw_next](double, VecIn q, MatOut G, VecIn p) {
+    ++(*calls)[0];
+    if (*throw_next) {
+      *throw_next = false;
+      throw std::runtime_error("G failed");
+    }
+    G = 2 * q.transpose() * p[0];
+  };
+  sys.p = Vector::Constant(1, 1.5);
+  for (Formulation form : {Formulation::Index3, Formulation::Index2, Formulation::GGL}) {
+    for (bool general_mass : {false, true}) {
+      sys.constant_mass = !general_mass;
+      MassMatrixDae dae = formulate(sys, form);
+      const MechanicalLayout L = mechanical_layout(sys, form);
+      const std::string what = std::string(to_string(form)) + (general_mass ? " M(q)" : " M");
+      Vector y = Vector::LinSpaced(L.n, 0.3, 1.1), out(L.n), expect(L.n);
+      const auto counts = [&] { return *calls; };
+      const auto same_as_fresh = [&](double t, const Vector& yy, const Vector& p) {
+        dae.f(t, yy, out, p);
+        const std::vector<int> after = counts();
+        formulate(sys, form).f(t, yy, expect, p);  // nothing kept: evaluates everything
+        *calls = after;
+        for (int i = 0; i < L.n; ++i)
+          EXPECT_EQ(std::bit_cast<std::uint64_t>(out[i]), std::bit_cast<std::uint64_t>(expect[i]))
+              << what << " component " << i;
+      };
+      const int g_per_call = form == Formulation::Index2 ? 0 : 1;
+      const int m_per_call = L.w >= 0 ? 1 : 0;
+      same_as_fresh(0.5, y, sys.p);
+      std::vector<int> before = counts();
+      // v and lambda moved, q kept: G, g and M kept
+      Vector y2 = y;
+      y2.segment(L.v, 2) *= 3.0;
+      y2.segment(L.lambda, 1) *= -2.0;
+      same_as_fresh(0.5, y2, sys.p);
+      EXPECT_EQ(counts()[3], before[3] + 1) << what;  // the forces for the new v
+      before[3] += 1;
+      EXPECT_EQ(counts(), before) << what;
+      // lambda moved, q and v kept: the forces kept too
+      y2.segment(L.lambda, 1) *= 0.5;
+      same_as_fresh(0.5, y2, sys.p);
+      EXPECT_EQ(counts(), before) << what;
+      // another q, t or p, or q[0] = -0 after +0: evaluated again
+      Vector y3 = y;
+      y3[L.q] = 0.0;
+      same_as_fresh(0.5, y3, sys.p);
+      y3[L.q] = -0.0;
+      same_as_fresh(0.5, y3, sys.p);
+      same_as_fresh(0.7, y3, sys.p);
+      same_as_fresh(0.7, y3, Vector::Constant(1, 2.5));
+      const std::vector<int> now = counts();
+      EXPECT_EQ(now[0] - before[0], 4) << what;
+      EXPECT_EQ(now[1] - before[1], 4 * g_per_call) << what;
+      EXPECT_EQ(now[2] - before[2], 4 * m_per_call) << what;
+      // a G that threw leaves nothing kept: the next call at the same arguments evaluates
+      *throw_next = true;
+      EXPECT_THROW(dae.f(0.9, y, out, sys.p), std::runtime_error) << what;
+      before = counts();
+      same_as_fresh(0.9, y, sys.p);
+      EXPECT_EQ(counts()[0] - before[0], 1) << what;
+    }
+  }
+}
+
+// The index-3 drift monitor of a system with a constant diagonal mass divides by the diagonal
+// instead of solving with M's LU: the residuals are the LU's to the bit (signed zeros in the
+// forces among them), and a non-finite force still goes through the LU.
+TEST(Formulations, DiagonalMassMonitorAsTheLuSolve) {
+  for (bool non_finite : {false, true}) {
+    MechanicalSystem sys;
+    sys.nq = 5;
+    sys.nlambda = 2;
+    sys.constant_mass = true;
+    sys.mass = [](double, VecIn, MatOut M) {
+      M.setZero();
+      for (int i = 0; i < 5; ++i) M(i, i) = std::ldexp(1.0 + 0.3 * i, 3 * i - 6) * (i % 2 ? -1 : 1);
+    };
+    sys.force = [non_finite](double t, VecIn q, VecIn v, VecOut f) {
+      for (int i = 0; i < 5; ++i) f[i] = i == 2 ? -0.0 : std::sin(7 * q[i] + t) * v[i];
+      if (non_finite) f[3] = HUGE_VAL;
+    };
+    sys.g = [](double, VecIn q, VecOut g) {
+      g[0] = q[0] * q[1] - q[2];
+      g[1] = q[3] * q[3] + q[4] - 1.0;
+    };
+    sys.G = [](double, VecIn q, MatOut G) {
+      G.setZero();
+      G(0, 0) = q[1], G(0, 1) = q[0], G(0, 2) = -1.0;
+      G(1, 3) = 2 * q[3], G(1, 4) = 1.0;
+    };
+    sys.curvature = [](double, VecIn, VecIn v, VecOut c) {
+      c[0] = 2 * v[0] * v[1];
+      c[1] = 2 * v[3] * v[3];
+    };
+    const MassMatrixDae dae = formulate(sys, Formulation::Index3);
+    const MechanicalLayout L = mechanical_layout(sys, Formulation::Index3);
+    Vector y = Vector::LinSpaced(L.n, -0.7, 1.3);
+    y[L.v + 2] = -0.0;
+    const ConstraintResiduals r = dae.constraint_monitor(0.25, y, dae.p);
+    // the monitor as it was: vdot by the LU of M
+    Matrix M(5, 5), G(2, 5);
+    sys.mass(0.0, Vector::Zero(5), M);
+    Vector f(5);
+    const Vector q = y.segment(L.q, 5), v = y.segment(L.v, 5), lambda = y.segment(L.lambda, 2);
+    sys.force(0.25, q, v, f);
+    sys.G(0.25, q, G);
+    f.noalias() -= G.transpose() * lambda;
+    const Vector vdot = Eigen::PartialPivLU<Matrix>(M).solve(f);
+    const ConstraintResiduals expect = constraint_residuals(sys, 0.25, q, v, vdot);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(r.position),
+              std::bit_cast<std::uint64_t>(expect.position));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(r.velocity),
+              std::bit_cast<std::uint64_t>(expect.velocity));
+    if (non_finite)
+      EXPECT_TRUE(std::isnan(r.acceleration) && std::isnan(expect.acceleration)) << r.acceleration;
+    else
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.acceleration),
+                std::bit_cast<std::uint64_t>(expect.acceleration));
+  }
+}
+
+// The drift monitor forms G v and G v' in its own loop (no matrix-vector kernel per step): the
+// residuals are those of Eigen's product to the bit for every shape (one constraint: Eigen's
+// dot product), with terms of mixed magnitudes whose sum depends on the order.
+TEST(Formulations, MonitorProductsAsEigenToTheBit) {
+  for (int m = 1; m <= 9; ++m)
+    for (int nq : {1, 2, 5, 9, 12}) {
+      if (m > nq) continue;  // at most nq constraints
+      std::srand(static_cast<unsigned>(31 * m + nq));
+      Matrix A = Matrix::Random(m, nq);
+      for (Eigen::Index k = 0; k < A.size(); ++k)
+        A.data()[k] = std::ldexp(A.data()[k], static_cast<int>(k % 7) * 9 - 27);
+      MechanicalSystem sys;
+      sys.nq = nq;
+      sys.nlambda = m;
+      sys.mass = [](double, VecIn, MatOut M) { M.setIdentity(); };
+      sys.force = [](double, VecIn q, VecIn v, VecOut f) { f = q - v; };
+      sys.g = [A](double, VecIn q, VecOut g) { g = A * q; };
+      sys.G = [A](double, VecIn, MatOut G) { G = A; };
+      sys.curvature = [](double, VecIn, VecIn v, VecOut c) { c.setConstant(v.sum()); };
+      const MassMatrixDae dae = formulate(sys, Formulation::Index3);
+      const MechanicalLayout L = mechanical_layout(sys, Formulation::Index3);
+      ASSERT_GE(L.w, 0);  // general mass: v' = w is read from y
+      Vector y = Vector::Random(L.n);
+      for (Eigen::Index k = 0; k < y.size(); ++k)
+        y[k] = k % 5 == 3 ? -0.0 : std::ldexp(y[k], static_cast<int>(k % 4) * 11 - 15);
+      const ConstraintResiduals r = dae.constraint_monitor(0.0, y, dae.p);
+      const ConstraintResiduals expect = constraint_residuals(
+          sys, 0.0, y.segment(L.q, nq), y.segment(L.v, nq), y.segment(L.w, nq));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.velocity),
+                std::bit_cast<std::uint64_t>(expect.velocity))
+          << "m " << m << " nq " << nq;
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.acceleration),
+                std::bit_cast<std::uint64_t>(expect.acceleration))
+          << "m " << m << " nq " << nq;
+    }
 }

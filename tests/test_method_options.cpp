@@ -300,3 +300,25 @@ TEST(MinStep, TheLastStepMayBeShorterAndBadValuesAreRefused) {
   o.hmin = -1.0;
   EXPECT_THROW(solve(p.dae, 0.0, 1.0, p.y0, "radau5", o), InvalidArgument);
 }
+
+// A real option reports the default's text only for the default itself, to the bit: a
+// newton_tolerance of -0 (allowed: >= 0) is reported as "-0", not as the default's "0"; an
+// equal number given as text ("1.0e0" for lu_reuse_low = 1) as the default's "1".
+TEST(MethodOptions, RealOptionDefaultTextOnlyForTheDefaultsBits) {
+  const auto text_of = [](const std::vector<MethodOptionValue>& values, const std::string& name) {
+    for (const MethodOptionValue& v : values)
+      if (v.name == name) return v.value;
+    return std::string("(missing)");
+  };
+  const MethodInfo radau5 = method_info("radau5");
+  Radau5Options o;
+  o.newton_tolerance = -0.0;
+  EXPECT_EQ(text_of(mo_reported(radau5, MethodChoice(o)), "newton_tolerance"), "-0");
+  EXPECT_EQ(text_of(mo_reported(radau5, MethodChoice(Radau5Options{})), "newton_tolerance"), "0");
+  EXPECT_EQ(text_of(mo_reported(radau5, MethodChoice("radau5", {{"lu_reuse_low", "1.0e0"}})),
+                    "lu_reuse_low"),
+            "1");
+  o = Radau5Options{};
+  o.jacobian_reuse_theta = 0.0123;
+  EXPECT_EQ(text_of(mo_reported(radau5, MethodChoice(o)), "jacobian_reuse_theta"), "0.0123");
+}

@@ -14,6 +14,7 @@
 
 #include <any>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -153,12 +154,21 @@ class OptionTable {
     o.min = bounds.min, o.max = bounds.max, o.min_open = bounds.min_open,
     o.max_open = bounds.max_open, o.automatic = automatic;
     o.default_value = double_text(defaults_.*field, o.automatic);
+    // a value equal to the default to the bit has the default's text (no formatting per solve;
+    // captured before o is moved: the order of the arguments' initialisation is unspecified)
+    const double default_number = defaults_.*field;
+    std::string default_text = o.default_value, automatic_text = o.automatic;
     return add(
         std::move(o),
         [field](O& s, const std::string& m, const MethodOption& d, const std::string& t) {
           s.*field = parse_double_option(m, d, t);
         },
-        [field, automatic = o.automatic](const O& s) { return double_text(s.*field, automatic); });
+        [field, default_number, default_text = std::move(default_text),
+         automatic = std::move(automatic_text)](const O& s) {
+          const double x = s.*field;
+          return std::memcmp(&x, &default_number, sizeof x) == 0 ? default_text
+                                                                 : double_text(x, automatic);
+        });
   }
   /// One of named values of any type T (an enum, a string): {{"dcbdf", Family::DCBDF}, ...}.
   template <typename T>

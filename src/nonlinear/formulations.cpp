@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <limits>
 #include <memory>
 #include <string>
@@ -290,12 +294,125 @@ void add_transpose_product(const Matrix& G, const VecIn& x, double alpha, Out&& 
   }
 }
 
-// Scratch storage of the right-hand side of a formulation (owned by value by its closure).
+#if defined(__SSE2__)
+// Rows 2 p0 .. 2 (p0 + P) - 1 of out = G x, a pair of rows (adjacent in a column) per SSE2
+// register, every pair's two sums in its two lanes over the columns in order.
+template <int P>
+void constraint_product_pairs(const double* g, Eigen::Index m, Eigen::Index nq, const double* xs,
+                              Eigen::Index p0, double* out) {
+  __m128d sum[P];
+  for (int p = 0; p < P; ++p) sum[p] = _mm_setzero_pd();
+  for (Eigen::Index j = 0; j < nq; ++j) {
+    const __m128d b = _mm_set1_pd(xs[j]);
+    const double* col = g + j * m + 2 * p0;
+    for (int p = 0; p < P; ++p)
+      sum[p] = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(col + 2 * p), b), sum[p]);
+  }
+  for (int p = 0; p < P; ++p)
+    _mm_storeu_pd(out + 2 * (p0 + p), _mm_add_pd(sum[p], _mm_setzero_pd()));
+}
+#endif
+
+// out = G x for the m x nq constraint Jacobian G: per row i the sum of G(i, j) x_j over j in
+// order from +0, plus +0 (alpha = 1 times the sum added to a zeroed result), as Eigen's
+// column-major matrix-vector kernel sums it (rows in pairs, each in its own lane, all columns
+// in one block below 128), so the result is the product's to the bit, without the kernel's
+// dispatch and code (the drift monitor's two products per step were its only use in a
+// truck-index3 solve). m = 1 (Eigen takes a dot product there), nq >= 128 and out other than
+// a plain vector go to Eigen.
+template <class In>
+void constraint_product(const Matrix& G, const In& x, Vector& out) {
+  const Eigen::Index m = G.rows(), nq = G.cols();
+  if (m == 1 || nq >= 128) {
+    out.noalias() = G * x;
+    return;
+  }
+  const double* g = G.data();
+  const double* xs = x.data();
+  double* o = out.data();
+  Eigen::Index i = 0;
+#if defined(__SSE2__)
+  for (Eigen::Index p0 = 0; 2 * p0 + 1 < m;) {  // up to four pairs of rows per pass
+    const Eigen::Index pairs = std::min<Eigen::Index>(4, (m - 2 * p0) / 2);
+    switch (pairs) {
+      case 4:
+        constraint_product_pairs<4>(g, m, nq, xs, p0, o);
+        break;
+      case 3:
+        constraint_product_pairs<3>(g, m, nq, xs, p0, o);
+        break;
+      case 2:
+        constraint_product_pairs<2>(g, m, nq, xs, p0, o);
+        break;
+      default:
+        constraint_product_pairs<1>(g, m, nq, xs, p0, o);
+        break;
+    }
+    p0 += pairs;
+    i = 2 * p0;
+  }
+#endif
+  for (; i < m; ++i) {
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < nq; ++j) sum += g[j * m + i] * xs[j];
+    o[i] = sum + 0.0;
+  }
+}
+
+// Scratch storage of the right-hand side of a formulation (owned by value by its closure),
+// sized for what the form uses. G(q), g(q) and M(q) of the last evaluation are kept with their
+// arguments (t, q, p), and the forces f(t, q, v) with v as well: an evaluation at the same
+// arguments, to the bit, uses them instead of calling the model again (a difference
+// Jacobian's columns for v and lambda, half of truck-index3's, move no q; its columns for
+// lambda, after the first, move neither q nor v).
 struct RhsWorkspace {
   Matrix M, G;
   Vector f, g, gt, tmp, tmp2;
-  RhsWorkspace(int nq, int m) : M(nq, nq), G(m, nq), f(nq), g(m), gt(m), tmp(nq), tmp2(nq) {}
+  Vector at_q, at_v, at_p;  // the arguments of G, g, M (and of f: with at_v) above
+  double at_t = 0.0;
+  bool at_valid = false;    // false until an evaluation completed (or after one threw)
+  bool force_held = false;  // f = force(at_t, at_q, at_v, at_p)
+  RhsWorkspace(const MechanicalSystem& sys, const MechanicalLayout& L, Formulation form)
+      : G(L.m, L.nq), f(L.nq), g(L.m), at_q(L.nq), at_v(L.nq), at_p(sys.p.size()) {
+    if (L.w >= 0 || sys.terms) M.resize(L.nq, L.nq);
+    if (sys.rheonomic) gt.resize(L.m);
+    if (form == Formulation::Index1 && L.w < 0) tmp.resize(L.nq), tmp2.resize(L.nq);
+  }
+
+  static bool same_bits(const double* a, const double* b, Eigen::Index n) {
+    return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(double)) == 0;
+  }
+  static void copy_bits(const double* from, double* to, Eigen::Index n) {
+    if (n > 0) std::memcpy(to, from, static_cast<size_t>(n) * sizeof(double));
+  }
+  // The position terms were evaluated at (t, q, p) (bitwise: -0 and 0 differ, NaN never
+  // matches a different NaN payload, and no arithmetic comparison is involved).
+  bool holds_position_terms(double t, const VecIn& q, const VecIn& p) const {
+    return at_valid && same_bits(&t, &at_t, 1) && p.size() == at_p.size() &&
+           same_bits(q.data(), at_q.data(), q.size()) && same_bits(p.data(), at_p.data(), p.size());
+  }
+  // Records (t, q, p) for the position terms just evaluated (p of another size: not kept,
+  // which would allocate).
+  void hold_position_terms(double t, const VecIn& q, const VecIn& p) {
+    if (p.size() != at_p.size()) return;
+    at_t = t;
+    copy_bits(q.data(), at_q.data(), q.size());
+    copy_bits(p.data(), at_p.data(), p.size());
+    at_valid = true;
+  }
 };
+
+// M is diagonal (every other entry zero) with finite non-zero diagonal entries. Then the
+// partial-pivoting LU of M is M itself (no interchanges, zero multipliers) and its solve of M x
+// = b for a finite b gives x_i = b_i / M_ii but for the signs of zeros (b_i - 0 x_j with b_i =
+// -0 can give +0): |x_i| is the quotient's to the bit, which is what the drift monitor's
+// residual |G x + c| uses.
+bool is_regular_diagonal(const Matrix& M) {
+  for (Eigen::Index j = 0; j < M.cols(); ++j)
+    for (Eigen::Index i = 0; i < M.rows(); ++i)
+      if (i == j ? !(std::isfinite(M(i, j)) && M(i, j) != 0.0) : M(i, j) != 0.0) return false;
+  return true;
+}
 
 // The drift monitor's storage.
 struct MonitorWorkspace {
@@ -317,11 +434,13 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
   dae.mass = Matrix::Zero(L.n, L.n);
   dae.mass.block(L.q, L.q, nq, nq).setIdentity();
   std::shared_ptr<const Eigen::PartialPivLU<Matrix>> Minv;  // constant mass only (immutable)
+  std::shared_ptr<const Vector> Mdiag;  // and its diagonal if M is diagonal (immutable)
   if (sys.constant_mass) {
     Matrix Mc(nq, nq);
     sys.mass(0.0, Vector::Zero(nq), Mc, sys.p);
     dae.mass.block(L.v, L.v, nq, nq) = Mc;
     Minv = std::make_shared<const Eigen::PartialPivLU<Matrix>>(Mc);
+    if (is_regular_diagonal(Mc)) Mdiag = std::make_shared<const Vector>(Mc.diagonal());
   } else {
     dae.mass.block(L.v, L.v, nq, nq).setIdentity();
   }
@@ -344,8 +463,13 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // y and p by reference (as Callback passes them): a Ref<const> taken by value is a copy whose
   // destructor frees its (empty) fallback storage, twice per call
-  dae.f = [sys, ws = RhsWorkspace(nq, m), Minv, L, form](double t, const VecIn& y, VecOut out,
-                                                         const VecIn& p) mutable {
+  // the closures' copies of the model without its name and p (they take p as an argument and
+  // name nothing): copying the problem copies three closures, a string less each
+  MechanicalSystem model = sys;
+  model.name.clear();
+  model.p = Vector();
+  dae.f = [sys = model, ws = RhsWorkspace(sys, L, form), Minv, L, form](
+              double t, const VecIn& y, VecOut out, const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     // views made once: a callback's VecIn built from a segment at each call cost a Ref (and
     // its destructor's free of the unused fallback copy) per argument and call
@@ -354,10 +478,24 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     if (sys.terms) {
       sys.terms(t, q, v, ws.M, ws.f, ws.g, ws.G, p);
     } else {
-      sys.force(t, q, v, ws.f, p);
-      constraint_jacobian(sys, t, q, ws.G, p);
-      if (L.w >= 0) sys.mass(t, q, ws.M, p);
-      if (need_g) sys.g(t, q, ws.g, p);
+      const bool same_position = ws.holds_position_terms(t, q, p);
+      const bool same_force =
+          same_position && ws.force_held && ws.same_bits(v.data(), ws.at_v.data(), nq);
+      if (!same_force) {
+        ws.force_held = false;  // stays false if a callback throws
+        sys.force(t, q, v, ws.f, p);
+      }
+      if (!same_position) {
+        ws.at_valid = false;
+        constraint_jacobian(sys, t, q, ws.G, p);
+        if (L.w >= 0) sys.mass(t, q, ws.M, p);
+        if (need_g) sys.g(t, q, ws.g, p);
+        ws.hold_position_terms(t, q, p);
+      }
+      if (!same_force) {
+        ws.copy_bits(v.data(), ws.at_v.data(), nq);
+        ws.force_held = ws.at_valid;
+      }
     }
     // kinematics q' = v  (GGL: q' = v - G^T mu)
     out.segment(L.q, nq) = v;
@@ -412,8 +550,8 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
 
   // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
   // nothing when g, G and the curvature are analytic)
-  dae.constraint_monitor = [sys, Minv, L, w = MonitorWorkspace(nq, m)](double t, const VecIn& y,
-                                                                       const VecIn& p) mutable {
+  dae.constraint_monitor = [sys = model, Minv, Mdiag, L, w = MonitorWorkspace(nq, m)](
+                               double t, const VecIn& y, const VecIn& p) mutable {
     const int nq = L.nq, m = L.m;
     const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq));
     ConstraintResiduals r;
@@ -424,24 +562,27 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     } else {
       sys.force(t, q, v, w.f, p);
       add_transpose_product(w.G, y.segment(L.lambda, m), -1.0, w.f);
-      w.vdot = Minv->solve(w.f);
+      if (Mdiag && w.f.allFinite())  // |vdot_i| as the LU's solve gives it, without the solve
+        w.vdot = w.f.cwiseQuotient(*Mdiag);
+      else
+        w.vdot = Minv->solve(w.f);
     }
     sys.g(t, q, w.g, p);
     constraint_curvature(sys, t, q, v, w.c, p);
     r.position = w.g.cwiseAbs().maxCoeff();
-    w.Gx.noalias() = w.G * v;
+    constraint_product(w.G, v, w.Gx);
     if (sys.rheonomic) {
       constraint_time_derivative(sys, t, q, w.g, p);
       w.Gx += w.g;
     }
     r.velocity = w.Gx.cwiseAbs().maxCoeff();
-    w.Gx.noalias() = w.G * w.vdot;
+    constraint_product(w.G, w.vdot, w.Gx);
     w.Gx += w.c;
     r.acceleration = w.Gx.cwiseAbs().maxCoeff();
     return r;
   };
-  dae.project = [sys, L, ws = ProjectionWorkspace(nq, m)](double t, VecOut y, Projection level,
-                                                          VecIn p) mutable {
+  dae.project = [sys = model, L, ws = ProjectionWorkspace(nq, m)](
+                    double t, VecOut y, Projection level, VecIn p) mutable {
     return project_mechanical(sys, t, y.segment(L.q, L.nq), y.segment(L.v, L.nq), level, ws, p);
   };
   return dae;

@@ -166,7 +166,6 @@ class PatternProbe {
 MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind solver,
                                    CallGuard& guard, Stats& stats)
     : dae_(dae), p_(dae.p), p_ref_(p_), guard_(&guard), stats_(&stats) {
-  dae_.validate();
   mass_ = mass_operator_of(dae_);
   const int n = dae_.n;
   const Sparsity& js = dae_.jacobian_sparsity;

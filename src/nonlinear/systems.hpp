@@ -28,6 +28,9 @@ namespace daekit {
 
 class MassMatrixSystem {
  public:
+  /// `dae` as its caller validated it (MassMatrixDae::validate: the Integrator's constructors,
+  /// initialize() and the adjoint's checks do, before any MassMatrixSystem is made; a second
+  /// validation here cost every solve another pass over M).
   MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind solver, CallGuard& guard,
                    Stats& stats);
   MassMatrixSystem(const MassMatrixSystem&) = delete;  // p_ref_ refers to its own p_

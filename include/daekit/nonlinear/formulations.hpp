@@ -14,7 +14,10 @@
 //   (2.6) of paper 001 for index 2.
 // Each formulated problem owns its scratch storage by value (the solver's copy of the problem
 // has its own), so solves on different threads are independent; parameters p of the model are
-// those of the formulated problem and reach the model's callbacks.
+// those of the formulated problem and reach the model's callbacks. The formulated f calls the
+// model's g, G and mass once per (t, q, p) and its force once per (t, q, v, p), compared to
+// the bit with its previous call (a difference Jacobian's columns for v and lambda reuse them):
+// the model's callbacks must be functions of their arguments.
 #pragma once
 
 #include "daekit/problem/mass_matrix_dae.hpp"
