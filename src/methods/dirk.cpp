@@ -40,6 +40,8 @@ void DirkOptions::validate() const {
 
 namespace {
 
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
 const OptionTable<DirkOptions>& dirk_option_table();  // next to the registration
 
 class Dirk final : public MassMatrixMethod {
@@ -148,8 +150,7 @@ class Dirk final : public MassMatrixMethod {
     const double rtol = weights.rtol();
     newton_.settings().tolerance =
         opt_.newton_tolerance > 0 ? opt_.newton_tolerance
-                                  : std::max(10 * std::numeric_limits<double>::epsilon() / rtol,
-                                             std::min(0.03, std::sqrt(rtol)));
+                                  : std::max(10 * kEps / rtol, std::min(0.03, std::sqrt(rtol)));
     all_in_test_ = weights.test_count() == n_;
     t_ = t0;
     y_ = y0;

@@ -25,6 +25,8 @@ void HemOptions::validate() const {
 
 namespace {
 
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
 std::unique_ptr<Index2System> make_system(const MethodInput& in) {
   std::unique_ptr<Index2System> sys =
       in.index2_form ? std::make_unique<Index2System>(*in.index2_form, *in.guard, *in.stats)
@@ -81,8 +83,7 @@ class Hem final : public Index2Method {
     const double rtol = weights.rtol();
     newton_.settings().tolerance =
         opt_.newton_tolerance > 0 ? opt_.newton_tolerance
-                                  : std::max(10 * std::numeric_limits<double>::epsilon() / rtol,
-                                             std::min(0.03, std::sqrt(rtol)));
+                                  : std::max(10 * kEps / rtol, std::min(0.03, std::sqrt(rtol)));
     message = sys_->check_index(t0, x0);
     if (!message.empty() || sys_->guard().failure().kind != CallbackFailure::Kind::None)
       return false;

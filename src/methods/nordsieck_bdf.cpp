@@ -29,6 +29,8 @@ void NordsieckBdfOptions::validate() const {
 
 namespace {
 
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
 const OptionTable<NordsieckBdfOptions>& nordsieck_option_table();  // next to the registration
 
 /// l_0..l_q of Lambda(x) = prod_{j=1..q} (1 + x / j): the fixed-step BDF's correction vector.
@@ -110,8 +112,7 @@ class NordsieckBdf final : public MassMatrixMethod {
     const double rtol = weights.rtol();
     newton_.settings().tolerance =
         opt_.newton_tolerance > 0 ? opt_.newton_tolerance
-                                  : std::max(10 * std::numeric_limits<double>::epsilon() / rtol,
-                                             std::min(0.03, std::sqrt(rtol)));
+                                  : std::max(10 * kEps / rtol, std::min(0.03, std::sqrt(rtol)));
     t_ = t0;
     y_ = y0;
     begin_start_phase();

@@ -11,6 +11,12 @@
 
 namespace daekit {
 
+namespace {
+
+std::string fmt(double x) { return format_number(x, 4); }
+
+}  // namespace
+
 MassMatrixDae to_mass_matrix_form(const EulerLagrangeDae& el) {
   el.validate();
   const int nx = el.nx, m = el.nlambda, n = nx + m;
@@ -82,8 +88,7 @@ EulerLagrangeDae euler_lagrange_form(const MechanicalSystem& sys) {
     sys.mass(t, q, w.M, p);
     w.llt.compute(w.M);
     if (w.llt.info() != Eigen::Success)
-      throw std::runtime_error("the mass matrix M(q) is not positive definite at t = " +
-                               format_number(t, 4));
+      throw std::runtime_error("the mass matrix M(q) is not positive definite at t = " + fmt(t));
     w.factored = true;
   };
   el.f = [sys, nq, factor, w = MassWork{Matrix(nq, nq), {}, false}](double t, VecIn x, VecOut out,
@@ -218,8 +223,8 @@ Vector initial_values(const EulerLagrangeDae& el, double t0, const Vector& x0, d
     int worst = 0;
     if (g.cwiseAbs().maxCoeff(&worst) > tol)
       throw InvalidArgument("initial_values: constraint " + std::to_string(worst) + " of '" +
-                            el.name + "' is violated at t0 by " +
-                            format_number(std::abs(g[worst]), 4) + " > " + format_number(tol, 4));
+                            el.name + "' is violated at t0 by " + fmt(std::abs(g[worst])) + " > " +
+                            fmt(tol));
     y.tail(el.nlambda) = consistent_multipliers(el, t0, x0);
   }
   return y;

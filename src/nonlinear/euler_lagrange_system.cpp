@@ -12,6 +12,8 @@ namespace daekit {
 
 namespace {
 
+std::string fmt(double x) { return format_number(x, 4); }
+
 // x = S^{-1} r from the full-pivoting LU of S of full rank: the steps of Eigen's
 // FullPivLU::solve (P S Q = L U: c = P r, L U c' = c, x = Q c') in storage of the caller, so that
 // nothing is allocated (the library's solve allocates its intermediate c).
@@ -195,7 +197,7 @@ bool EulerLagrangeSystem::make_multipliers_consistent(double t, Vector& y, std::
     message =
         "G B^T (G G^T in the form x' = f - G^T lambda of Arevalo, Fuhrer and Soderlind (1996)) is "
         "singular at t = " +
-        format_number(t, 4) + " (rank " + std::to_string(lu.rank()) + " < " + std::to_string(m_) +
+        fmt(t) + " (rank " + std::to_string(lu.rank()) + " < " + std::to_string(m_) +
         "): the problem is not of index 2 there; the multipliers are not determined";
     return false;
   }
@@ -211,7 +213,7 @@ bool EulerLagrangeSystem::make_multipliers_consistent(double t, Vector& y, std::
     l += dl;
     set_lambda(y, l);
     if (!l.allFinite()) {
-      message = "the consistent multipliers are not finite at t = " + format_number(t, 4);
+      message = "the consistent multipliers are not finite at t = " + fmt(t);
       return false;
     }
     newton.settings().tolerance = 1e-14 * (1.0 + l.cwiseAbs().maxCoeff());

@@ -135,13 +135,7 @@ MassMatrixDae dae_reformulation(const OdeWithInvariants& ode) {
   d.index.assign(static_cast<size_t>(n + k), 1);
   for (int i = n; i < n + k; ++i) d.index[static_cast<size_t>(i)] = 2;
   if (!d.component_names.empty())
-    for (int i = 0; i < k; ++i) {
-      // (not "z" + std::to_string(): in a unity group GCC 12 warns, wrongly, that the inlined
-      // insert overflows, -Wstringop-overflow)
-      std::string name = "z";
-      name += std::to_string(i + 1);
-      d.component_names.push_back(name);
-    }
+    for (int i = 0; i < k; ++i) d.component_names.push_back("z" + std::to_string(i + 1));
   // y' = f - D z, 0 = c: only D is needed here, C only when D defaults to C^T.
   d.f = [f = ode.f, geometry = InvariantGeometry(ode), n, k](double t, VecIn x,
                                                              VecOut out) mutable {
