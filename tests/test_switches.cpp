@@ -733,6 +733,25 @@ TEST(ChargePump, BdfRestartsWithoutRejectionCascades) {
   EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), 4.0);
 }
 
+// radau5's first step after a restart starts its Newton iteration from Z_i = c_i h y' with y' on
+// the piece ahead (from the index-2 consistency solve), not from Z = 0: at the ramps' starts
+// U_1 = V_in(t) rises at 2e9 V/s, and from Z = 0 the first two attempts at every one of the 20
+// ramps failed ("Newton converges too slowly": 40 failed attempts at 1e-6, 1680 f; now none,
+// 1148 f, the same digits).
+TEST(ChargePump, Radau5RestartsFromTheSlopeAhead) {
+  const BuiltinProblem p = make_builtin_problem("charge-pump");
+  Options o;
+  o.rtol = o.atol = 1e-6;
+  o.atol_vector = 1e-6 * p.atol_scale;
+  o.store_steps = false;
+  add_model_options(p, o);
+  const Result r = solve(p.dae, p.t0, p.t_end, p.y0, "radau5", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_GE(r.stats.nrestart, 60);
+  EXPECT_LE(r.stats.nfail, 5);
+  EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), 3.6);
+}
+
 // radau5 and radau in the sweep's protocol (rtol = atol = h0 = 10^(-4-m/4)) at m = 17 and 23:
 // at the turn-ons (t = 50.1 ns, 170.1 ns) the threshold and the drain threshold switch at the
 // same point, where W is not differentiable (homogeneous of degree one in U_GST, U_GDT); with

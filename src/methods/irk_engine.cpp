@@ -249,6 +249,15 @@ void IrkEngine::start_from(const IrkDense& previous, double h) {
   }
 }
 
+void IrkEngine::start_linear(const Vector& yp, double h) {
+  const int s = k_->s;
+  for (int k = 0; k < s; ++k) Z_.col(k) = (k_->c[k] * h) * yp;
+  for (int k = 0; k < s; ++k) {
+    W_.col(k) = ti_rows_[k * s] * Z_.col(0);
+    for (int j = 1; j < s; ++j) W_.col(k) += ti_rows_[k * s + j] * Z_.col(j);
+  }
+}
+
 void IrkEngine::start_within(const IrkDense& step, double h) {
   const int s = k_->s;
   step.increment(-1.0, tmp2_);  // p(t_n) - p(t_n+1)

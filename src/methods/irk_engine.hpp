@@ -107,6 +107,9 @@ class IrkEngine {
   /// Starting values: Z = 0, or from the previous step's interpolant at t_n + c_i h.
   void start_zero();
   void start_from(const IrkDense& previous, double h);
+  /// Starting values Z_i = c_i h y' from a derivative y' at t_n (a restart, where the
+  /// interpolant of the step before belongs to the old piece of the model).
+  void start_linear(const Vector& yp, double h);
   /// Starting values of a step of size h from the start t_n of the step `step` (h inside it):
   /// Z_i = p(t_n + c_i h) - y_n on that step's interpolant p (retake_step()).
   void start_within(const IrkDense& step, double h);

@@ -324,7 +324,9 @@ class Radau final : public MassMatrixMethod {
       }
     }
     compute_scale(h);
-    if (first_ || start_from_zero_)
+    if (first_ && !start_from_zero_ && yp_ahead_.size() == n_)
+      engine_.start_linear(yp_ahead_, h);  // a restart with y' on the piece ahead
+    else if (first_ || start_from_zero_)
       engine_.start_zero();
     else
       engine_.start_from(dense_, h);
@@ -333,6 +335,9 @@ class Radau final : public MassMatrixMethod {
     last_newton_iterations_ = newton_.iterations();
     last_rate_ = newton_.rate();
     if (v != NewtonMonitor::Verdict::Converged) {
+      // the retries of a first step start from 0 as before (at a corner of two switches'
+      // regions the iterates from c_i h y' can land where the Jacobian at y_n no longer holds)
+      if (first_) yp_ahead_.resize(0);
       if (engine_.function_failed())
         return newton_.failure(AttemptOutcome::NonFinite, "f failed at a stage of the step");
       // RADAU's order selection: a slow iteration lowers the order, any other failure is
@@ -463,6 +468,7 @@ class Radau final : public MassMatrixMethod {
     }
     h_last_ = 0.0;
     reset_state();
+    yp_ahead_.resize(0);  // (filled by consistent_index2_at_restart() when it converges)
     if (restart_index2_ && h_before != 0.0 && !consistent_index2_at_restart(h_before, message))
       return false;
     if (sens_) {  // S continues (its algebraic part made consistent at the new point)
@@ -729,7 +735,8 @@ class Radau final : public MassMatrixMethod {
       return false;
     }
     const double dt = kRestartDifferenceStep * std::abs(h_before);
-    return consistent_index2_values(sys_, t_, y_, f0_, J_.to_dense(), h_before, dt, message);
+    return consistent_index2_values(sys_, t_, y_, f0_, J_.to_dense(), h_before, dt, message,
+                                    &yp_ahead_);
   }
 
   // The index-2 error control (IrkEngine::index2_correction; RadauOptions::
@@ -875,6 +882,10 @@ class Radau final : public MassMatrixMethod {
   std::vector<int> index_;
   int max_index_ = 1;
   bool restart_index2_ = false;  ///< zero columns of M tagged 2: consistent_index2_at_restart()
+  /// y' on the piece ahead from the last restart's consistent_index2_at_restart() (empty when
+  /// it has none): the first step's starting values Z_i = c_i h y' (a first-order predictor where
+  /// an input changed its slope: the charge pump's U_1 = V_in(t) at the ramps' starts), not 0
+  Vector yp_ahead_;
   // the index-2 error control (index2_test())
   bool index2_control_ = false, idx2_distrust_ = false;
   double idx2_rejected_h_ = 0.0, idx2_rejected_raw_ = 0.0;  // its last rejection at this point
