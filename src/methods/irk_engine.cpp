@@ -249,13 +249,19 @@ void IrkEngine::start_from(const IrkDense& previous, double h) {
   }
 }
 
-void IrkEngine::start_linear(const Vector& yp, double h) {
+// W = (T^{-1} (x) I) Z for starting values Z set column by column
+void IrkEngine::transform_starting_values() {
   const int s = k_->s;
-  for (int k = 0; k < s; ++k) Z_.col(k) = (k_->c[k] * h) * yp;
   for (int k = 0; k < s; ++k) {
     W_.col(k) = ti_rows_[k * s] * Z_.col(0);
     for (int j = 1; j < s; ++j) W_.col(k) += ti_rows_[k * s + j] * Z_.col(j);
   }
+}
+
+void IrkEngine::start_linear(const Vector& yp, double h) {
+  const int s = k_->s;
+  for (int k = 0; k < s; ++k) Z_.col(k) = (k_->c[k] * h) * yp;
+  transform_starting_values();
 }
 
 void IrkEngine::start_within(const IrkDense& step, double h) {
@@ -265,10 +271,7 @@ void IrkEngine::start_within(const IrkDense& step, double h) {
     step.increment(k_->c[k] * h / step.h - 1.0, tmp_);
     Z_.col(k) = tmp_ - tmp2_;
   }
-  for (int k = 0; k < s; ++k) {
-    W_.col(k) = ti_rows_[k * s] * Z_.col(0);
-    for (int j = 1; j < s; ++j) W_.col(k) += ti_rows_[k * s + j] * Z_.col(j);
-  }
+  transform_starting_values();
 }
 
 // Z_k(t_n + c_k h) from the previous interpolant, p(theta) - p(0) by Horner in theta = c_k q,

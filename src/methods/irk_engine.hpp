@@ -183,6 +183,7 @@ class IrkEngine {
   Vector& work() { return tmp_; }
 
  private:
+  void transform_starting_values();
   // The Newton iteration and the starting values row by row: one pass over the components per
   // iteration for the transformed residual and the right-hand sides of the real and complex
   // solves, one for W and Z = (T (x) I) W; real blocks first, then the pairs. Each value is
