@@ -547,20 +547,27 @@ TEST(ChargePump, Index2ErrorControlMeetsTheTolerance) {
 // u = t before the switch at t = 1 and u = 1 + 2 (t - 1) + (t - 1)^2 after it (branch in p[0]),
 // so z = u' is 1 before and 2 + 2 (t - 1) after, in closed form. z is the index-2 variable
 // (zero column of M, tag 2): the hidden constraint x' = u'(t) fixes it, on the branch in force.
-MassMatrixDae switches_index2_kink() {
+// x' = z, 0 = x - u(t, p[0] > 0): the switched index-2 DAEs of the tests below, u given by branch.
+MassMatrixDae switches_index2_dae(const char* name, double (*u)(double t, bool after)) {
   MassMatrixDae dae;
-  dae.name = "index-2 kink";
+  dae.name = name;
   dae.n = 2;
   dae.mass = Matrix::Zero(2, 2);
   dae.mass(0, 0) = 1.0;
   dae.index = {1, 2};
   dae.p = -Vector::Ones(1);
-  dae.f = [](double t, VecIn y, VecOut out, VecIn p) {
-    const double d = t - 1.0;
+  dae.f = [u](double t, VecIn y, VecOut out, VecIn p) {
     out[0] = y[1];
-    out[1] = y[0] - (p[0] > 0 ? 1.0 + 2.0 * d + d * d : t);
+    out[1] = y[0] - u(t, p[0] > 0);
   };
   return dae;
+}
+
+MassMatrixDae switches_index2_kink() {
+  return switches_index2_dae("index-2 kink", [](double t, bool after) {
+    const double d = t - 1.0;
+    return after ? 1.0 + 2.0 * d + d * d : t;
+  });
 }
 
 // At the restart after the switch radau5 and radau recompute z from the hidden constraint of
@@ -606,19 +613,10 @@ TEST(Switches, Index2VariableConsistentAfterTheSwitch) {
 // equations (a collocation step to the located time), not from the crossing step's interpolant
 // between its stages (off it by the interpolation error, ~1e-8 at rtol = 1e-6).
 MassMatrixDae switches_index2_curved() {
-  MassMatrixDae dae;
-  dae.name = "index-2 curve with a switch";
-  dae.n = 2;
-  dae.mass = Matrix::Zero(2, 2);
-  dae.mass(0, 0) = 1.0;
-  dae.index = {1, 2};
-  dae.p = -Vector::Ones(1);
-  dae.f = [](double t, VecIn y, VecOut out, VecIn p) {
+  return switches_index2_dae("index-2 curve with a switch", [](double t, bool after) {
     const double d = t - std::asin(0.5);
-    out[0] = y[1];
-    out[1] = y[0] - (std::sin(t) + (p[0] > 0 ? d * d : 0.0));
-  };
-  return dae;
+    return std::sin(t) + (after ? d * d : 0.0);
+  });
 }
 
 // radau5 and radau take the crossing step again to the switch (Method::retake_step): the
