@@ -210,3 +210,26 @@ TEST(Radau, TruckIndex3DecisionsFromTheFixedFirstStep) {
   EXPECT_EQ(r.stats.nnewton, 50);
   EXPECT_EQ(r.stats.nfev, 214);
 }
+
+// radau5 on the planar truck's index-3 form at rtol = atol <= 3e-8: the hinge force lambda_1
+// starts at 0 and gets the weight atol' = 0.1 atol alone; its Newton increments and error
+// estimates are then the round-off of the constraints lifted by the 1/h^2 of the index-3 rows
+// (about 9 times IrkEngine::noise() at every h), which stalled the iteration (contraction
+// 0.92-0.98 at every h: newton_failure or step_size_too_small at t = 0.12-0.24 at every one of
+// these tolerances) and, after the step before left a constraint residual of some eps, rejected
+// every step size (1e-10 at t = 1.867). Now they count against the constraints' own round-off
+// (IrkEngine::constraint_roundoff): radau5 solves, and its positions agree with radau's.
+TEST(Radau, Radau5SolvesTruckIndex3AtTightTolerances) {
+  const BuiltinProblem p = make_builtin_problem("truck-index3");
+  Options o;
+  o.store_steps = false;
+  o.rtol = o.atol = 1e-8;
+  const Result ref = solve(p.dae, p.t0, p.t_end, p.y0, RadauOptions{}, o);
+  ASSERT_TRUE(ref.ok()) << ref.message;
+  for (const double tol : {3e-8, 1e-8, 1e-9, 1e-10}) {
+    o.rtol = o.atol = tol;
+    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+    ASSERT_TRUE(r.ok()) << "rtol " << tol << ": " << r.message;
+    for (int i = 0; i < 9; ++i) EXPECT_NEAR(r.y[i], ref.y[i], 1e-7) << "rtol " << tol << " q" << i;
+  }
+}
