@@ -491,6 +491,7 @@ class Radau final : public MassMatrixMethod {
     h_last_ = 0.0;
     reset_state();
     yp_ahead_.resize(0);  // (filled by consistent_index2_at_restart() when it converges)
+    index2_control_ = index2_eligible_;  // (Index2ErrorControl::AfterRestarts: from here on)
     if (restart_index2_ && h_before != 0.0 && !consistent_index2_at_restart(h_before, message))
       return false;
     if (sens_) {  // S continues (its algebraic part made consistent at the new point)
@@ -763,20 +764,23 @@ class Radau final : public MassMatrixMethod {
   }
 
   // The index-2 error control (IrkEngine::index2_correction; RadauOptions::
-  // index2_error_control): on a DAE whose index-2 components are zero columns of M (the charge
-  // pump's current) and that has no index-3 components, unless RADAU5's own scaling is asked
-  // for (transform_tolerances, as Hairer's code) or the steps are constant.
+  // index2_error_control, Index2ErrorControl): on a DAE whose index-2 components are zero
+  // columns of M (the charge pump's current) and that has no index-3 components, unless
+  // RADAU5's own scaling is asked for (transform_tolerances, as Hairer's code) or the steps are
+  // constant; by default (AfterRestarts) from the first restart() on, from the start with
+  // Always.
   void set_up_index2_control() {
     index2_control_ = false;
-    if (!opt_.index2_error_control || !restart_index2_ || max_index_ != 2 || fixed_step_ ||
-        opt_.transform_tolerances)
+    if (opt_.index2_error_control == Index2ErrorControl::Off || !restart_index2_ ||
+        max_index_ != 2 || fixed_step_ || opt_.transform_tolerances)
       return;
     for (int j : sys_.mass().zero_columns())
       if (index_[j] == 2) index2_cols_.push_back(j);
     defect_rows_ = sys_.mass().zero_rows();
     if (defect_rows_.empty() || index2_cols_.empty()) return;
     z_correction_.setZero(n_);
-    index2_control_ = true;
+    index2_eligible_ = true;
+    index2_control_ = opt_.index2_error_control == Index2ErrorControl::Always;
   }
 
   // The components whose Newton increments (and index-2 estimates) are measured against the
@@ -893,7 +897,7 @@ class Radau final : public MassMatrixMethod {
         kIndex2RoundOff * kEps * std::abs(t_) / std::abs(h) * std::sqrt(level / m) +
         index2_noise_level();
     const double raw = std::sqrt(sum / m);
-    idx2_prop_raw_ = std::min(raw, 0.5);
+    idx2_prop_raw_ = raw > roundoff ? std::min(raw, 0.5) : 0.0;
     return std::max(0.0, raw - roundoff);
   }
 
@@ -1012,7 +1016,7 @@ class Radau final : public MassMatrixMethod {
   /// an input changed its slope: the charge pump's U_1 = V_in(t) at the ramps' starts), not 0
   Vector yp_ahead_;
   // the index-2 error control (index2_test())
-  bool index2_control_ = false, idx2_distrust_ = false;
+  bool index2_control_ = false, idx2_distrust_ = false, index2_eligible_ = false;
   double idx2_rejected_h_ = 0.0, idx2_rejected_raw_ = 0.0;  // its last rejection at this point
   double idx2_err_ = 0.0, idx2_raw_ = 0.0, idx2_prop_ = 0.0, idx2_prop_raw_ = 0.0;
   std::vector<int> index2_cols_, defect_rows_;  // index-2 zero columns, zero rows of M
