@@ -238,9 +238,9 @@ TEST(Radau, Radau5SolvesTruckIndex3AtTightTolerances) {
 // (rtol = atol = h0 = 10^(-4-m/4)): the constraint y1^2 y2 - 1 = 0 is evaluated to its
 // round-off, which the defect of the collocation polynomial sees lifted by 1/h from t = 0 on
 // (an estimate growing like 1/h after every accepted step; before, radau5 ended in
-// step_size_too_small within the first nanosecond at m = 17, 21 and 24, radau at m = 24). Its round-off level now includes the constraints'
-// own (IrkEngine::noise() through the defect's scale): radau5 and radau solve with at least
-// -log10(rtol) - 1 digits.
+// step_size_too_small within the first nanosecond at m = 17, 21 and 24, radau at m = 24). Its
+// round-off level now includes the constraints' own (IrkEngine::noise() through the defect's
+// scale): radau5 and radau solve, within 10 rtol.
 TEST(Radau, Index2ErrorControlOnJayIndex2AtTightTolerances) {
   const BuiltinProblem p = make_builtin_problem("jay-index2");
   Radau5Options r5;
