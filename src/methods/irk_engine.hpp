@@ -290,7 +290,8 @@ class IrkEngine {
   std::vector<Eigen::VectorXcd> cpairs_;  // the row forms' complex right-hand sides, per pair
   // the constraints' round-off (constraint_roundoff()), made by set_roundoff_components();
   // ~IrkEngine() is in irk_roundoff.cpp: inlined into its owners' destructors, this member's
-  // made GCC inline less of radau.cpp's step code (1 % more instructions per solve)
+  // destructor made GCC stop inlining f into radau.cpp's Radau::accept() (0.5 % more
+  // instructions per radau5 solve of Van der Pol)
   struct Roundoff {
     std::vector<int> cols, rows;  // the components and M's zero rows
     Vector noise, newton_noise;   // noise(); its level in the transformed increments

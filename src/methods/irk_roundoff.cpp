@@ -1,8 +1,8 @@
 // IrkEngine (irk_engine.hpp): the round-off of the constraints in the index-2/3 components
-// (set_roundoff_components(), constraint_roundoff() and what uses it). A translation unit of
-// its own, compiled with the set-up code: in irk_engine.cpp the same functions changed how GCC
-// inlined the step code there (measured: 1-1.5 % more instructions per solve on an ODE that
-// never calls them).
+// (set_roundoff_components(), constraint_roundoff() and what uses it), and ~IrkEngine(). Apart
+// from irk_engine.cpp, in a unity group with the set-up code: GCC's inlining of the step code
+// there changes with what else its unit holds (docs/results/tolerance-meaning.md, seventh
+// session), and none of this runs at every step.
 #include <algorithm>
 #include <cmath>
 #include <limits>
