@@ -213,9 +213,9 @@ struct Variant {
 std::vector<Variant> variants(bool index2) {
   if (index2) {  // --index2: the index-2 error test (index2_error_control) instead
     Radau5Options five;
-    five.index2_error_control = true;
+    five.index2_error_control = Index2ErrorControl::Always;
     RadauOptions variable;
-    variable.index2_error_control = true;
+    variable.index2_error_control = Index2ErrorControl::Always;
     return {{"radau5-index2", MethodChoice(five)}, {"radau-index2", MethodChoice(variable)}};
   }
   Radau5Options transformed5;

@@ -212,3 +212,58 @@ TEST(Radau, TruckIndex3DecisionsFromTheFixedFirstStep) {
   EXPECT_EQ(r.stats.nnewton, 49);
   EXPECT_EQ(r.stats.nfev, 209);
 }
+
+// radau5 on the planar truck's index-3 form at rtol = atol <= 3e-8: the hinge force lambda_1
+// starts at 0 and gets the weight atol' = 0.1 atol alone; its Newton increments and error
+// estimates are then the round-off of the constraints lifted by the 1/h^2 of the index-3 rows
+// (about 9 times IrkEngine::noise() at every h), which stalled the iteration (contraction
+// 0.92-0.98 at every h: newton_failure or step_size_too_small at t = 0.12-0.24 at every one of
+// these tolerances) and, after the step before left a constraint residual of some eps, rejected
+// every step size (1e-10 at t = 1.867). Now they count against the constraints' own round-off
+// (IrkEngine::constraint_roundoff): radau5 solves, and its positions agree with radau's.
+TEST(Radau, Radau5SolvesTruckIndex3AtTightTolerances) {
+  const BuiltinProblem p = make_builtin_problem("truck-index3");
+  Options o;
+  o.store_steps = false;
+  o.rtol = o.atol = 1e-8;
+  const Result ref = solve(p.dae, p.t0, p.t_end, p.y0, RadauOptions{}, o);
+  ASSERT_TRUE(ref.ok()) << ref.message;
+  for (const double tol : {3e-8, 1e-8, 1e-9, 1e-10}) {
+    o.rtol = o.atol = tol;
+    const Result r = solve(p.dae, p.t0, p.t_end, p.y0, Radau5Options{}, o);
+    ASSERT_TRUE(r.ok()) << "rtol " << tol << ": " << r.message;
+    for (int i = 0; i < 9; ++i) EXPECT_NEAR(r.y[i], ref.y[i], 1e-7) << "rtol " << tol << " q" << i;
+  }
+}
+
+// The index-2 error test (Index2ErrorControl::Always) on jay-index2 in the sweep's protocol
+// (rtol = atol = h0 = 10^(-4-m/4)): the constraint y1^2 y2 - 1 = 0 is evaluated to its
+// round-off, which the defect of the collocation polynomial sees lifted by 1/h from t = 0 on
+// (an estimate growing like 1/h after every accepted step; before, radau5 ended in
+// step_size_too_small within the first nanosecond at m = 17, 21 and 24, radau at m = 24). Its
+// round-off level now includes the constraints' own (IrkEngine::noise() through the defect's
+// scale): radau5 and radau solve, within 10 rtol.
+TEST(Radau, Index2ErrorControlOnJayIndex2AtTightTolerances) {
+  const BuiltinProblem p = make_builtin_problem("jay-index2");
+  Radau5Options r5;
+  r5.index2_error_control = Index2ErrorControl::Always;
+  RadauOptions r;
+  r.index2_error_control = Index2ErrorControl::Always;
+  for (const int m : {17, 21, 24}) {
+    const double tol = std::pow(10.0, -4.0 - m / 4.0);
+    Options o;
+    o.store_steps = false;
+    o.rtol = o.atol = o.h0 = tol;
+    for (const bool radau5 : {true, false}) {
+      const Result res = radau5 ? solve(p.dae, p.t0, p.t_end, p.y0, r5, o)
+                                : solve(p.dae, p.t0, p.t_end, p.y0, r, o);
+      const char* name = radau5 ? "radau5" : "radau";
+      ASSERT_TRUE(res.ok()) << name << " at m = " << m << ": " << res.message;
+      double worst = 0.0;
+      for (int i : p.scd_components)
+        worst =
+            std::max(worst, std::abs(res.y[i] - p.reference->y[i]) / std::abs(p.reference->y[i]));
+      EXPECT_LE(worst, 10 * tol) << name << " at m = " << m;
+    }
+  }
+}

@@ -163,6 +163,9 @@ void IrkEngine::use(const IrkConstants& k) {
   radau3_ = k.s == 3 && k.stiffly_accurate && b.real_blocks() == 1 && k.node_source.size() == 4 &&
             k.node_source[0] == -1 && k.node_source[1] == 1 && k.node_source[2] == 0 &&
             k.node_source[3] == -2 && k.c[0] > 0.0 && k.c[1] > k.c[0] && k.c[1] < 1.0;
+  tinv_gain_ = 0.0;
+  for (int r = 0; r < k.s; ++r)
+    tinv_gain_ = std::max(tinv_gain_, b.T_inverse.row(r).cwiseAbs().sum());
   for (int r = 0; r < k.s; ++r)
     for (int c = 0; c < k.s; ++c) {
       t_rows_[r * k.s + c] = b.T(r, c);
@@ -483,9 +486,10 @@ void IrkEngine::update_packed() {
 // One pass over the components per iteration for each of: the transformed residual and the
 // right-hand sides of the real and complex solves, the increment norm (column by column, as
 // the column form sums), the update of W and Z = (T (x) I) W.
-template <int S, long N>
-NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double h,
-                                              const Vector& scal, NewtonMonitor& monitor) {
+template <int S, long N, bool Noise>
+[[gnu::flatten]] NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double h,
+                                                               const Vector& scal,
+                                                               NewtonMonitor& monitor) {
   using Verdict = NewtonMonitor::Verdict;
   const IrkConstants& k = *k_;
   // S > 0: Radau IIA's layout, one real block and (S - 1)/2 pairs (checked by the caller)
@@ -507,7 +511,12 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
   previous_norm_ = 0.0;
   for (;;) {
     stage_arguments<S, N>(y);
-    if (!sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data())) {
+    bool f_ok;
+    if constexpr (Noise)
+      f_ok = stage_values_elsewhere(t, h);
+    else
+      f_ok = sys_.f_stages(t, h, k.c.data(), s, y_cols_.data(), f_cols_.data());
+    if (!f_ok) {
       function_failed_ = true;
       return Verdict::NonFinite;
     }
@@ -564,7 +573,9 @@ NewtonMonitor::Verdict IrkEngine::newton_rows(double t, const Vector& y, double 
         sum += v * v;
       }
     }
-    const double norm = std::sqrt(sum / (static_cast<double>(s) * n));  // n = n_
+    double norm = std::sqrt(sum / (static_cast<double>(s) * n));  // n = n_
+    // the increments less the constraints' round-off (weigh_constraint_roundoff())
+    if constexpr (Noise) norm = noise_discounted_norm(scal);
     // at the round-off level (set_roundoff_level) and no longer contracting; the level test
     // first: the level is 0 unless set
     bool at_roundoff = false;
@@ -616,6 +627,8 @@ NewtonMonitor::Verdict IrkEngine::newton3(double t, const Vector& y, double h, c
 NewtonMonitor::Verdict IrkEngine::newton(double t, const Vector& y, double h, const Vector& scal,
                                          NewtonMonitor& monitor) {
   function_failed_ = false;
+  if (ro_ && ro_->active) [[unlikely]]  // the general loops (the same values), another norm
+    return newton_rows<0, 0, true>(t, y, h, scal, monitor);
   switch (k_->blocks.real_blocks() == 1 ? k_->s : 0) {
     case 1:
       return newton_rows<1, 0>(t, y, h, scal, monitor);

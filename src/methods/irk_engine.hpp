@@ -92,6 +92,7 @@ struct IrkDense {
 class IrkEngine {
  public:
   IrkEngine(MassMatrixSystem& sys, int max_stages, int max_real, int max_pairs);
+  ~IrkEngine();
 
   /// Use the tableau of `k` from now on (the factorisation becomes invalid).
   void use(const IrkConstants& k);
@@ -128,6 +129,44 @@ class IrkEngine {
   void set_roundoff_level(double level) { roundoff_level_ = level; }
   /// True if the last newton() stopped because f failed (the guard holds the failure).
   bool function_failed() const { return function_failed_; }
+
+  // The round-off of the constraints (index-2/3 components; irk_roundoff.cpp). The residual
+  // of an algebraic equation (a zero row of M) is known to its rounding, r_a = eps (sum_j
+  // |J_aj| |y_j| + |f_a|); the iteration matrix (gamma_1/h M - J) lifts it into the components
+  // that are zero columns of M by 1/h (index 2) or 1/h^2 (index 3): below noise() =
+  // |(gamma_1/h M - J)^{-1} r| their Newton increments and error estimates are round-off,
+  // whatever |y_j| or the tolerance (the truck's hinge force lambda_1 = 0 at atol' = 1e-9 N;
+  // jay-index2's y1^2 y2 - 1 = 0). Set up once; computed once per factorisation, when first
+  // asked for (one pass over J's entries and one real solve, about a tenth of a small
+  // system's factorisation; no allocation).
+  /// The components measured against the constraints' round-off (`cols`) and the rows whose
+  /// rounding is counted (`rows`, M's zero rows); empty: none (the default).
+  void set_roundoff_components(const std::vector<int>& cols, const std::vector<int>& rows);
+  /// The components of set_roundoff_components() (empty: none).
+  const std::vector<int>& roundoff_components() const;
+  /// noise() for the last factor() at (y, f = f(t, y)) with its Jacobian J, unless computed
+  /// for that factorisation already.
+  void constraint_roundoff(const Vector& y, const Vector& f, const StructuredMatrix<double>& J);
+  /// |(gamma_1/h M - J)^{-1} r| per component (used on the components of
+  /// set_roundoff_components()).
+  const Vector& noise() const;
+  /// kNewtonNoise times noise() times T^{-1}'s gain on the round-off components, 0 elsewhere:
+  /// the level below which newton()'s increments of those components are round-off.
+  const Vector& newton_noise() const;
+  /// Before newton() with the weights `scal` and the Newton tolerance (constraint_roundoff()
+  /// first): the increments are measured less newton_noise() when it reaches kNoiseRelevant
+  /// times the tolerance in the weights (noise_active()), else as they are (bit for bit).
+  void weigh_constraint_roundoff(const Vector& scal, double tolerance);
+  bool noise_active() const;
+  /// out = (gamma_1/h M - J)^{-1} b with b = f0 on M's zero rows (those of
+  /// set_roundoff_components()) and 0 elsewhere: the part of error_estimate() that the start
+  /// point's residual in the algebraic equations makes (its inconsistency, which no smaller
+  /// step removes; lifted by 1/h or 1/h^2 into the index-2/3 components).
+  void start_residual_part(const Vector& f0, Vector& out) const;
+  /// The levels below which the error estimate's index-2/3 components are what no smaller
+  /// step removes, per component (0 elsewhere): |start_residual_part(f0)| + newton_noise()
+  /// (constraint_roundoff() first). The engine's scratch: the caller may change it.
+  Vector& error_levels(const Vector& f0);
 
   /// y_{n+1} = y + sum_i d_i Z_i.
   void end_value(const Vector& y, Vector& out) const;
@@ -184,6 +223,12 @@ class IrkEngine {
 
  private:
   void transform_starting_values();
+  // (irk_roundoff.cpp)
+  void compute_constraint_roundoff(const Vector& y, const Vector& f,
+                                   const StructuredMatrix<double>& J);
+  // The increment norm of newton_rows with the increments of the round-off components less
+  // their round-off level (kNewtonNoise noise_ times the transformation's gain)
+  double noise_discounted_norm(const Vector& scal) const;
   // The Newton iteration and the starting values row by row: one pass over the components per
   // iteration for the transformed residual and the right-hand sides of the real and complex
   // solves, one for W and Z = (T (x) I) W; real blocks first, then the pairs. Each value is
@@ -192,7 +237,11 @@ class IrkEngine {
   static constexpr int kMaxStages = 8;
   // n <= kMaxFixedRows: newton_rows<3, n> (Radau IIA(3), every row loop written out)
   static constexpr long kMaxFixedRows = 8;
-  template <int S, long N>
+  // Noise: the increments less the constraints' round-off (noise_discounted_norm()), f at the
+  // stages by stage_values_elsewhere() (irk_roundoff.cpp): a second call of f_stages() here
+  // made GCC stop inlining it into newton_rows<7> (1.3 % more instructions per radau solve)
+  bool stage_values_elsewhere(double t, double h);
+  template <int S, long N, bool Noise = false>
   NewtonMonitor::Verdict newton_rows(double t, const Vector& y, double h, const Vector& scal,
                                      NewtonMonitor& monitor);
   template <long... N>
@@ -239,6 +288,19 @@ class IrkEngine {
   std::vector<VecOut> f_cols_;
   Vector tmp_, tmp2_, err_, ynew_;
   std::vector<Eigen::VectorXcd> cpairs_;  // the row forms' complex right-hand sides, per pair
+  // the constraints' round-off (constraint_roundoff()), made by set_roundoff_components();
+  // ~IrkEngine() is in irk_roundoff.cpp: inlined into its owners' destructors, this member's
+  // destructor made GCC stop inlining f into radau.cpp's Radau::accept() (0.5 % more
+  // instructions per radau5 solve of Van der Pol)
+  struct Roundoff {
+    std::vector<int> cols, rows;  // the components and M's zero rows
+    Vector noise, newton_noise;   // noise(); its level in the transformed increments
+    bool active = false;          // weigh_constraint_roundoff()
+    long nlu = -1;                // the factorisation count (Stats::nlu) noise belongs to
+    Vector levels;                // error_levels()
+  };
+  std::unique_ptr<Roundoff> ro_;
+  double tinv_gain_ = 1.0;  // max_k sum_j |(T^{-1})_kj|: the stages' noise in W
 };
 
 template <typename Norm>

@@ -25,6 +25,13 @@ Radau5Options radau_as_radau5(const RadauOptions& r, bool start_newton_from_zero
   return o;
 }
 
+/// The names of Index2ErrorControl's values.
+std::vector<std::pair<std::string, Index2ErrorControl>> index2_error_control_values() {
+  return {{"off", Index2ErrorControl::Off},
+          {"after_restarts", Index2ErrorControl::AfterRestarts},
+          {"always", Index2ErrorControl::Always}};
+}
+
 /// The options of "radau" (RadauOptions; its projection is Options::projection).
 const OptionTable<RadauOptions>& radau_option_table() {
   using O = RadauOptions;
@@ -54,9 +61,10 @@ const OptionTable<RadauOptions>& radau_option_table() {
           .flag("transform_tolerances", &O::transform_tolerances,
                 "work with RADAU's rtol' = 0.1 rtol^((s+1)/(2s)), atol' = atol rtol' / rtol "
                 "(false: the tolerances as given)")
-          .flag("index2_error_control", &O::index2_error_control,
-                "also test the error of index-2 components that are zero columns of M in their "
-                "own unit (not scaled by h)");
+          .choice("index2_error_control", &O::index2_error_control, index2_error_control_values(),
+                  "also test the error of index-2 components that are zero columns of M in their "
+                  "own unit (not scaled by h): off, after_restarts (from the first tstop, "
+                  "switch or event on), always");
   return table;
 }
 
@@ -80,9 +88,10 @@ const OptionTable<Radau5Options>& radau5_option_table() {
           .flag("transform_tolerances", &O::transform_tolerances,
                 "work with RADAU5's rtol' = 0.1 rtol^(2/3), atol' = atol rtol' / rtol (false: "
                 "the tolerances as given)")
-          .flag("index2_error_control", &O::index2_error_control,
-                "also test the error of index-2 components that are zero columns of M in their "
-                "own unit (not scaled by h)");
+          .choice("index2_error_control", &O::index2_error_control, index2_error_control_values(),
+                  "also test the error of index-2 components that are zero columns of M in their "
+                  "own unit (not scaled by h): off, after_restarts (from the first tstop, "
+                  "switch or event on), always");
   return table;
 }
 

@@ -44,6 +44,16 @@
 
 namespace daekit {
 
+/// When radau5 and radau test the error of index-2 components that are zero columns of M (on a
+/// DAE without index-3 components) in their own unit as well (the defect of the collocation
+/// polynomial in the algebraic equations; RADAU5's estimate scales their error by h):
+/// AfterRestarts (the default) from the first restart of the run on (a tstop, a switch, an
+/// event), where such components jump and change fastest (the charge pump's current: 3.65
+/// digits without the test at every rtol, 5.1-9.3 with it); Always from the start (on smooth
+/// mechanical problems it multiplies the steps by up to 3.7 for 0.0-0.4 digits in the
+/// positions); Off never. docs/results/switches.md.
+enum class Index2ErrorControl { Off, AfterRestarts, Always };
+
 struct RadauOptions {
   static constexpr const char* method_name = "radau";
   int min_stages = 3;             ///< 1, 3, 5 or 7
@@ -59,11 +69,8 @@ struct RadauOptions {
   double order_step_ratio_low = 0.8;    ///< hhod
   double order_step_ratio_high = 1.2;   ///< hhou
   bool transform_tolerances = false;
-  /// Test the error of the index-2 components that are zero columns of M (index 2, no index-3
-  /// components) in their own unit as well (the defect of the collocation polynomial in the
-  /// algebraic equations; off by default: it multiplies the cost on mechanical problems and
-  /// does not converge at the tightest tolerances, docs/results/switches.md).
-  bool index2_error_control = false;
+  /// See Index2ErrorControl.
+  Index2ErrorControl index2_error_control = Index2ErrorControl::AfterRestarts;
   Projection projection = Projection::None;
 
   void validate() const;  ///< throws InvalidArgument naming a bad field

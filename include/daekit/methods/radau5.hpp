@@ -18,6 +18,7 @@
 #pragma once
 
 #include "daekit/core/types.hpp"
+#include "daekit/methods/radau.hpp"  // Index2ErrorControl
 
 namespace daekit {
 
@@ -32,8 +33,8 @@ struct Radau5Options {
   /// RADAU5 internally works with rtol' = 0.1 rtol^(2/3), atol' = rtol' atol / rtol, which
   /// makes the error behave like the tolerance at order 5; set false to use tolerances as given.
   bool transform_tolerances = false;
-  /// As RadauOptions::index2_error_control.
-  bool index2_error_control = false;
+  /// As RadauOptions::index2_error_control (Index2ErrorControl).
+  Index2ErrorControl index2_error_control = Index2ErrorControl::AfterRestarts;
   /// Same as Options::projection (kept for existing code): projection after every accepted
   /// step (paper 000, (2.7)/(2.8)).
   Projection projection = Projection::None;
