@@ -539,9 +539,9 @@ struct RhsLink {
 // |G v' + curvature| at a point. Linked to its right-hand side, it copies G(q), g(q) and the
 // forces f(t, q, v) of f's last evaluation when that was at the same (t, q, v, p) to the bit
 // (after an accepted step the method has just evaluated f there): the same numbers without
-// calling the model again. (Copies into its own storage, not references to f's: with two
-// sources for G and g, GCC compiled the monitor 30 instructions longer per call where it is
-// not linked, Andrews'.)
+// calling the model again. (Copies into its own storage, out of line, not references to f's:
+// with two sources for G and g, GCC compiled the monitor about 30 instructions longer per call
+// where it is not linked; arranged otherwise, it outlined Eigen's Ref constructor in f.)
 struct DriftMonitor {
   unsigned long origin;  // the formulate() call that made it (its right-hand side's)
   MechanicalSystem sys;
