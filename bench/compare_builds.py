@@ -14,6 +14,7 @@ a shared machine where absolute times are not.
                              tolerance transformation, the meaning rtol had for radau5/radau
                              before 36e05d1, so that a build from before it and one after take
                              the same steps (compare the two steps columns).
+    --only PROBLEM[:METHOD]  run only the cases of that problem (and method); repeatable.
 """
 import argparse
 import json
@@ -63,13 +64,18 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=31)
     ap.add_argument("--transform-tolerances", action="store_true")
+    ap.add_argument("--only", action="append", default=[], metavar="PROBLEM[:METHOD]",
+                    help="run only these cases (repeatable)")
     a = ap.parse_args()
+    cases = [c for c in CASES if not a.only or any(
+        o.split(":")[0] == c[0] and (":" not in o or o.split(":")[1] == c[1]) for o in a.only)]
     print("interleaved CPU time per solve (median of %d, JSON cpu_seconds)" % a.rounds)
-    print("rerun: /usr/bin/python3 bench/compare_builds.py %s %s --rounds %d%s" %
-          (a.old, a.new, a.rounds, " --transform-tolerances" if a.transform_tolerances else ""))
+    print("rerun: /usr/bin/python3 bench/compare_builds.py %s %s --rounds %d%s%s" %
+          (a.old, a.new, a.rounds, " --transform-tolerances" if a.transform_tolerances else "",
+           "".join(" --only " + o for o in a.only)))
     print("%-16s %-7s %7s %7s %10s %10s %7s" %
           ("problem", "method", "steps", "steps", "old ms", "new ms", "new/old"))
-    for problem, method, extra in CASES:
+    for problem, method, extra in cases:
         old_t, new_t = [], []
         old_steps = new_steps = None
         old_extra = extra + method_extra(a.old, method, a.transform_tolerances)

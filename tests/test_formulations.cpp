@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "daekit/daekit.hpp"
+#include "nonlinear/systems.hpp"
 
 using namespace daekit;
 
@@ -293,6 +294,104 @@ TEST(Formulations, PositionTermsKeptForTheSameArguments) {
       same_as_fresh(0.9, y, sys.p);
       EXPECT_EQ(counts()[0] - before[0], 1) << what;
     }
+  }
+}
+
+// A solve's copy of a formulation (MassMatrixSystem) links its drift monitor to its right-hand
+// side: right after f at a point (as after an accepted step) the monitor takes G, g and the
+// forces from f's evaluation instead of calling the model, and its residuals are an unlinked
+// monitor's to the bit; at other arguments, and in any copy of the problem (copies are
+// independent objects), the monitor evaluates the model itself. The same for a model whose f
+// is one call for M, f, g and G (`terms`).
+TEST(Formulations, LinkedDriftMonitorReusesTheRightHandSide) {
+  auto calls = std::make_shared<std::vector<int>>(3, 0);  // G, g, forces
+  MechanicalSystem sys;
+  sys.nq = 3;
+  sys.nlambda = 1;
+  sys.constant_mass = true;
+  sys.mass = [](double, VecIn, MatOut M) {
+    M.setIdentity();
+    M(0, 1) = M(1, 0) = 0.25;  // not diagonal: the monitor solves with M's LU
+  };
+  sys.force = [calls](double t, VecIn q, VecIn v, VecOut f, VecIn p) {
+    ++(*calls)[2];
+    f = p[0] * q.array().sin() - t * v.array();
+  };
+  sys.g = [calls](double, VecIn q, VecOut g) {
+    ++(*calls)[1];
+    g[0] = q.squaredNorm() - 1;
+  };
+  sys.G = [calls](double, VecIn q, MatOut G) {
+    ++(*calls)[0];
+    G = 2 * q.transpose();
+  };
+  // analytic (a difference curvature would call G twice more)
+  sys.curvature = [](double, VecIn, VecIn v, VecOut c) { c[0] = 2 * v.squaredNorm(); };
+  sys.p = Vector::Constant(1, 1.5);
+  const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+  for (int variant = 0; variant < 8; ++variant) {
+    const Formulation form =
+        std::vector<Formulation>{Formulation::Index3, Formulation::Index2, Formulation::Index1,
+                                 Formulation::GGL}[variant % 4];
+    const bool with_terms = variant >= 4;  // one call for M, f, g, G (as Andrews' model)
+    sys.terms = nullptr;
+    if (with_terms)
+      sys.terms = [sys](double t, VecIn q, VecIn v, MatOut M, VecOut f, VecOut g, MatOut G,
+                        VecIn p) {
+        sys.mass(t, q, M, p);
+        sys.force(t, q, v, f, p);
+        sys.g(t, q, g, p);
+        sys.G(t, q, G, p);
+      };
+    const std::string what = std::string(to_string(form)) + (with_terms ? " terms" : "");
+    const MassMatrixDae dae = formulate(sys, form);
+    const MechanicalLayout L = mechanical_layout(sys, form);
+    CallGuard guard;
+    Stats stats;
+    MassMatrixSystem S(dae, LinearSolverKind::Dense, guard, stats);
+    const Vector y = Vector::LinSpaced(L.n, 0.3, 1.1);
+    Vector out(L.n);
+    const auto expect_unlinked = [&](const Vector& at, const ConstraintResiduals& r) {
+      const std::vector<int> before = *calls;
+      const ConstraintResiduals e = dae.constraint_monitor(0.5, at, sys.p);
+      EXPECT_EQ((*calls)[0], before[0] + 1) << what << ": the original is not linked";
+      EXPECT_EQ(bits(r.position), bits(e.position)) << what;
+      EXPECT_EQ(bits(r.velocity), bits(e.velocity)) << what;
+      EXPECT_EQ(bits(r.acceleration), bits(e.acceleration)) << what;
+    };
+    ASSERT_TRUE(S.f(0.5, y, out)) << what;
+    std::vector<int> before = *calls;
+    ConstraintResiduals r;
+    ASSERT_TRUE(S.monitor(0.5, y, r)) << what;
+    // G and the forces from f; g too where f evaluates it (index 3, GGL)
+    const bool f_has_g = form == Formulation::Index3 || form == Formulation::GGL;
+    EXPECT_EQ((*calls)[0], before[0]) << what;
+    EXPECT_EQ((*calls)[1], before[1] + (f_has_g ? 0 : 1)) << what;
+    EXPECT_EQ((*calls)[2], before[2]) << what;
+    expect_unlinked(y, r);
+    // another q: the monitor evaluates G, g and the forces itself
+    Vector y2 = y;
+    y2[L.q] += 0.25;
+    before = *calls;
+    ASSERT_TRUE(S.monitor(0.5, y2, r)) << what;
+    EXPECT_EQ(*calls, (std::vector<int>{before[0] + 1, before[1] + 1, before[2] + 1})) << what;
+    expect_unlinked(y2, r);
+    // the same q, another v: G and g from f, the forces evaluated
+    ASSERT_TRUE(S.f(0.5, y, out)) << what;
+    y2 = y;
+    y2[L.v] += 0.5;
+    before = *calls;
+    ASSERT_TRUE(S.monitor(0.5, y2, r)) << what;
+    EXPECT_EQ((*calls)[0], before[0]) << what;
+    EXPECT_EQ((*calls)[2], before[2] + 1) << what;
+    expect_unlinked(y2, r);
+    // a copy of the solve's problem is not linked to anything
+    MassMatrixDae copy = S.dae();
+    ASSERT_TRUE(S.f(0.5, y, out)) << what;
+    before = *calls;
+    const ConstraintResiduals c = copy.constraint_monitor(0.5, y, sys.p);
+    EXPECT_EQ((*calls)[0], before[0] + 1) << what;
+    expect_unlinked(y, c);
   }
 }
 

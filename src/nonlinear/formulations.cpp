@@ -3,6 +3,7 @@
 #include "daekit/nonlinear/formulations.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #if defined(__SSE2__)
@@ -391,6 +392,10 @@ struct RhsWorkspace {
     return at_valid && same_bits(&t, &at_t, 1) && p.size() == at_p.size() &&
            same_bits(q.data(), at_q.data(), q.size()) && same_bits(p.data(), at_p.data(), p.size());
   }
+  // The forces were evaluated at (t, q, v, p), the position terms' arguments and v.
+  bool holds_force(const VecIn& v) const {
+    return force_held && same_bits(v.data(), at_v.data(), v.size());
+  }
   // Records (t, q, p) for the position terms just evaluated (p of another size: not kept,
   // which would allocate).
   void hold_position_terms(double t, const VecIn& q, const VecIn& p) {
@@ -421,62 +426,28 @@ struct MonitorWorkspace {
   MonitorWorkspace(int nq, int m) : G(m, nq), f(nq), vdot(nq), g(m), c(m), Gx(m) {}
 };
 
-}  // namespace
-
-MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
-  sys.validate();
-  const MechanicalLayout L = mechanical_layout(sys, form);
-  const int nq = L.nq, m = L.m;
-  MassMatrixDae dae;
-  dae.name = sys.name + " (" + to_string(form) + ")";
-  dae.n = L.n;
-  dae.p = sys.p;
-  dae.mass = Matrix::Zero(L.n, L.n);
-  dae.mass.block(L.q, L.q, nq, nq).setIdentity();
+// The right-hand side of a formulation (MassMatrixDae::f), with the model's copy, its scratch
+// storage and the kept position terms and forces (RhsWorkspace).
+struct MechanicalRhs {
+  unsigned long origin;  // the formulate() call that made it (its drift monitor's)
+  MechanicalSystem sys;
+  RhsWorkspace ws;
   std::shared_ptr<const Eigen::PartialPivLU<Matrix>> Minv;  // constant mass only (immutable)
-  std::shared_ptr<const Vector> Mdiag;  // and its diagonal if M is diagonal (immutable)
-  if (sys.constant_mass) {
-    Matrix Mc(nq, nq);
-    sys.mass(0.0, Vector::Zero(nq), Mc, sys.p);
-    dae.mass.block(L.v, L.v, nq, nq) = Mc;
-    Minv = std::make_shared<const Eigen::PartialPivLU<Matrix>>(Mc);
-    if (is_regular_diagonal(Mc)) Mdiag = std::make_shared<const Vector>(Mc.diagonal());
-  } else {
-    dae.mass.block(L.v, L.v, nq, nq).setIdentity();
-  }
-  // q' = v exactly (all forms but GGL), and v' = w with a general mass: RADAU5's M1/M2, so
-  // the dense solvers eliminate q (and v) from the iteration matrices
-  if (form != Formulation::GGL && L.q == 0 && L.v == nq) {
-    const bool chain_w = L.w == 2 * nq;
-    dae.second_order = {chain_w ? 2 * nq : nq, nq};
-  }
-  const Tags tg = tags_of(form);
-  dae.index.assign(L.n, 1);
-  auto tag = [&](int start, int count, int value) {
-    for (int i = start; i < start + count; ++i) dae.index[i] = value;
-  };
-  tag(L.q, nq, tg.q);
-  tag(L.v, nq, tg.v);
-  if (L.w >= 0) tag(L.w, nq, tg.w);
-  tag(L.lambda, m, tg.lambda);
-  if (L.mu >= 0) tag(L.mu, m, tg.mu);
+  MechanicalLayout L;
+  Formulation form;
 
-  // y and p by reference (as Callback passes them): a Ref<const> taken by value is a copy whose
-  // destructor frees its (empty) fallback storage, twice per call
-  // the closures' copies of the model without its name and p (they take p as an argument and
-  // name nothing): copying the problem copies three closures, a string less each
-  MechanicalSystem model = sys;
-  model.name.clear();
-  model.p = Vector();
-  dae.f = [sys = model, ws = RhsWorkspace(sys, L, form), Minv, L, form](
-              double t, const VecIn& y, VecOut out, const VecIn& p) mutable {
+  void operator()(double t, const VecIn& y, VecOut out, const VecIn& p) {
     const int nq = L.nq, m = L.m;
     // views made once: a callback's VecIn built from a segment at each call cost a Ref (and
     // its destructor's free of the unused fallback copy) per argument and call
     const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq)), lambda(y.segment(L.lambda, m));
     const bool need_g = form == Formulation::Index3 || form == Formulation::GGL;
-    if (sys.terms) {
+    if (sys.terms) {  // evaluated at every call; its arguments kept for the drift monitor
+      ws.at_valid = ws.force_held = false;
       sys.terms(t, q, v, ws.M, ws.f, ws.g, ws.G, p);
+      ws.hold_position_terms(t, q, p);
+      ws.copy_bits(v.data(), ws.at_v.data(), nq);
+      ws.force_held = ws.at_valid;
     } else {
       const bool same_position = ws.holds_position_terms(t, q, p);
       const bool same_force =
@@ -546,28 +517,58 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
         out.segment(L.mu, m) += ws.gt;
       }
     }
-  };
+  }
+};
 
-  // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
-  // nothing when g, G and the curvature are analytic)
-  dae.constraint_monitor = [sys = model, Minv, Mdiag, L, w = MonitorWorkspace(nq, m)](
-                               double t, const VecIn& y, const VecIn& p) mutable {
+// A drift monitor's link to the right-hand side of the same copy of the problem
+// (link_drift_monitor): unset in every copy of the monitor, which then evaluates everything
+// itself (copies of a problem are independent objects, e.g. on other threads).
+struct RhsLink {
+  const RhsWorkspace* ws = nullptr;
+  bool holds_g = false;  // the right-hand side evaluates g (index-3 and GGL forms)
+  RhsLink() = default;
+  RhsLink(const RhsLink&) {}
+  RhsLink& operator=(const RhsLink&) {
+    ws = nullptr;
+    holds_g = false;
+    return *this;
+  }
+};
+
+// The drift monitor of a formulation (MassMatrixDae::constraint_monitor): |g|, |G v + g_t| and
+// |G v' + curvature| at a point. Linked to its right-hand side, it copies G(q), g(q) and the
+// forces f(t, q, v) of f's last evaluation when that was at the same (t, q, v, p) to the bit
+// (after an accepted step the method has just evaluated f there): the same numbers without
+// calling the model again. (Copies into its own storage, out of line, not references to f's:
+// with two sources for G and g, GCC compiled the monitor about 30 instructions longer per call
+// where it is not linked; arranged otherwise, it outlined Eigen's Ref constructor in f.)
+struct DriftMonitor {
+  unsigned long origin;  // the formulate() call that made it (its right-hand side's)
+  MechanicalSystem sys;
+  std::shared_ptr<const Eigen::PartialPivLU<Matrix>> Minv;
+  std::shared_ptr<const Vector> Mdiag;  // M's diagonal if M is constant and diagonal
+  MechanicalLayout L;
+  MonitorWorkspace w;
+  RhsLink rhs;
+
+  ConstraintResiduals operator()(double t, const VecIn& y, const VecIn& p) {
     const int nq = L.nq, m = L.m;
     const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq));
     ConstraintResiduals r;
     if (m == 0) return r;
-    constraint_jacobian(sys, t, q, w.G, p);
+    const unsigned held = rhs.ws ? from_rhs(t, q, v, p) : 0;
+    if (!(held & kHeldG)) constraint_jacobian(sys, t, q, w.G, p);
     if (L.w >= 0) {
       w.vdot = y.segment(L.w, nq);
     } else {
-      sys.force(t, q, v, w.f, p);
+      if (!(held & kHeldForce)) sys.force(t, q, v, w.f, p);
       add_transpose_product(w.G, y.segment(L.lambda, m), -1.0, w.f);
       if (Mdiag && w.f.allFinite())  // |vdot_i| as the LU's solve gives it, without the solve
         w.vdot = w.f.cwiseQuotient(*Mdiag);
       else
         w.vdot = Minv->solve(w.f);
     }
-    sys.g(t, q, w.g, p);
+    if (!(held & kHeldConstraint)) sys.g(t, q, w.g, p);
     constraint_curvature(sys, t, q, v, w.c, p);
     r.position = w.g.cwiseAbs().maxCoeff();
     constraint_product(w.G, v, w.Gx);
@@ -580,12 +581,94 @@ MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
     w.Gx += w.c;
     r.acceleration = w.Gx.cwiseAbs().maxCoeff();
     return r;
+  }
+
+ private:
+  static constexpr unsigned kHeldG = 1, kHeldForce = 2, kHeldConstraint = 4;
+  // Copies what the linked right-hand side holds at (t, q, v, p) into w: G (and g where f
+  // evaluates it) at the same (t, q, p), the forces at the same v too; which, as kHeld* bits.
+  [[gnu::noinline]] unsigned from_rhs(double t, const VecIn& q, const VecIn& v, const VecIn& p) {
+    const RhsWorkspace& ws = *rhs.ws;
+    if (!ws.holds_position_terms(t, q, p)) return 0;
+    RhsWorkspace::copy_bits(ws.G.data(), w.G.data(), w.G.size());
+    unsigned held = kHeldG;
+    if (L.w < 0 && ws.holds_force(v)) {
+      RhsWorkspace::copy_bits(ws.f.data(), w.f.data(), L.nq);
+      held |= kHeldForce;
+    }
+    if (rhs.holds_g) {
+      RhsWorkspace::copy_bits(ws.g.data(), w.g.data(), L.m);
+      held |= kHeldConstraint;
+    }
+    return held;
+  }
+};
+}  // namespace
+
+MassMatrixDae formulate(const MechanicalSystem& sys, Formulation form) {
+  sys.validate();
+  const MechanicalLayout L = mechanical_layout(sys, form);
+  const int nq = L.nq, m = L.m;
+  MassMatrixDae dae;
+  dae.name = sys.name + " (" + to_string(form) + ")";
+  dae.n = L.n;
+  dae.p = sys.p;
+  dae.mass = Matrix::Zero(L.n, L.n);
+  dae.mass.block(L.q, L.q, nq, nq).setIdentity();
+  std::shared_ptr<const Eigen::PartialPivLU<Matrix>> Minv;  // constant mass only (immutable)
+  std::shared_ptr<const Vector> Mdiag;  // and its diagonal if M is diagonal (immutable)
+  if (sys.constant_mass) {
+    Matrix Mc(nq, nq);
+    sys.mass(0.0, Vector::Zero(nq), Mc, sys.p);
+    dae.mass.block(L.v, L.v, nq, nq) = Mc;
+    Minv = std::make_shared<const Eigen::PartialPivLU<Matrix>>(Mc);
+    if (is_regular_diagonal(Mc)) Mdiag = std::make_shared<const Vector>(Mc.diagonal());
+  } else {
+    dae.mass.block(L.v, L.v, nq, nq).setIdentity();
+  }
+  // q' = v exactly (all forms but GGL), and v' = w with a general mass: RADAU5's M1/M2, so
+  // the dense solvers eliminate q (and v) from the iteration matrices
+  if (form != Formulation::GGL && L.q == 0 && L.v == nq) {
+    const bool chain_w = L.w == 2 * nq;
+    dae.second_order = {chain_w ? 2 * nq : nq, nq};
+  }
+  const Tags tg = tags_of(form);
+  dae.index.assign(L.n, 1);
+  auto tag = [&](int start, int count, int value) {
+    for (int i = start; i < start + count; ++i) dae.index[i] = value;
   };
+  tag(L.q, nq, tg.q);
+  tag(L.v, nq, tg.v);
+  if (L.w >= 0) tag(L.w, nq, tg.w);
+  tag(L.lambda, m, tg.lambda);
+  if (L.mu >= 0) tag(L.mu, m, tg.mu);
+
+  // y and p by reference (as Callback passes them): a Ref<const> taken by value is a copy whose
+  // destructor frees its (empty) fallback storage, twice per call
+  // the closures' copies of the model without its name and p (they take p as an argument and
+  // name nothing): copying the problem copies three closures, a string less each
+  MechanicalSystem model = sys;
+  model.name.clear();
+  model.p = Vector();
+  static std::atomic<unsigned long> formulations{0};
+  const unsigned long origin = ++formulations;
+  dae.f = MechanicalRhs{origin, model, RhsWorkspace(sys, L, form), Minv, L, form};
+  // drift monitor d1, d2, d3 after every accepted step: preallocated (the step loop allocates
+  // nothing when g, G and the curvature are analytic)
+  dae.constraint_monitor = DriftMonitor{origin, model, Minv, Mdiag, L, MonitorWorkspace(nq, m), {}};
   dae.project = [sys = model, L, ws = ProjectionWorkspace(nq, m)](
                     double t, VecOut y, Projection level, VecIn p) mutable {
     return project_mechanical(sys, t, y.segment(L.q, L.nq), y.segment(L.v, L.nq), level, ws, p);
   };
   return dae;
+}
+
+void link_drift_monitor(MassMatrixDae& dae) {
+  auto* rhs = dae.f.target<MechanicalRhs>();
+  auto* monitor = dae.constraint_monitor.target<DriftMonitor>();
+  if (!rhs || !monitor || rhs->origin != monitor->origin) return;
+  monitor->rhs.ws = &rhs->ws;
+  monitor->rhs.holds_g = rhs->form == Formulation::Index3 || rhs->form == Formulation::GGL;
 }
 
 Vector initial_values(const MechanicalSystem& sys, Formulation form, double t0, const Vector& q0,

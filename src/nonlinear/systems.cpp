@@ -166,6 +166,7 @@ class PatternProbe {
 MassMatrixSystem::MassMatrixSystem(const MassMatrixDae& dae, LinearSolverKind solver,
                                    CallGuard& guard, Stats& stats)
     : dae_(dae), p_(dae.p), p_ref_(p_), guard_(&guard), stats_(&stats) {
+  link_drift_monitor(dae_);
   mass_ = mass_operator_of(dae_);
   const int n = dae_.n;
   const Sparsity& js = dae_.jacobian_sparsity;

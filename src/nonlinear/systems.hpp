@@ -26,6 +26,11 @@
 
 namespace daekit {
 
+/// Links the drift monitor of a formulation (formulate(), nonlinear/formulations.cpp) to the
+/// right-hand side of the same copy of the problem, whose kept G, g and forces it then reuses
+/// at the same arguments; nothing for any other problem. MassMatrixSystem links its own copy.
+void link_drift_monitor(MassMatrixDae& dae);
+
 class MassMatrixSystem {
  public:
   /// `dae` as its caller validated it (MassMatrixDae::validate: the Integrator's constructors,

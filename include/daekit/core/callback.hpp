@@ -67,6 +67,11 @@ class Callback<R(Args...)> {
   }
 
   explicit operator bool() const { return static_cast<bool>(fn_); }
+  /// The stored function object if it is a T taking p (std::function::target), else null.
+  template <typename T>
+  T* target() noexcept {
+    return fn_.template target<T>();
+  }
   /// Called as f(args..., p) with parameters or f(args...) without (p empty: for user code and
   /// tests that call a problem's functions). Arguments are forwarded, not copied on the way.
   template <typename... A>
