@@ -4,6 +4,8 @@
 # non-interactive; run as root (or as a user with password-less sudo).
 #   build-essential cmake libeigen3-dev   build the library and the daekit command
 #   ninja-build                            the generator of new build directories (test.sh, demo.sh)
+#   lld                                    the linker that lays out the code small solves run
+#                                          (DAEKIT_HOT_LAYOUT; without it only speed differs)
 #   libsuitesparse-dev                     KLU, the sparse linear-solver backend
 #   libgtest-dev googletest                the test suite
 #   libbenchmark-dev libsundials-dev       benchmarks (SUNDIALS IDA as a comparison)
@@ -25,7 +27,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(build-essential cmake ninja-build libeigen3-dev libsuitesparse-dev libgtest-dev googletest
+packages=(build-essential cmake ninja-build lld libeigen3-dev libsuitesparse-dev libgtest-dev googletest
           libbenchmark-dev gnuplot-nox libsundials-dev clang-format
           python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
           python3-numba python3-distributed python3-mpi4py mpi-default-bin python3-build
