@@ -168,15 +168,6 @@ class IrkEngine {
   /// (constraint_roundoff() first). The engine's scratch: the caller may change it.
   Vector& error_levels(const Vector& f0);
 
-  /// The round-off level of the Newton increments W (RADAU5's stopping test's floor, measured;
-  /// Radau::measured_newton_tolerance()): out_i = g |(gamma_1/h M - J)^{-1} r|_i with r_i =
-  /// eps (sum_j |J_ij| |y_j| + |f_i|) on every row (f's rounding at the stage arguments y + Z,
-  /// rounded to eps |y_j| and lifted by J, and f's own) and g = max_k sum_j |(T^{-1})_kj| (the
-  /// transformation into W); for the last factor() at (y, f = f(t, y)) with its Jacobian J.
-  /// One pass over J's entries and one real solve (counted in Stats::nsol); no allocation.
-  void increment_noise(const Vector& y, const Vector& f, const StructuredMatrix<double>& J,
-                       Vector& out) const;
-
   /// y_{n+1} = y + sum_i d_i Z_i.
   void end_value(const Vector& y, Vector& out) const;
   /// err_vec = (gamma/h M - J)^{-1} (f0 + M e^T Z / h); with `refine` (first step, after a

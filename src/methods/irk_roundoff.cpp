@@ -103,15 +103,6 @@ void IrkEngine::compute_constraint_roundoff(const Vector& y, const Vector& f,
   r.nlu = sys_.stats().nlu;
 }
 
-void IrkEngine::increment_noise(const Vector& y, const Vector& f, const StructuredMatrix<double>& J,
-                                Vector& out) const {
-  absolute_product(J, y, out);
-  out = kRoundoffEps * (out + f.cwiseAbs());
-  real_[0]->solve_in_place(out);
-  ++sys_.stats().nsol;
-  out = tinv_gain_ * out.cwiseAbs();
-}
-
 void IrkEngine::start_residual_part(const Vector& f0, Vector& out) const {
   out.setZero();
   for (int a : ro_->rows) out[a] = f0[a];

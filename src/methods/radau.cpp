@@ -167,19 +167,6 @@ constexpr double kHigherIndexRtolFloor = 1e-11;
 // (the variable-order radau keeps its floor 1e-8, away from that level; with the test its
 // circuit-chain run at one tolerance of the sweep became wrong).
 constexpr double kNewtonRoundOff = 1e4;
-// RADAU5 stops the iteration at theta/(1-theta) |dW| <= max(10 eps/rtol', min(0.03,
-// sqrt(rtol'))): the first term a floor below which the increments are round-off, assuming
-// their rounding is eps |y_i| against the weight rtol' |y_i| + atol_i. That holds for stiff
-// components (|h J| >> 1: the iteration matrix gives back eps |y|); the increments of the
-// others are rounded far less: the residual T^{-1} F(y + Z) - gamma/h M W is rounded to r_i =
-// eps (sum_j |J_ij| |y_j| + |f_i|) (the stage arguments y + Z to eps |y_j|, lifted by J, and
-// f's own rounding), which the iteration matrix maps to the increments, nu =
-// g |(gamma_1/h M - J)^{-1} r| (g: T^{-1}'s gain into W; IrkEngine::increment_noise()): about
-// h |J| eps |y| on a non-stiff component, the constraints' rounding lifted by 1/h, 1/h^2 on
-// index-2/3 components. Where RADAU5's floor exceeds its sqrt(rtol') (rtol' < 1.7e-10), the
-// floor is kNewtonNoiseFloor max_i nu_i / w_i instead (w: the Newton weights), not above
-// RADAU5's 10 eps / rtol' (measured_newton_tolerance()).
-constexpr double kNewtonNoiseFloor = 10.0;
 // The round-off level of the index-2 estimate, in eps |t| |z| / h (index2_error()).
 constexpr double kIndex2RoundOff = 10.0;
 // The constraints' round-off in the index-2 estimate, in units of its noise level (the rounding
@@ -220,7 +207,6 @@ class Radau final : public MassMatrixMethod {
     y_new_.resize(n);
     f_new_.resize(n);
     scal_.resize(n);
-    increment_noise_.setZero(n);
     sys_.allocate_jacobian(J_);
     dense_.reserve(n, opt_.max_stages + 2);
     // the constants of every order the run may use, before the step loop (which allocates
@@ -348,8 +334,6 @@ class Radau final : public MassMatrixMethod {
       }
     }
     compute_scale(h);
-    if (noise_floor_) [[unlikely]]
-      measured_newton_tolerance();
     if (first_ && !start_from_zero_ && yp_ahead_.size() == n_)
       engine_.start_linear(yp_ahead_, h);  // a restart with y' on the piece ahead
     else if (first_ || start_from_zero_)
@@ -630,9 +614,6 @@ class Radau final : public MassMatrixMethod {
       newton_.settings().tolerance = opt_.newton_tolerance > 0
                                          ? opt_.newton_tolerance
                                          : std::max(10 * kEps / rtol_s, std::min(0.03, power));
-      newton_level_ = std::min(0.03, power);
-      newton_floor_ = 10 * kEps / rtol_s;
-      noise_floor_ = opt_.newton_tolerance <= 0 && newton_floor_ > newton_level_;
     }
   }
 
@@ -819,20 +800,6 @@ class Radau final : public MassMatrixMethod {
   [[gnu::noinline]] void weigh_constraint_roundoff(const Vector& y, const Vector& f) {
     engine_.constraint_roundoff(y, f, J_);
     engine_.weigh_constraint_roundoff(scal_, newton_.settings().tolerance);
-  }
-
-  // The Newton tolerance where RADAU5's round-off floor 10 eps / rtol' exceeds its level
-  // min(0.03, rtol'^((s-1)/(s+1))) (noise_floor_): the floor from the increments' round-off
-  // measured at this factorisation (kNewtonNoiseFloor), never above RADAU5's.
-  [[gnu::noinline]] void measured_newton_tolerance() {
-    if (noise_nlu_ != sys_.stats().nlu) {
-      engine_.increment_noise(y_, f0_, J_, increment_noise_);
-      noise_nlu_ = sys_.stats().nlu;
-    }
-    double most = 0.0;
-    for (int i = 0; i < n_; ++i) most = std::max(most, increment_noise_[i] / scal_[i]);
-    newton_.settings().tolerance =
-        std::max(std::min(newton_floor_, kNewtonNoiseFloor * most), newton_level_);
   }
 
   // After a Newton failure on a DAE with index-2/3 components (a fixed number of stages, as
@@ -1056,13 +1023,6 @@ class Radau final : public MassMatrixMethod {
   Vector z_correction_;
   // the constraints' round-off (set_up_constraint_roundoff(): index-2/3 zero columns of M)
   bool roundoff_ = false, roundoff_in_newton_ = false;
-  // measured_newton_tolerance(): used when set (set_stages()); RADAU5's min(0.03, power) and
-  // 10 eps / rtol'; the increments' round-off level (IrkEngine::increment_noise()) and the
-  // factorisation (Stats::nlu) it belongs to
-  bool noise_floor_ = false;
-  double newton_level_ = 0.0, newton_floor_ = 0.0;
-  Vector increment_noise_;
-  long noise_nlu_ = -1;
   double rc_rejected_h_ = 0.0, rc_rejected_part_ = 0.0;  // the last rejection at this point
   double failed_h_ = 0.0, failed_rate_ = 0.0;            ///< the last failure with a fresh Jacobian
   // order
