@@ -14,6 +14,7 @@
 #pragma once
 
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <complex>
 
 #include "daekit/core/sparsity.hpp"
@@ -48,23 +49,12 @@ class StructuredMatrix {
   /// Calls f(i, Scalar& value) for every structural entry of column j, rows in increasing order.
   template <typename F>
   void for_each_in_column(int j, F&& f) {
-    switch (sparsity_.kind) {
-      case Sparsity::Kind::Dense:
-        for (int i = 0; i < n_; ++i) f(i, dense_(i, j));
-        break;
-      case Sparsity::Kind::Banded: {
-        const int lo = std::max(0, j - upper()), hi = std::min(n_ - 1, j + lower());
-        for (int i = lo; i <= hi; ++i) f(i, band_(band_row(i, j), j));
-        break;
-      }
-      case Sparsity::Kind::Sparse: {
-        const int* rows = sparse_.innerIndexPtr();
-        Scalar* values = sparse_.valuePtr();
-        for (int k = sparse_.outerIndexPtr()[j]; k < sparse_.outerIndexPtr()[j + 1]; ++k)
-          f(rows[k], values[k]);
-        break;
-      }
-    }
+    visit_column(*this, j, f);
+  }
+  /// The same for reading: f(i, const Scalar& value).
+  template <typename F>
+  void for_each_in_column(int j, F&& f) const {
+    visit_column(*this, j, f);
   }
 
   /// y = A x.
@@ -98,6 +88,28 @@ class StructuredMatrix {
   int band_row(int i, int j) const { return lower() + upper() + i - j; }
 
  private:
+  // for_each_in_column() for a Self of either constness (the entries' constness follows)
+  template <typename Self, typename F>
+  static void visit_column(Self& self, int j, F& f) {
+    switch (self.sparsity_.kind) {
+      case Sparsity::Kind::Dense:
+        for (int i = 0; i < self.n_; ++i) f(i, self.dense_(i, j));
+        break;
+      case Sparsity::Kind::Banded: {
+        const int lo = std::max(0, j - self.upper()), hi = std::min(self.n_ - 1, j + self.lower());
+        for (int i = lo; i <= hi; ++i) f(i, self.band_(self.band_row(i, j), j));
+        break;
+      }
+      case Sparsity::Kind::Sparse: {
+        const int* rows = self.sparse_.innerIndexPtr();
+        auto* values = self.sparse_.valuePtr();
+        for (int k = self.sparse_.outerIndexPtr()[j]; k < self.sparse_.outerIndexPtr()[j + 1]; ++k)
+          f(rows[k], values[k]);
+        break;
+      }
+    }
+  }
+
   int n_ = 0;
   Sparsity sparsity_;
   DenseType dense_;

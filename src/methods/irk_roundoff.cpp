@@ -23,36 +23,9 @@ constexpr double kNoiseRelevant = 0.1;
 // out_i = sum_j |J_ij| |y_j| for every row i (J dense, banded or sparse)
 void absolute_product(const StructuredMatrix<double>& J, const Vector& y, Vector& out) {
   out.setZero();
-  const int n = J.size();
-  switch (J.kind()) {
-    case Sparsity::Kind::Dense: {
-      const Matrix& d = J.dense();
-      for (int j = 0; j < n; ++j) {
-        const double yj = std::abs(y[j]);
-        for (int i = 0; i < n; ++i) out[i] += std::abs(d(i, j)) * yj;
-      }
-      break;
-    }
-    case Sparsity::Kind::Banded: {
-      const Matrix& b = J.band();
-      for (int j = 0; j < n; ++j) {
-        const double yj = std::abs(y[j]);
-        const int lo = std::max(0, j - J.upper()), hi = std::min(n - 1, j + J.lower());
-        for (int i = lo; i <= hi; ++i) out[i] += std::abs(b(J.band_row(i, j), j)) * yj;
-      }
-      break;
-    }
-    case Sparsity::Kind::Sparse: {
-      const auto& sp = J.sparse();
-      const int* rows = sp.innerIndexPtr();
-      const double* v = sp.valuePtr();
-      for (int j = 0; j < n; ++j) {
-        const double yj = std::abs(y[j]);
-        for (int k = sp.outerIndexPtr()[j]; k < sp.outerIndexPtr()[j + 1]; ++k)
-          out[rows[k]] += std::abs(v[k]) * yj;
-      }
-      break;
-    }
+  for (int j = 0; j < J.size(); ++j) {
+    const double yj = std::abs(y[j]);
+    J.for_each_in_column(j, [&](int i, double v) { out[i] += std::abs(v) * yj; });
   }
 }
 }  // namespace irk_roundoff
