@@ -816,6 +816,9 @@ void write_method_options(JsonWriter& w, const Result& r) {
 // Added when auto became the default method (issue 29, format_version still 1):
 //   method_requested (string: the --method given, "auto" without --method; "method" stays the
 //   method that ran).
+// Added with index3-chain's scd over y1, y2 (format_version still 1): scd_components (array of
+//   the component indices scd counts), component_digits (array: every component's digits
+//   against the reference, scd of that component alone, or null where scd is null).
 // Numbers are written with full precision (they read back as the same double); NaN and Inf
 // are written as null.
 // The solve ended as asked: at t_end, or at a terminal event (the model's designed outcome, as
@@ -879,6 +882,15 @@ std::string to_json(const Run& run) {
     w.number("reference_t", p.reference->t);
   else
     w.null("reference_t");
+  std::vector<int> counted = p.scd_components;
+  if (counted.empty())
+    for (int i = 0; i < p.dae.n; ++i) counted.push_back(i);
+  w.integers("scd_components", counted);
+  const std::vector<double> component_digits = problem_component_digits(p, r);
+  if (component_digits.empty())
+    w.null("component_digits");
+  else
+    w.numbers("component_digits", component_digits);
   w.begin_array("events");
   for (const EventRecord& e : r.events) {
     w.begin_object();

@@ -199,7 +199,7 @@ elseif(CASE STREQUAL "json_keys")
               projection formulation max_residual scd reference_t events linear_solver rtol_used
               atol_used jacobian_colours h_last h_next order yp warnings notes
               excluded_from_error_test controller trace_file fixed_step tableau nonnegative
-              method_options)
+              method_options scd_components component_digits)
     if(NOT last_stdout MATCHES "\n *\"${key}\": ")
       message(SEND_ERROR "solve pendulum --json: key '${key}' missing:\n${last_stdout}")
     endif()
@@ -429,6 +429,14 @@ elseif(CASE STREQUAL "applications")
   # steps stay refused at index 3
   expect(0 "\"y\": \\[0\\.84147098[0-9]*, 0\\.5611[0-9]*, -0\\.813[0-9]*\\]" "" solve index3-chain --method bdf --option fixed_order=1 --fixed-step --h0 0.05 --json)
   expect(2 "" "BDF does not take index-3 problems" solve index3-chain --method bdf)
+  # scd over y1, y2 (y3 is of index 3, as the multipliers elsewhere); y3's digits are reported
+  # beside it: radau5 at the default rtol 1e-6 gives y2 to 8.2 digits and y3 to 3.8
+  expect(0 "\n  scd +8\\.2[0-9] over y1, y2 \\(reference.*\n  outside scd +y3 3\\.8[0-9]\n" ""
+         solve index3-chain --method radau5)
+  expect(0 "\"scd\": 8\\.2[0-9]*,.*\"scd_components\": \\[0, 1\\],[ \n]*\"component_digits\": \\[16, 8\\.2[0-9]*, 3\\.8[0-9]*\\]" ""
+         solve index3-chain --method radau5 --json)
+  expect(0 "\"scd\": null,.*\"scd_components\": \\[0, 1\\],[ \n]*\"component_digits\": null" ""
+         solve index3-chain --method radau5 --t-end 0.5 --json)
   expect(0 "closest approach to the Moon.*Jacobi integral J: max \\|I - I\\(y0\\)\\| [0-9.e-]+ over the steps" "" solve moon)
   expect(0 "hits the Earth" "" solve moon-0.5 --method erk)
   expect(0 "leaves the Earth-Moon system" "" solve moon-stabilised-2.0)

@@ -16,6 +16,7 @@ scipy's where scipy solves the problem (ODEs), at least -log10(rtol) - 1 elsewhe
     PYTHONPATH=build/python /usr/bin/python3 bench/tolerance_vs_scipy.py [build/bench/daekit_tolerance_meaning]
 """
 
+import json
 import math
 import os
 import platform
@@ -134,6 +135,42 @@ def cell(run):
     return "%7.2f %12s" % (run["digits"], "%d/%d" % (run["steps"], run["fev"]))
 
 
+def outside_scd(cli, problems, rtols):
+    """The index-2/3 components scd leaves out (the multipliers, index3-chain's y3), radau5 and
+    radau by `daekit solve P --json` (component_digits): the lowest digits among them and its
+    component, at each rtol."""
+    if not os.path.exists(cli):
+        print("\n(%s not found: no table of the components outside scd)" % cli)
+        return
+    print("\nindex-2/3 components outside scd (daekit solve P --method M --rtol T --atol T' "
+          "--json): scd / the lowest digits among them (component)")
+    for name in problems:
+        bp = daekit.problem(name) if name in daekit.problems() else None
+        if bp is None or not bp.scd_components:
+            continue
+        index = list(bp.index) or [1] * bp.n
+        outside = [i for i in range(bp.n) if i not in bp.scd_components and index[i] >= 2]
+        if not outside:
+            continue
+        for method in ("radau5", "radau"):
+            cells = []
+            for rtol in rtols:
+                atol = rtol * bp.atol / bp.rtol
+                out = subprocess.run([cli, "solve", name, "--method", method, "--rtol", repr(rtol),
+                                      "--atol", repr(atol), "--json"], capture_output=True,
+                                     text=True, check=False)
+                run = json.loads(out.stdout) if out.stdout.strip() else {}
+                d = run.get("component_digits")
+                if run.get("status") != "success" or not d:
+                    cells.append("%-17s" % run.get("status", "no output"))
+                    continue
+                low = min(outside, key=lambda i: d[i] if d[i] is not None else -99)
+                cells.append("%5.2f / %5.2f %-5s" % (run["scd"], d[low] if d[low] is not None
+                                                     else float("nan"),
+                                                     run["component_names"][low][:5]))
+            print("%-16s %-6s %s" % (name[:16], method, " ".join(cells)))
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -177,6 +214,8 @@ def main():
             elif new["digits"] < bound - 1e-9:
                 failures.append("%s at rtol %.0e: radau5 %.2f digits, below %s" % (
                     name, rtol, new["digits"], what))
+    outside_scd(os.path.join(os.path.dirname(os.path.dirname(binary)), "apps", "daekit"),
+                problems, rtols)
     print("\ntotals over the successful runs (accepted steps / f evaluations):")
     for key, (steps, fev) in totals.items():
         print("  %-20s %8d / %d" % (key, steps, fev))

@@ -35,6 +35,42 @@ std::optional<double> problem_scd(const BuiltinProblem& p, const Result& r) {
   return scd(r.y, p.reference->y, p.scd_components);
 }
 
+std::vector<double> problem_component_digits(const BuiltinProblem& p, const Result& r) {
+  std::vector<double> digits;
+  if (!problem_scd(p, r)) return digits;
+  for (int i = 0; i < r.y.size(); ++i) digits.push_back(scd(r.y, p.reference->y, {i}));
+  return digits;
+}
+
+namespace {
+
+// The components with a reference that scd does not count, the lowest digits first: "y3 3.84"
+// for up to three, else the lowest and how many there are ("" when scd counts every one).
+std::string outside_scd(const BuiltinProblem& p, const Result& r) {
+  const std::vector<double> digits = problem_component_digits(p, r);
+  std::vector<int> outside;
+  for (int i = 0; i < static_cast<int>(digits.size()); ++i)
+    if (std::find(p.scd_components.begin(), p.scd_components.end(), i) == p.scd_components.end())
+      outside.push_back(i);
+  if (p.scd_components.empty() || outside.empty()) return "";
+  std::stable_sort(outside.begin(), outside.end(), [&](int a, int b) {
+    return digits[static_cast<size_t>(a)] < digits[static_cast<size_t>(b)];
+  });
+  auto entry = [&](int i) {
+    char value[40];
+    std::snprintf(value, sizeof value, " %.2f", digits[static_cast<size_t>(i)]);
+    return component_name(p.dae, i) + value;
+  };
+  if (outside.size() > 3)
+    return "lowest " + entry(outside.front()) + " of " + std::to_string(outside.size()) +
+           " components";
+  std::string s;
+  for (int i : outside) s += (s.empty() ? "" : ", ") + entry(i);
+  return s;
+}
+
+}  // namespace
+
 std::vector<FirstIntegralDrift> first_integral_drifts(const BuiltinProblem& p, const Result& r) {
   std::vector<FirstIntegralDrift> drifts;
   if (r.y.size() != p.y0.size()) return drifts;
@@ -76,6 +112,8 @@ std::string problem_report(const BuiltinProblem& p, const Result& r, bool full) 
     std::snprintf(value, sizeof value, "%.2f", *digits);
     s += label("scd") + value + comps + " (reference at t = " + fmt_g(p.reference->t, 6) + ": " +
          p.reference->source + ")\n";
+    const std::string others = outside_scd(p, r);
+    if (!others.empty()) s += label("outside scd") + others + "\n";
   }
   for (const FirstIntegralDrift& d : first_integral_drifts(p, r))
     s += label("first integral") + d.name + ": max |I - I(y0)| " + fmt_g(d.max_over_steps, 3) +

@@ -269,6 +269,10 @@ struct Result;  // integrator/result.hpp
 /// Significant correct digits of r against p's reference solution over p.scd_components, when
 /// the run reached the reference time and p.t_end is that time; empty otherwise.
 std::optional<double> problem_scd(const BuiltinProblem& p, const Result& r);
+/// The digits of every component of r against p's reference (scd of that component alone), when
+/// problem_scd() has a value; empty otherwise. The components outside p.scd_components (the
+/// index-3 multipliers of the mechanical problems, y3 of index3-chain) are measured too.
+std::vector<double> problem_component_digits(const BuiltinProblem& p, const Result& r);
 /// The drift of a first integral I over a solve: max |I(y_n) - I(y0)| over the stored states
 /// (Result::y_steps: t0, the accepted steps and a terminal event's state; only the end value
 /// when the steps were not stored) and |I(y) - I(y0)| at the end (r.y; an event's state comes
