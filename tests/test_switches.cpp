@@ -497,12 +497,35 @@ TEST(ChargePump, SwitchesWhereTheSolutionCrosses) {
       const double tau = std::fmod(e.t, 120e-9);
       if (e.name == "threshold" && tau > 100e-9) {
         ++turn_offs;
-        EXPECT_NEAR(tau, 119.9e-9, 1e-18) << method << " at t = " << e.t;
+        // V_in falls through the threshold voltage 0.2 V at 2e9 V/s: 1e-17 s is 2e-8 V of the
+        // switching function, 50 times below its tolerance (measured: 2.5e-18 s late)
+        EXPECT_NEAR(tau, 119.9e-9, 1e-17) << method << " at t = " << e.t;
       }
     }
     EXPECT_EQ(swaps, 0) << method;
     EXPECT_EQ(turn_offs, 10) << method;
   }
+}
+
+// The drain side's switching function touches 0 where the threshold is crossed (s_drain =
+// -1.5 s_threshold in inversion, charge_pump.cpp) and is never crossed by the solution: with its
+// hysteresis no run switches it. Without it radau5 at rtol 1e-7 switched it on and off again
+// at 7 turn-offs within 1e-18 s (14 events, 40 failed Newton attempts), at 1e-9 12 events, and
+// bdf at 1e-7 lost a turn-off (19 threshold events).
+TEST(ChargePump, OnlyTheThresholdSwitches) {
+  const BuiltinProblem p = make_builtin_problem("charge-pump");
+  for (const char* method : {"radau5", "radau", "bdf"})
+    for (const double tol : {1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
+      const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, charge_pump_options(p, tol));
+      ASSERT_TRUE(r.ok()) << method << " at " << tol << ": " << r.message;
+      int thresholds = 0;
+      for (const EventRecord& e : r.events) {
+        EXPECT_EQ(e.name, "threshold") << method << " at " << tol << ", t = " << e.t;
+        thresholds += e.name == "threshold";
+      }
+      EXPECT_EQ(thresholds, 20) << method << " at " << tol;  // 10 turn-ons, 10 turn-offs
+      EXPECT_EQ(r.stats.nfail, 0) << method << " at " << tol;
+    }
 }
 
 // The index-2 error test (RadauOptions::index2_error_control, Radau5Options): radau5 and radau
@@ -710,7 +733,7 @@ TEST(ChargePump, BdfInTheSweepProtocolWithConsistentRestarts) {
 }
 
 // A restart at a tstop or a switch costs about one starting step, over the charge pump's 39
-// corners and 29 switches at 1e-6. Both methods start from y' on the piece ahead (from the
+// corners and 20 switches at 1e-6. Both methods start from y' on the piece ahead (from the
 // index-2 consistency solve): bdf's order-1 predictor (with y' = 0 on the algebraic components,
 // U_1 = V_in(t) rising at 2e9 V/s at each ramp's start, the first step was halved up to 16 times:
 // 160 rejections for 69 restarts), radau5's Newton starting values Z_i = c_i h y' (from Z = 0
@@ -722,8 +745,9 @@ TEST(ChargePump, RestartsCostAboutOneStartingStep) {
        {std::pair<const char*, double>{"bdf", 4.0}, {"radau5", 3.6}}) {
     const Result r = solve(p.dae, p.t0, p.t_end, p.y0, method, charge_pump_options(p, 1e-6));
     ASSERT_TRUE(r.ok()) << method << ": " << r.message;
-    EXPECT_GE(r.stats.nrestart, 60) << method;
-    EXPECT_LT(r.stats.nreject, r.stats.nrestart) << method;
+    EXPECT_GE(r.stats.nrestart, 59) << method;  // 39 corners, 10 turn-ons and 10 turn-offs
+    // at most one rejection per start: the first one and each restart
+    EXPECT_LE(r.stats.nreject, r.stats.nrestart + 1) << method;
     EXPECT_LE(r.stats.nfail, 5) << method;
     EXPECT_GE(scd(r.y, p.reference->y, p.scd_components), digits) << method;
   }
