@@ -281,6 +281,20 @@ TEST(MinStep, AStepBelowHminEndsTheSolveNamingIt) {
     EXPECT_GE(raised.t_steps[i + 1] - raised.t_steps[i], 1e-5) << "step " << i;
 }
 
+// The balanced last step (two equal steps for a rest between one and two steps) does not split
+// a rest into steps below hmin: on [0, 0.05] with h0 = hmin = 0.03 the steps are 0.03 and the
+// last 0.02, not 0.025 twice.
+TEST(MinStep, NoBalancedStepBelowHmin) {
+  const BuiltinProblem p = make_builtin_problem("pendulum-index1");
+  Options o;
+  o.h0 = o.hmin = 0.03;
+  o.store_steps = true;
+  const Result r = solve(p.dae, 0.0, 0.05, p.y0, "radau5", o);
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_GE(r.t_steps.size(), 3u);
+  EXPECT_GE(r.t_steps[1] - r.t_steps[0], 0.03);
+}
+
 TEST(MinStep, TheLastStepMayBeShorterAndBadValuesAreRefused) {
   const BuiltinProblem p = make_builtin_problem("pendulum-index1");
   Options o;

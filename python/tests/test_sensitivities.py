@@ -67,7 +67,10 @@ def test_no_field_without_the_request():
 def test_cli_json_field(cli):
     import json
     import subprocess
-    tol = ["--t-end", "0.01", "--rtol", "1e-9", "--atol", "1e-9"]
+    # (at rtol 1e-8, radau's variable order: at 1e-9 radau keeps at most 5 stages on a DAE, and
+    # at t = 0.0084 the sensitivities' own stage iteration does not converge where the state's
+    # did: that step is retried with h / 2, so the state's steps differ from the plain run's)
+    tol = ["--t-end", "0.01", "--rtol", "1e-8", "--atol", "1e-8"]
     proc = subprocess.run([cli, "solve", "transistor", "--sensitivities", "--json"] + tol,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -69,11 +69,17 @@ enum class StepEnd {
 ///    ulp or two short of t_end: no step could take that rest) and `drift` (fixed steps: the
 ///    rounding accumulated in t). Right after a failed attempt (`after_failure`) the cut step is
 ///    not stretched back by the resolution (it would repeat the step that failed).
+///  - Balanced (error-controlled steps, a rest of at least 2 hmin: `balance`): when the rest
+///    lies between one and two steps of size h, it is taken in two equal steps of rest / 2
+///    (both below h) instead of h and a short rest - h. Two steps either way; a short last step
+///    costs accuracy where the error of a component is that of the step before divided by h
+///    (an index-3 component, y3 of Bendtsen and Thomsen (1999), example (4.1):
+///    3 delta_n / h_n; docs/results/tolerance-meaning.md, "Seventh session").
 ///  - Within round-off of t_end (after an event located there, or an inner step cut after a
 ///    failure): one step to t_end, unless it is below h_min or a step from t failed already;
 ///    then t_end is reached within round-off (IDA returns at tstop then) and no step is tried.
 StepEnd step_end(double t, double t_end, double dir, double drift, double h_min, bool after_failure,
-                 double& h) {
+                 bool balance, double& h) {
   const double rest = dir * (t_end - t);
   const double resolution = 100.0 * kEps * std::max(std::abs(t), std::abs(t_end));
   if (rest <= resolution) {
@@ -82,8 +88,10 @@ StepEnd step_end(double t, double t_end, double dir, double drift, double h_min,
     return StepEnd::Last;
   }
   const double shortfall = rest - dir * h;
-  if (shortfall > std::max({1e-4 * std::abs(h), after_failure ? 0.0 : resolution, drift}))
+  if (shortfall > std::max({1e-4 * std::abs(h), after_failure ? 0.0 : resolution, drift})) {
+    if (balance && rest < 2.0 * std::abs(h)) h = 0.5 * (t_end - t);
     return StepEnd::Inner;
+  }
   h = t_end - t;
   return StepEnd::Last;
 }
@@ -984,7 +992,12 @@ struct Integrator::Impl : public DenseSource {
       }
       // the smallest step t can resolve (also try_accept's scale of tiny steps)
       const double h_min = std::max(10.0 * kEps * std::abs(t), h_min_floor);
-      const StepEnd end = step_end(t, target, dir, drift, h_min, last_rejected, h);
+      // (a short last step is balanced by the error-per-step rule, not into steps below hmin;
+      // DASSL's rule, the BDF's, cuts it as DASSL and IDA do: its restart after a tstop starts
+      // from a fraction of that step)
+      const bool balance = !opt.fixed_step && caps.step_rule == StepRule::ErrorPerStep &&
+                           dir * (target - t) >= 2.0 * opt.hmin;
+      const StepEnd end = step_end(t, target, dir, drift, h_min, last_rejected, balance, h);
       if (h != h_chosen) controller->bounded();
       if (end == StepEnd::Reached) [[unlikely]] {
         if (to_discontinuity) {  // on it within round-off: restart there
