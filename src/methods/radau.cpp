@@ -154,6 +154,16 @@ constexpr double kHigherIndexRtolFloor = 1e-11;
 // (the variable-order radau keeps its floor 1e-8, away from that level; with the test its
 // circuit-chain run at one tolerance of the sweep became wrong).
 constexpr double kNewtonRoundOff = 1e4;
+// With that test the iteration cannot stall at its round-off, so on a problem with index-3
+// components RADAU5's floor of the Newton tolerance, max(10 eps / rtol', ...), which keeps the
+// iteration above the round-off it assumes, comes down to eps / rtol': at rtol' < 1.7e-10 (rtol
+// <= 1e-9 by default) that floor decided where the iteration stopped, and the iteration error
+// it left in the velocities and multipliers, whose Newton weights carry 1/h and 1/h^2, limited
+// the positions (pendulum at rtol 1e-10: 8.80 -> 9.12 digits at +12 % f, pendulum-driven
+// 10.34 -> 11.47, andrews 9.00 -> 9.08; looser runs bit for bit the same). Not on index 1 and
+// 2, where nothing gained and charge-pump at 1e-10 lost 0.45 digits (docs/results/
+// tolerance-meaning.md, "Eighth session").
+constexpr double kNewtonFloorIndex3 = 1.0;
 // The round-off level of the index-2 estimate, in eps |t| |z| / h (index2_error()).
 constexpr double kIndex2RoundOff = 10.0;
 // The constraints' round-off in the index-2 estimate, in units of its noise level (the rounding
@@ -647,11 +657,13 @@ class Radau final : public MassMatrixMethod {
       // rtol^((s - 1)/(s + 1)): at s = 3 RADAU5's sqrt(rtol') (sqrt, not pow: the same bits)
       const double expo = (s - 1.0) / (s + 1.0);
       const double power = s == 3 ? std::sqrt(rtol_s) : std::pow(rtol_s, expo);
-      engine_.set_roundoff_level(
-          fixed_floor_ > 0 && (!variable_ || tight_) ? kNewtonRoundOff * kEps / rtol_s : 0.0);
+      const bool roundoff_test = fixed_floor_ > 0 && (!variable_ || tight_);
+      engine_.set_roundoff_level(roundoff_test ? kNewtonRoundOff * kEps / rtol_s : 0.0);
+      const double floor =
+          (roundoff_test && max_index_ >= 3 ? kNewtonFloorIndex3 : 10.0) * kEps / rtol_s;
       newton_.settings().tolerance = opt_.newton_tolerance > 0
                                          ? opt_.newton_tolerance
-                                         : std::max(10 * kEps / rtol_s, std::min(0.03, power));
+                                         : std::max(floor, std::min(0.03, power));
     }
   }
 
