@@ -115,8 +115,8 @@ AutoMethod auto_method(int n, int max_index, double rtol, bool implicit_form) {
                              n, rtol)};
   if (max_index > 1)
     return {"radau", auto_rule("radau: index-%d components (the variable-order Radau IIA: "
-                               "Andrews 0.52x radau5's time at 7 digits; index3-chain's y3, "
-                               "index 3: 6.2 digits, radau5 3.8)",
+                               "Andrews 0.52x radau5's time at 7 digits; 0.28-1.0x radau5's "
+                               "instructions on 15 of the 17 built-in problems of index 2, 3)",
                                max_index)};
   if (rtol < kAutoTightRtol)
     return {"radau", auto_rule("radau: rtol %.0e < %.0e (variable order up to 13: 0.4-0.6x "
@@ -135,12 +135,12 @@ std::vector<std::string> auto_method_rules() {
       "F(t, y, y') = 0: bdf, the only method for the fully implicit form",
       "index-2 or index-3 components: radau (the variable-order Radau IIA; Andrews 0.52x "
       "radau5's time at 7 digits; the default runs of 15 of the 17 built-in problems of index 2 "
-      "and 3 take 0.28-1.0x radau5's instructions, truck-index3 1.53x; y3 of index3-chain, an "
-      "index-3 component, to 6.2 digits at rtol 1e-6 where radau5 gets 3.8)",
+      "and 3 take 0.28-1.0x radau5's instructions, truck-index3 1.55x, charge-pump "
+      "1.05x)",
       std::string("rtol < ") + tight +
           ": radau (variable order up to 13: 0.4-0.6x radau5's time at 7-9 digits on Andrews, "
           "Van der Pol, the transistor and Robertson; the default runs of 19 of the 20 built-in "
-          "problems at rtol 1e-7 and 1e-8 take 0.15-0.76x radau5's instructions)",
+          "problems at rtol 1e-7 and 1e-8 take 0.15-0.77x radau5's instructions)",
       "otherwise radau5, at every size (the fastest at 3-5 digits on the small problems; bdf "
       "is 0.3x radau5's time at the default rtol on circuit-chain (320 unknowns) and food-web "
       "(800) but 4.9x on air-pipe-1000 (6000; its orders 3-5 held to small steps), and on "
