@@ -310,6 +310,9 @@ TEST(Radau, TightTolerancesOnDaesMeetTheirTolerance) {
     for (const std::string& note : r.notes)
       noted = noted || note.find("at most 5 stages") != std::string::npos;
     EXPECT_TRUE(noted) << name << ": " << r.full_report();
+    // the options the run used (Result::method_options, --json's method_options): at most 5
+    for (const MethodOptionValue& v : r.method_options)
+      if (v.name == "max_stages") EXPECT_EQ(v.value, "5") << name;
     std::printf("radau %s at rtol %.0e: %.2f digits, %ld f\n", name, tol, *digits, r.stats.nfev);
   }
 }

@@ -672,6 +672,9 @@ struct Integrator::Impl : public DenseSource {
                       "at the initial values: " + guard.failure().describe());
       return finish(Status::InvalidInput, message);
     }
+    // what the method chose at its start from the tolerances (radau's stages below
+    // kRadauDaeRtolFloor on a DAE)
+    result.method_options = method->used_options();
     if (np > 0)
       if (std::string w = method->sensitivity_warning(); !w.empty())
         result.warnings.push_back(std::move(w));
