@@ -152,7 +152,8 @@ constexpr double kHigherIndexRtolFloor = 1e-11;
 // t = 0.157). On DAEs only (a mass matrix that may be singular: on ODEs the test is not needed,
 // and on HIRES it cost the variable-order radau 1.3 digits) and for a fixed number of stages
 // (the variable-order radau keeps its floor 1e-8, away from that level; with the test its
-// circuit-chain run at one tolerance of the sweep became wrong).
+// circuit-chain run at one tolerance of the sweep became wrong; below that floor on a DAE it
+// keeps at most kTightDaeMaxStages stages, with the test).
 constexpr double kNewtonRoundOff = 1e4;
 // With that test the iteration cannot stall at its round-off, so on a problem with index-3
 // components RADAU5's floor of the Newton tolerance, max(10 eps / rtol', ...), which keeps the
@@ -188,8 +189,8 @@ double fixed_stages_rtol_floor(const MassMatrixDae& dae) {
 // answer can be less accurate than asked). Measured (docs/results/tolerance-meaning.md,
 // "Eighth session"), on the 21 built-in DAEs with a reference at rtol = atol = 1e-9 and 1e-10:
 // every run meets -log10(rtol) - 1 with no warning (at rtol' = 1e-8 5 missed it at 1e-10:
-// pendulum 8.34, akzo 8.81, andrews 8.48, circuit-chain 7.28, pendulum-driven 8.18), at 0.1-0.5x
-// radau5's f evaluations on all but the two smallest. Up to 7 stages: the sweep lost no run but
+// pendulum 8.34, akzo 8.81, andrews 8.48, circuit-chain 7.28, pendulum-driven 8.18), at 0.1-0.6x
+// radau5's f evaluations on all but the three smallest. Up to 7 stages: the sweep lost no run but
 // missed the line at 5 points; 5 stages from the start (no choice): jay-index2 from h0 = 1.8e-10
 // blew up (the h-scaled estimate of its index-2 component let the first steps through); without
 // the round-off test andrews stopped at t = 0.
@@ -292,8 +293,7 @@ class Radau final : public MassMatrixMethod {
                     name(), kErrorMargin, used, floor > 0 ? dae_floor_note(floor).c_str() : "");
       c.notes.push_back(line);
       if (tight_dae(given.rtol)) {
-        const int s_max =
-            std::max(requested_.min_stages, std::min(requested_.max_stages, kTightDaeMaxStages));
+        const int s_max = tight_max_stages();
         std::snprintf(line, sizeof line,
                       "%s uses at most %d stages (order %d) at rtol < %g on a DAE, where it "
                       "works at rtol' down to %g: its choice of the number of stages follows "
@@ -603,6 +603,10 @@ class Radau final : public MassMatrixMethod {
     return requested_.min_stages < requested_.max_stages && fixed_floor_ > 0 && !fixed_step_ &&
            !opt_.transform_tolerances && rtol < kRadauDaeRtolFloor;
   }
+  /// The most stages a tight_dae() run uses: kTightDaeMaxStages within the requested range.
+  int tight_max_stages() const {
+    return std::max(requested_.min_stages, std::min(requested_.max_stages, kTightDaeMaxStages));
+  }
   /// The floor of internal_rtol() at rtol (0: an ODE): the fixed-stage one but for the
   /// variable-order radau above kRadauDaeRtolFloor.
   double floor_for(double rtol) const {
@@ -619,12 +623,9 @@ class Radau final : public MassMatrixMethod {
   /// The stages of this run: the requested range, at most kTightDaeMaxStages of them for a
   /// variable-order run on a DAE at an internal rtol below kRadauDaeRtolFloor (tight_).
   void choose_stages(double used_rtol) {
-    tight_ = requested_.min_stages < requested_.max_stages && fixed_floor_ > 0 && !fixed_step_ &&
-             !opt_.transform_tolerances && used_rtol < kRadauDaeRtolFloor;
+    tight_ = tight_dae(used_rtol);  // (used_rtol < kRadauDaeRtolFloor exactly when rtol is)
     opt_.min_stages = requested_.min_stages;
-    opt_.max_stages = tight_ ? std::max(requested_.min_stages,
-                                        std::min(requested_.max_stages, kTightDaeMaxStages))
-                             : requested_.max_stages;
+    opt_.max_stages = tight_ ? tight_max_stages() : requested_.max_stages;
     opt_.start_stages = std::min(requested_.start_stages, opt_.max_stages);
     // (the constraints' round-off in Newton's test, once it mattered, belongs to runs at the
     // fixed-stage floors: not to a later run of the variable order above kRadauDaeRtolFloor)
