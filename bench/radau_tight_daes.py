@@ -24,7 +24,7 @@ cli = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
 
 
 def may_be_singular(mass):
-    """M is not the identity or a diagonal without zeros (MassMatrixDae::may_be_singular_mass)."""
+    """M is not the identity or a diagonal without zeros (radau's may_be_singular in src/methods/radau.cpp)."""
     if mass is None:
         return False
     M = np.asarray(mass.todense() if hasattr(mass, "todense") else mass)

@@ -35,6 +35,19 @@ namespace {
 
 bool valid_stage_count(int s) { return s == 1 || s == 3 || s == 5 || s == 7; }
 
+/// M may be singular: not the identity and not a diagonal without zeros (a structured M is not
+/// factored to find out).
+bool may_be_singular(const MassOperator& M) {
+  switch (M.kind()) {
+    case MassOperator::Kind::Identity:
+      return false;
+    case MassOperator::Kind::Diagonal:
+      return (M.diagonal().array() == 0.0).any();
+    default:
+      return true;
+  }
+}
+
 }  // namespace
 
 void RadauOptions::validate() const {
@@ -179,8 +192,8 @@ constexpr double kSteadyShare = 0.9;
 
 /// The floor of the internal rtol' on a DAE with a fixed number of stages (0: M is
 /// nonsingular, no floor); the variable-order radau's is kRadauDaeRtolFloor.
-double fixed_stages_rtol_floor(const MassMatrixDae& dae) {
-  if (!dae.may_be_singular_mass()) return 0.0;
+double fixed_stages_rtol_floor(const MassMatrixDae& dae, const MassOperator& M) {
+  if (!may_be_singular(M)) return 0.0;
   return dae.max_index() >= 2 ? kHigherIndexRtolFloor : kDaeRtolFloor;
 }
 // Below kRadauDaeRtolFloor on a DAE the variable-order radau keeps at most this number of
@@ -209,7 +222,7 @@ class Radau final : public MassMatrixMethod {
         engine_(sys_, options.max_stages, 1, (options.max_stages - 1) / 2),
         n_(dae.n),
         stats_(*in.stats),
-        fixed_floor_(fixed_stages_rtol_floor(dae)),
+        fixed_floor_(fixed_stages_rtol_floor(dae, sys_.mass())),
         requested_(options),
         fixed_step_(in.fixed_step) {
     const int n = n_;
@@ -376,7 +389,7 @@ class Radau final : public MassMatrixMethod {
       if (first_) yp_ahead_.resize(0);
       if (engine_.function_failed())
         return newton_.failure(AttemptOutcome::NonFinite, "f failed at a stage of the step");
-      if (roundoff_ && (!variable_ || tight_) && !roundoff_in_newton_) [[unlikely]]
+      if (roundoff_ && at_fixed_stage_floors() && !roundoff_in_newton_) [[unlikely]]
         roundoff_in_newton_ = constraint_roundoff_matters();
       // RADAU's order selection: a slow iteration lowers the order, any other failure is
       // unexpected (UNEXP)
@@ -395,7 +408,7 @@ class Radau final : public MassMatrixMethod {
         t_, y_, f0_, h, first_ || after_reject,
         [this, after_reject](const Vector& v) {
           const double e = scaled_norm(v);
-          if (e >= 1.0 && roundoff_ && (!variable_ || tight_)) [[unlikely]]
+          if (e >= 1.0 && roundoff_ && at_fixed_stage_floors()) [[unlikely]]
             return roundoff_checked_error(v, e, after_reject);
           return e;
         },
@@ -603,6 +616,9 @@ class Radau final : public MassMatrixMethod {
     return requested_.min_stages < requested_.max_stages && fixed_floor_ > 0 && !fixed_step_ &&
            !opt_.transform_tolerances && rtol < kRadauDaeRtolFloor;
   }
+  /// The run works at the fixed-stage floors of rtol' (a fixed number of stages, or tight_),
+  /// where Newton's round-off test and the constraints' round-off levels are used.
+  bool at_fixed_stage_floors() const { return !variable_ || tight_; }
   /// The most stages a tight_dae() run uses: kTightDaeMaxStages within the requested range.
   int tight_max_stages() const {
     return std::max(requested_.min_stages, std::min(requested_.max_stages, kTightDaeMaxStages));
@@ -661,7 +677,7 @@ class Radau final : public MassMatrixMethod {
       // rtol^((s - 1)/(s + 1)): at s = 3 RADAU5's sqrt(rtol') (sqrt, not pow: the same bits)
       const double expo = (s - 1.0) / (s + 1.0);
       const double power = s == 3 ? std::sqrt(rtol_s) : std::pow(rtol_s, expo);
-      const bool roundoff_test = fixed_floor_ > 0 && (!variable_ || tight_);
+      const bool roundoff_test = fixed_floor_ > 0 && at_fixed_stage_floors();
       engine_.set_roundoff_level(roundoff_test ? kNewtonRoundOff * kEps / rtol_s : 0.0);
       const double floor =
           (roundoff_test && max_index_ >= 3 ? kNewtonFloorIndex3 : 10.0) * kEps / rtol_s;
@@ -856,8 +872,9 @@ class Radau final : public MassMatrixMethod {
     engine_.weigh_constraint_roundoff(scal_, newton_.settings().tolerance);
   }
 
-  // After a Newton failure on a DAE with index-2/3 components (a fixed number of stages, as
-  // kNewtonRoundOff: the variable-order radau keeps rtol' >= 1e-8, away from that level): true
+  // After a Newton failure on a DAE with index-2/3 components at the fixed-stage floors
+  // (at_fixed_stage_floors(), as kNewtonRoundOff; the variable-order radau above
+  // kRadauDaeRtolFloor works at rtol' >= 1e-8, away from that level): true
   // if their round-off level reaches the Newton tolerance in the weights; from then on the
   // iteration measures their increments less that level (roundoff_in_newton_). Until the first
   // such failure it is not computed (most runs never need it; it costs about a tenth of a

@@ -103,24 +103,6 @@ bool MassMatrixDae::has_identity_mass() const {
   return mass.size() == 0 || mass.isIdentity(0.0);
 }
 
-bool MassMatrixDae::may_be_singular_mass() const {
-  if (has_identity_mass()) return false;
-  if (mass_sparse.size() != 0) {
-    std::vector<char> diagonal(static_cast<size_t>(n), 0);
-    for (int j = 0; j < mass_sparse.outerSize(); ++j)
-      for (SparseMatrix::InnerIterator it(mass_sparse, j); it; ++it) {
-        if (it.value() == 0.0) continue;
-        if (it.row() != j) return true;
-        diagonal[static_cast<size_t>(j)] = 1;
-      }
-    return std::find(diagonal.begin(), diagonal.end(), 0) != diagonal.end();
-  }
-  for (int j = 0; j < mass.cols(); ++j)
-    for (int i = 0; i < mass.rows(); ++i)
-      if ((i != j) == (mass(i, j) != 0.0)) return true;
-  return false;
-}
-
 int MassMatrixDae::max_index() const {
   return index.empty() ? 1 : *std::max_element(index.begin(), index.end());
 }

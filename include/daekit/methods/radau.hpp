@@ -54,8 +54,8 @@ namespace daekit {
 /// positions); Off never. docs/results/switches.md.
 enum class Index2ErrorControl { Off, AfterRestarts, Always };
 
-/// The floor of the variable-order radau's internal rtol' where M may be singular
-/// (MassMatrixDae::may_be_singular_mass()): it chooses its order from the Newton contraction,
+/// The floor of the variable-order radau's internal rtol' where M may be singular (M is not
+/// the identity or a diagonal without zeros): it chooses its order from the Newton contraction,
 /// which below it no longer says how well the stages are resolved (src/methods/radau.cpp). With
 /// a fixed number of stages (radau5) the floors are 1e-10, and 1e-11 with index-2/3
 /// components. Method "auto" takes radau5 on such a problem at rtol below this floor.

@@ -95,10 +95,6 @@ struct MassMatrixDae {
   void validate_second_order() const;
   /// True when M is the identity (no mass matrix given, or an identity one).
   bool has_identity_mass() const;
-  /// False when M is the identity or a diagonal without zeros, true otherwise (M is not
-  /// factored to find out): where the Radau methods' Newton iteration meets the floors of
-  /// their internal tolerance (RadauOptions), and method "auto" takes that into account.
-  bool may_be_singular_mass() const;
   /// Index tag of component i (1 if no tags were given).
   int index_of(int i) const { return index.empty() ? 1 : index[static_cast<size_t>(i)]; }
   /// Highest index tag.
