@@ -1230,7 +1230,9 @@ class BuiltinProblem:
         method that can project, its recommended projection; the model's own events
         (switches) are included.  The default method ``"auto"`` is ``daekit solve NAME``'s:
         chosen from the problem's index, size and rtol (``method_choice`` names the rule).
-        ``report()`` of the result adds the scd line."""
+        ``report()`` of the result adds the scd line; ``res["scd"]`` is it over the problem's
+        ``scd_components``, ``res["component_digits"]`` the digits of every component (None
+        where scd is None), as ``daekit solve NAME --json`` gives them."""
         opts = self.recommended_options()
         opts.update(kwargs)
         choice = None
@@ -1244,6 +1246,7 @@ class BuiltinProblem:
         res = solve_ivp(self.problem, (self.t0, t1), self.y0, method=method, **opts)
         res["_builtin"] = self._h
         res["scd"] = self._h.scd(res.result)
+        res["component_digits"] = self._h.component_digits(res.result)
         if choice is not None:
             res["method_choice"] = choice
             res.result.method_choice = choice  # the reports name the rule

@@ -1567,6 +1567,12 @@ PYBIND11_MODULE(_daekit, m) {
           },
           py::arg("result"), py::arg("full") = false)
       .def("scd", [](const BuiltinHolder& b, const Result& r) { return problem_scd(b.problem, r); })
+      .def("component_digits",
+           [](const BuiltinHolder& b, const Result& r) -> py::object {
+             const std::vector<double> d = problem_component_digits(b.problem, r);
+             if (d.empty()) return py::none();
+             return py::cast(d);
+           })
       .def("recommended_projection", [](const BuiltinHolder& b, const std::string& method) {
         return std::string(to_string(recommended_projection(b.problem, method_info(method))));
       });

@@ -42,6 +42,9 @@ def test_builtin_matches_cpp(name, cli):
         assert res.stats[key] == value, key
     if cpp["scd"] is not None:
         assert res.scd == pytest.approx(cpp["scd"], rel=1e-12)
+        assert res.component_digits == pytest.approx(cpp["component_digits"], rel=1e-12)
+    else:
+        assert res.component_digits is None and cpp["component_digits"] is None
 
 
 def test_builtin_attributes():
