@@ -44,8 +44,9 @@ const OptionTable<RadauOptions>& radau_option_table() {
           .integer("max_newton_iterations", &O::max_newton_iterations, 4, kNoLimit,
                    "Newton iterations at s = 3 (s = 5: +5, s = 7: +10, s = 1: -3)")
           .real("newton_tolerance", &O::newton_tolerance, Bounds::at_least(0),
-                "bound on the Newton error estimate; 0: RADAU's max(10 eps / rtol', min(0.03, "
-                "rtol'^((s-1)/(s+1))))")
+                "bound on the Newton error estimate; 0: RADAU's max(10 eps / rtol', min(c, "
+                "rtol'^((s-1)/(s+1)))), c = 0.03 (1e-3 with index-3 components unless "
+                "transform_tolerances)")
           .real("jacobian_reuse_theta", &O::jacobian_reuse_theta, Bounds::open(0, 1),
                 "keep the Jacobian while Newton's contraction rate stays below this")
           .real("lu_reuse_low", &O::lu_reuse_low, Bounds::left_open(0, 1),
@@ -76,8 +77,9 @@ const OptionTable<Radau5Options>& radau5_option_table() {
           .integer("max_newton_iterations", &O::max_newton_iterations, 1, kNoLimit,
                    "Newton iterations per step before the step is retried (RADAU5's NIT)")
           .real("newton_tolerance", &O::newton_tolerance, Bounds::at_least(0),
-                "bound on the Newton error estimate; 0: max(10 eps / rtol', min(0.03, "
-                "sqrt(rtol')))")
+                "bound on the Newton error estimate; 0: max(10 eps / rtol', min(c, "
+                "sqrt(rtol'))), c = 0.03 (1e-3 with index-3 components unless "
+                "transform_tolerances)")
           .flag("start_newton_from_zero", &O::start_newton_from_zero,
                 "start Newton from Z = 0 instead of the last step's collocation polynomial")
           .real("jacobian_reuse_theta", &O::jacobian_reuse_theta, Bounds::open(0, 1),

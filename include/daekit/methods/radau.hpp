@@ -21,8 +21,10 @@
 // (RADAU5's 0.1 rtol^(2/3) at s = 3); the used tolerances reported are those of s = 3, the
 // other orders scale the weights by rtol^((s+1)/(2s) - 2/3). Newton: at most nit(s) = 7, 12,
 // 17 iterations for s = 3, 5, 7 (4 for s = 1), tolerance max(10 eps/rtol', min(0.03,
-// rtol'^((s-1)/(s+1)))). Jacobian and LU reuse as radau5. Index-2/3 components scaled by h
-// and h^2. Dense output: the collocation polynomial of the current order.
+// rtol'^((s-1)/(s+1)))); by default 1e-3 takes the place of 0.03 on a problem with index-3
+// components (the velocities' iteration error, radau.cpp kNewtonCapIndex3). Jacobian and LU reuse
+// as radau5. Index-2/3 components scaled by h and h^2. Dense output: the collocation polynomial of
+// the current order.
 //
 // Departure from RADAU: after an order change the starting values of Newton are extrapolated
 // from the previous step's collocation polynomial (RADAU starts from zero); the integrator's

@@ -24,8 +24,10 @@ namespace daekit {
 
 struct Radau5Options {
   static constexpr const char* method_name = "radau5";
-  int max_newton_iterations = 7;        ///< NIT of RADAU5
-  double newton_tolerance = 0.0;        ///< 0: max(10 eps / rtol', min(0.03, sqrt(rtol')))
+  int max_newton_iterations = 7;  ///< NIT of RADAU5
+  /// 0: max(10 eps / rtol', min(c, sqrt(rtol'))), RADAU5's c = 0.03; 1e-3 on a problem with
+  /// index-3 components unless transform_tolerances (radau.cpp, kNewtonCapIndex3)
+  double newton_tolerance = 0.0;
   bool start_newton_from_zero = false;  ///< true: Z = 0 instead of extrapolating
   double jacobian_reuse_theta = 0.001;  ///< keep J when the Newton contraction is below this
   double lu_reuse_low = 1.0;            ///< keep h (and the LU) if h_new/h in [low, high]
