@@ -221,8 +221,10 @@ def write_tables(rows, problems, header, path):
     out = [header]
     for problem in problems:
         out.append("## %s\n" % TITLES.get(problem, problem))
-        notes = sorted({r["note"] for r in rows if r["problem"] == problem and r["note"]
-                        and not r["note"].startswith("scipy")})
+        notes = []  # the parts of the runs' notes, each once (a run's note may repeat another's)
+        for r in rows:
+            if r["problem"] == problem and r["note"] and not r["note"].startswith("scipy"):
+                notes += [part for part in r["note"].split("; ") if part not in notes]
         if notes:
             out.append("Setting: %s.\n" % "; ".join(notes))
         out.append("![work-precision diagram: %s](../wp/%s.png)\n" % (problem, problem))
