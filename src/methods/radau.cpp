@@ -180,15 +180,16 @@ constexpr double kNewtonRoundOff = 1e4;
 constexpr double kNewtonFloorIndex3 = 1.0;
 // RADAU5 caps its Newton tolerance at 0.03 for loose tolerances. The iteration error it leaves
 // is that tolerance in the weighted norm, whose weights of the index-2/3 components carry 1/h and
-// 1/h^2 (index_scaling): on a problem with index-3 components the velocities, differential
+// 1/h^2 (index_scaling_caveat()): on a problem with index-3 components the velocities, differential
 // components carried from step to step, keep up to min(0.03, sqrt(rtol')) w / h of iteration
-// error, which at loose tolerances (sqrt(rtol') falls more slowly than the step size h ~
-// rtol'^(1/4)) is as large as the local error the error test allows: pendulum-driven with radau5 at
-// rtol 1e-4 (h ~ 4e-3, sqrt(rtol') = 3.2e-3) delivered 2.95 digits, at 2e-5 3.30, at 1e-3 1.77. By
-// default the cap is kNewtonCapIndex3 there, sqrt(rtol') at rtol' = 1e-6, so rtol <= 1e-5 is
-// unchanged: pendulum-driven at 1e-4 3.33 digits (+5 % f), 2e-5 4.15, 1e-3 2.87; pendulum at
-// 1e-4 3.19 -> 4.15, andrews 3.48 -> 3.98 (docs/results/tolerance-meaning.md, "Ninth
-// session"). With transform_tolerances RADAU5's own rule is kept.
+// error. Relative to the local error the error test allows that is sqrt(rtol') / h, which falls
+// like rtol'^(1/4) (h ~ rtol'^(1/4)): largest at loose tolerances, where it is as large as that
+// local error: pendulum-driven with radau5 at rtol 1e-4 (h ~ 4e-3, sqrt(rtol') = 3.2e-3)
+// delivered 2.95 digits, at 2e-5 3.30, at 1e-3 1.77. By default the cap is kNewtonCapIndex3 there,
+// sqrt(rtol') at rtol' = 1e-6, so rtol <= 1e-5 is unchanged: pendulum-driven at 1e-4 3.33 digits
+// (+5 % f), 2e-5 4.15, 1e-3 2.87; pendulum at 1e-4 3.19 -> 4.15, andrews 3.48 -> 3.98
+// (docs/results/tolerance-meaning.md, "Ninth session"). With transform_tolerances RADAU5's own rule
+// is kept.
 constexpr double kNewtonCapIndex3 = 1e-3;
 // The round-off level of the index-2 estimate, in eps |t| |z| / h (index2_error()).
 constexpr double kIndex2RoundOff = 10.0;
