@@ -436,12 +436,15 @@ struct MechanicalRhs {
   MechanicalLayout L;
   Formulation form;
 
+  // The forms whose right-hand side evaluates the position constraint g (index 3, GGL).
+  bool evaluates_g() const { return form == Formulation::Index3 || form == Formulation::GGL; }
+
   void operator()(double t, const VecIn& y, VecOut out, const VecIn& p) {
     const int nq = L.nq, m = L.m;
     // views made once: a callback's VecIn built from a segment at each call cost a Ref (and
     // its destructor's free of the unused fallback copy) per argument and call
     const VecIn q(y.segment(L.q, nq)), v(y.segment(L.v, nq)), lambda(y.segment(L.lambda, m));
-    const bool need_g = form == Formulation::Index3 || form == Formulation::GGL;
+    const bool need_g = evaluates_g();
     if (sys.terms) {  // evaluated at every call; its arguments kept for the drift monitor
       ws.at_valid = ws.force_held = false;
       sys.terms(t, q, v, ws.M, ws.f, ws.g, ws.G, p);
@@ -668,7 +671,7 @@ void link_drift_monitor(MassMatrixDae& dae) {
   auto* monitor = dae.constraint_monitor.target<DriftMonitor>();
   if (!rhs || !monitor || rhs->origin != monitor->origin) return;
   monitor->rhs.ws = &rhs->ws;
-  monitor->rhs.holds_g = rhs->form == Formulation::Index3 || rhs->form == Formulation::GGL;
+  monitor->rhs.holds_g = rhs->evaluates_g();
 }
 
 Vector initial_values(const MechanicalSystem& sys, Formulation form, double t0, const Vector& q0,
