@@ -88,9 +88,10 @@ const MethodInfo& method_info(const std::string& name) { return described(family
 
 namespace {
 // method "auto" (the measurements: docs/results/method-auto.md). Below this rtol the
-// variable-order radau: at scd 7-9 0.52x radau5's time on Andrews, 0.60x Van der Pol, 0.48x
-// the transistor, 0.38x Robertson; at looser tolerances it runs as radau5 (order 5) and radau5
-// is as fast or faster.
+// variable-order radau: at scd 7, 8, 9 0.60x, 0.39x, 0.59x radau5's time on Andrews, 0.83x,
+// 0.65x, 0.46x Van der Pol, 0.94x, 0.75x, 0.51x the transistor, 0.76x, 0.65x, 0.54x Robertson
+// (the work-precision diagrams of docs/benchmarks.md, measured at 52bcfc5); at looser
+// tolerances it runs as radau5 (order 5) and radau5 is as fast or faster.
 constexpr double kAutoTightRtol = 1e-6;
 
 std::string auto_rule(const char* format, ...) __attribute__((format(printf, 1, 2)));
@@ -115,15 +116,16 @@ AutoMethod auto_method(int n, int max_index, double rtol, bool implicit_form) {
                              n, rtol)};
   if (max_index > 1)
     return {"radau", auto_rule("radau: index-%d components (the variable-order Radau IIA: "
-                               "Andrews 0.52x radau5's time at 7 digits; 0.28-1.0x radau5's "
+                               "Andrews 0.6x radau5's time at 7 digits; 0.28-1.0x radau5's "
                                "instructions on 15 of the 17 built-in problems of index 2, 3)",
                                max_index)};
   if (rtol < kAutoTightRtol)
-    return {"radau", auto_rule("radau: rtol %.0e < %.0e (variable order up to 13: 0.4-0.6x "
+    return {"radau", auto_rule("radau: rtol %.0e < %.0e (variable order up to 13: 0.39-0.94x "
                                "radau5's time at 7-9 digits)",
                                rtol, kAutoTightRtol)};
   return {"radau5", auto_rule("radau5: index 1, rtol %.0e >= %.0e, n = %d (the fastest at 3-5 "
-                              "digits on the small problems; at large n bdf can be 0.3x "
+                              "digits on Akzo Nobel, Robertson and Van der Pol, bdf on the "
+                              "transistor; at large n bdf can be 0.3x "
                               "(circuit-chain, food-web) or 4.9x (air-pipe-1000): try it)",
                               rtol, kAutoTightRtol, n)};
 }
@@ -133,15 +135,16 @@ std::vector<std::string> auto_method_rules() {
   std::snprintf(tight, sizeof tight, "%.0e", kAutoTightRtol);
   return {
       "F(t, y, y') = 0: bdf, the only method for the fully implicit form",
-      "index-2 or index-3 components: radau (the variable-order Radau IIA; Andrews 0.52x "
+      "index-2 or index-3 components: radau (the variable-order Radau IIA; Andrews 0.6x "
       "radau5's time at 7 digits; the default runs of 15 of the 17 built-in problems of index 2 "
       "and 3 take 0.28-1.0x radau5's instructions, truck-index3 1.55x, charge-pump "
       "1.05x)",
       std::string("rtol < ") + tight +
-          ": radau (variable order up to 13: 0.4-0.6x radau5's time at 7-9 digits on Andrews, "
+          ": radau (variable order up to 13: 0.39-0.94x radau5's time at 7-9 digits on Andrews, "
           "Van der Pol, the transistor and Robertson; the default runs of 19 of the 20 built-in "
           "problems at rtol 1e-7 and 1e-8 take 0.15-0.77x radau5's instructions)",
-      "otherwise radau5, at every size (the fastest at 3-5 digits on the small problems; bdf "
+      "otherwise radau5, at every size (the fastest at 3-5 digits on Akzo Nobel, Robertson and "
+      "Van der Pol, bdf on the transistor amplifier; bdf "
       "is 0.3x radau5's time at the default rtol on circuit-chain (320 unknowns) and food-web "
       "(800) but 4.9x on air-pipe-1000 (6000; its orders 3-5 held to small steps), and on "
       "heat2d with 1e4-1e5 unknowns it misses -log10(rtol) - 1 digits: give --method bdf to "

@@ -188,7 +188,7 @@ std::vector<std::string> method_option_values(const std::string& method, const s
 /// problem with auto and with radau5):
 ///   F(t, y, y') = 0: bdf (the only registered method for that form);
 ///   index-2 or index-3 components: radau (the variable-order Radau IIA);
-///   rtol < 1e-6: radau (variable order up to 13: 0.4-0.6x radau5's time at 7-9 digits);
+///   rtol < 1e-6: radau (variable order up to 13: 0.39-0.94x radau5's time at 7-9 digits);
 ///   otherwise radau5, at every size (bdf wins on some large problems and loses 4.5x on
 ///     others, see auto_method_rules()).
 struct AutoMethod {
